@@ -1,0 +1,142 @@
+package scan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
+
+// BOM is the UTF-8 byte order mark, skipped at the start of the data.
+var BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// CheckDelimiter reports whether c can separate fields: anything but the
+// quote, \r and \n.
+func CheckDelimiter(c byte) error {
+	switch c {
+	case quote, '\r', '\n':
+		return fmt.Errorf("delimiter %q is not allowed: it must not be a quote, \\r or \\n", c)
+	}
+	return nil
+}
+
+// ErrBadColumn is returned by [New] for a negative key column.
+var ErrBadColumn = errors.New("key column must not be negative")
+
+// Scanner walks the records of data one at a time and decodes each
+// record's key field. It never allocates after its first few records.
+//
+//	s, _ := scan.New(data, ',', 1)
+//	for s.Next() {
+//		if key, ok := s.Key(); ok {
+//			use(s.Start(), key)
+//		}
+//	}
+type Scanner struct {
+	data   []byte
+	delim  byte
+	keyCol int
+	pos    int // where the search for the next record begins
+
+	start, end int    // the current record is data[start:end]
+	key        []byte // its decoded key field, if hasKey
+	hasKey     bool
+	terminated bool   // the record ends with a newline
+	scratch    []byte // holds keys that need unescaping
+
+	blanks int64 // blank lines skipped so far
+}
+
+// New returns a scanner over data that decodes field keyCol (0-based) of
+// each record, separated by delim. A UTF-8 byte order mark at the start of
+// data is skipped.
+func New(data []byte, delim byte, keyCol int) (*Scanner, error) {
+	if err := CheckDelimiter(delim); err != nil {
+		return nil, err
+	}
+	if keyCol < 0 {
+		return nil, ErrBadColumn
+	}
+	s := &Scanner{data: data, delim: delim, keyCol: keyCol}
+	s.Reset(0)
+	return s, nil
+}
+
+// Reset makes the next call to [Scanner.Next] read the record starting at
+// pos, after skipping any blank lines there. Reset(0) skips a byte order
+// mark.
+func (s *Scanner) Reset(pos int) {
+	if pos == 0 && bytes.HasPrefix(s.data, BOM) {
+		pos = len(BOM)
+	}
+	s.pos = pos
+	s.start, s.end, s.key, s.hasKey = pos, pos, nil, false
+}
+
+// Next advances to the next record. It returns false at the end of the data.
+func (s *Scanner) Next() bool {
+	data, delim := s.data, s.delim
+	i := s.pos
+	for i < len(data) { // blank lines are not records
+		if c := data[i]; c == '\n' {
+			i++
+		} else if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i += 2
+		} else {
+			break
+		}
+		s.blanks++
+	}
+	if i >= len(data) {
+		s.pos, s.start, s.end, s.key, s.hasKey, s.terminated = i, i, i, nil, false, false
+		return false
+	}
+	s.start = i
+	for col := 0; col < s.keyCol; col++ {
+		e := skipField(data, i, delim)
+		if e >= len(data) || data[e] == '\n' { // too short to have the key
+			s.setEnd(e)
+			s.key, s.hasKey = nil, false
+			return true
+		}
+		i = e + 1
+	}
+	e, key, scratch := decodeField(data, i, delim, s.scratch)
+	s.key, s.hasKey, s.scratch = key, true, scratch
+	switch {
+	case e >= len(data) || data[e] == '\n':
+		s.setEnd(e)
+	default:
+		s.end, s.terminated = recordEnd(data, e+1, delim)
+		s.pos = s.end
+	}
+	return true
+}
+
+// setEnd ends the current record at the newline at e, or at the end of the
+// data when e is len(data).
+func (s *Scanner) setEnd(e int) {
+	s.terminated = e < len(s.data)
+	if s.terminated {
+		e++
+	}
+	s.end, s.pos = e, e
+}
+
+// Start returns the offset of the current record's first byte.
+func (s *Scanner) Start() int { return s.start }
+
+// End returns the offset just past the current record's terminator, or
+// len(data) for an unterminated last record.
+func (s *Scanner) End() int { return s.end }
+
+// Terminated reports whether the current record ends with a newline. Only
+// the last record of the data can be unterminated.
+func (s *Scanner) Terminated() bool { return s.terminated }
+
+// Key returns the current record's decoded key field, and false when the
+// record has too few fields to have one. The slice is valid until the next
+// call to Next or Reset.
+func (s *Scanner) Key() ([]byte, bool) { return s.key, s.hasKey }
+
+// Blanks returns the number of blank lines skipped so far.
+func (s *Scanner) Blanks() int64 { return s.blanks }

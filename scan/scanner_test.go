@@ -1,0 +1,247 @@
+package scan
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+const (
+	mark = "§"      // marks where a record starts in a test input
+	none = "<none>" // the record has no key field
+)
+
+// scanCase is one input with its records marked inline: every record start
+// is preceded by mark, which the test strips to compute the expected offsets.
+type scanCase struct {
+	Name         string
+	Input        string
+	Delim        byte // ',' when zero
+	Key          int
+	Keys         []string // the key of each record, or none
+	Unterminated bool     // the last record has no terminator
+}
+
+var scanCases = []scanCase{
+	{Name: "Simple", Input: "§a,b,c\n§d,e,f\n", Key: 1, Keys: []string{"b", "e"}},
+	{Name: "FirstColumn", Input: "§a,b\n§c,d\n", Key: 0, Keys: []string{"a", "c"}},
+	{Name: "LastColumn", Input: "§a,b\n§c,d\n", Key: 1, Keys: []string{"b", "d"}},
+	{Name: "CRLF", Input: "§a,b\r\n§c,d\r\n", Key: 1, Keys: []string{"b", "d"}},
+	{Name: "CRLFFirstColumn", Input: "§a\r\n§b\r\n", Key: 0, Keys: []string{"a", "b"}},
+	{Name: "LoneCRIsData", Input: "§a,b\rc\n§d,e\r\r\n", Key: 1, Keys: []string{"b\rc", "e\r"}},
+	{Name: "QuotedKey", Input: "§1,\"b,c\",x\n§2,\"d\"\n", Key: 1, Keys: []string{"b,c", "d"}},
+	{Name: "EscapedQuote", Input: "§1,\"say \"\"hi\"\"\"\n", Key: 1, Keys: []string{"say \"hi\""}},
+	{Name: "OnlyEscapedQuote", Input: "§1,\"\"\"\"\n", Key: 1, Keys: []string{"\""}},
+	{Name: "EmptyQuoted", Input: "§1,\"\"\n§2,\n", Key: 1, Keys: []string{"", ""}},
+	{Name: "TextAfterQuote", Input: "§1,\"x\"y z,w\n", Key: 1, Keys: []string{"xy z"}},
+	{Name: "QuotesAfterQuote", Input: "§1,\"x\"y\"z\"\n", Key: 1, Keys: []string{"xy\"z\""}},
+	{Name: "TextAfterQuoteCRLF", Input: "§1,\"x\"y\r\n§2,z\n", Key: 1, Keys: []string{"xy", "z"}},
+	{Name: "QuotedKeyCRLF", Input: "§1,\"x\"\r\n§2,\"y\"\r\n", Key: 1, Keys: []string{"x", "y"}},
+	{Name: "CRInsideQuotes", Input: "§1,\"x\r\"\n", Key: 1, Keys: []string{"x\r"}},
+	{Name: "LiteralQuote", Input: "§1,b\"c\n§2,\"d\n", Key: 1, Keys: []string{"b\"c", "d\n"}, Unterminated: true},
+	{Name: "NewlineInQuotes", Input: "§1,\"two\nlines\",x\n§2,y\n", Key: 1, Keys: []string{"two\nlines", "y"}},
+	{Name: "CRLFInQuotedField", Input: "§1,\"a\r\nb\"\r\n§2,c\r\n", Key: 1, Keys: []string{"a\r\nb", "c"}},
+	{Name: "NewlineInQuotesAfterKey", Input: "§1,k,\"x\ny\",\"z\n\"\n§2,j\n", Key: 1, Keys: []string{"k", "j"}},
+	{Name: "NewlineInQuotesBeforeKey", Input: "§\"x\ny\",k\n§z,j\n", Key: 1, Keys: []string{"k", "j"}},
+	{Name: "QuoteMidFieldAfterKey", Input: "§1,k,a\"b\n§2,j,\"c\"\n", Key: 1, Keys: []string{"k", "j"}},
+	{Name: "QuotedAfterTrailing", Input: "§1,k,\"a\"b,\"c\nd\"\n§2,j\n", Key: 1, Keys: []string{"k", "j"}},
+	{Name: "BOM", Input: "\xEF\xBB\xBF§a,b\n§c,d\n", Key: 0, Keys: []string{"a", "c"}},
+	{Name: "BOMQuoted", Input: "\xEF\xBB\xBF§\"a\",b\n", Key: 0, Keys: []string{"a"}},
+	{Name: "BlankLines", Input: "\n\r\n§a,b\n\n\n§c,d\n\r\n", Key: 1, Keys: []string{"b", "d"}},
+	{Name: "ShortRows", Input: "§a\n§b,c\n§d\n", Key: 1, Keys: []string{none, "c", none}},
+	{Name: "EmptyKeyVsShort", Input: "§a,\n§a\n", Key: 1, Keys: []string{"", none}},
+	{Name: "ShortQuotedRow", Input: "§\"a\nb\"\n§c,d\n", Key: 1, Keys: []string{none, "d"}},
+	{Name: "Unterminated", Input: "§a,b\n§c,d", Key: 1, Keys: []string{"b", "d"}, Unterminated: true},
+	{Name: "UnterminatedShort", Input: "§a,b\n§c", Key: 1, Keys: []string{"b", none}, Unterminated: true},
+	{Name: "UnterminatedCR", Input: "§a,b\r", Key: 1, Keys: []string{"b\r"}, Unterminated: true},
+	{Name: "UnterminatedQuote", Input: "§a,\"b\nc,d\n", Key: 1, Keys: []string{"b\nc,d\n"}, Unterminated: true},
+	{Name: "UnterminatedQuoteEscaped", Input: "§a,\"b\"\"", Key: 1, Keys: []string{"b\""}, Unterminated: true},
+	{Name: "UnterminatedQuoteAfterKey", Input: "§a,b,\"c\nd,e\n", Key: 1, Keys: []string{"b"}, Unterminated: true},
+	{Name: "UnterminatedQuoteBeforeKey", Input: "§\"a,b\n", Key: 1, Keys: []string{none}, Unterminated: true},
+	{Name: "QuoteClosesAtEnd", Input: "§a,\"b\"", Key: 1, Keys: []string{"b"}, Unterminated: true},
+	{Name: "TabDelimiter", Input: "§a\tb,c\n§\"d\te\"\tf\n", Delim: '\t', Key: 1, Keys: []string{"b,c", "f"}},
+	{Name: "SemicolonDelimiter", Input: "§a;\"b;c\";d\n", Delim: ';', Key: 1, Keys: []string{"b;c"}},
+	{Name: "PipeKeyThird", Input: "§a|b|c|d\n§e|f\n", Delim: '|', Key: 2, Keys: []string{"c", none}},
+	{Name: "Unicode", Input: "§1,ключ\n§2,\"日本,語\"\n", Key: 1, Keys: []string{"ключ", "日本,語"}},
+	{Name: "NUL", Input: "§1,a\x00b\n", Key: 1, Keys: []string{"a\x00b"}},
+	{Name: "LongFields", Input: "§" + strings.Repeat("x", 100) + "," + strings.Repeat("y", 70) + ",\"" + strings.Repeat("z\n", 40) + "\"\n§1,2\n", Key: 1, Keys: []string{strings.Repeat("y", 70), "2"}},
+	{Name: "Empty", Input: "", Key: 0},
+	{Name: "OnlyBlank", Input: "\n\r\n\n", Key: 0},
+	{Name: "OnlyBOM", Input: "\xEF\xBB\xBF", Key: 0},
+}
+
+// splitMarks strips the marks from s and returns the offsets they stood at.
+func splitMarks(s string) (string, []int) {
+	var offs []int
+	var b strings.Builder
+	for {
+		i := strings.Index(s, mark)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), offs
+		}
+		b.WriteString(s[:i])
+		offs = append(offs, b.Len())
+		s = s[i+len(mark):]
+	}
+}
+
+type gotRecord struct {
+	start, end int
+	key        string
+	terminated bool
+}
+
+func scanAll(t testing.TB, data []byte, delim byte, key int) []gotRecord {
+	s, err := New(data, delim, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []gotRecord
+	for s.Next() {
+		k, ok := s.Key()
+		r := gotRecord{start: s.Start(), end: s.End(), key: string(k), terminated: s.Terminated()}
+		if !ok {
+			r.key = none
+		}
+		got = append(got, r)
+	}
+	return got
+}
+
+func TestScanner(t *testing.T) {
+	for _, tc := range scanCases {
+		t.Run(tc.Name, func(t *testing.T) {
+			input, starts := splitMarks(tc.Input)
+			delim := tc.Delim
+			if delim == 0 {
+				delim = ','
+			}
+			got := scanAll(t, []byte(input), delim, tc.Key)
+			if len(got) != len(starts) || len(got) != len(tc.Keys) {
+				t.Fatalf("got %d records %+v, want %d starting at %v", len(got), got, len(starts), starts)
+			}
+			for i, r := range got {
+				if r.start != starts[i] {
+					t.Errorf("record %d starts at %d, want %d", i, r.start, starts[i])
+				}
+				if r.key != tc.Keys[i] {
+					t.Errorf("record %d key %q, want %q", i, r.key, tc.Keys[i])
+				}
+				wantEnd := len(input)
+				if i+1 < len(starts) {
+					wantEnd = starts[i+1]
+				}
+				if r.end > wantEnd || (i+1 < len(starts) && !r.terminated) {
+					t.Errorf("record %d ends at %d (terminated %v), next starts at %d", i, r.end, r.terminated, wantEnd)
+				}
+				last := i == len(got)-1
+				if want := !(last && tc.Unterminated); r.terminated != want {
+					t.Errorf("record %d terminated = %v, want %v", i, r.terminated, want)
+				}
+			}
+			checkAgainstRef(t, []byte(input), delim, tc.Key)
+		})
+	}
+}
+
+// checkAgainstRef holds the scanner and Fields to the reference parser.
+func checkAgainstRef(t *testing.T, data []byte, delim byte, key int) {
+	t.Helper()
+	want, wantBlanks := refParse(data, delim)
+	s, err := New(data, delim, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for s.Next() {
+		if n >= len(want) {
+			t.Fatalf("scanner found a record at %d after the reference's %d records", s.Start(), len(want))
+		}
+		w := want[n]
+		k, ok := s.Key()
+		wantKey, wantOK := "", key < len(w.fields)
+		if wantOK {
+			wantKey = w.fields[key]
+		}
+		if s.Start() != w.start || s.End() != w.end || s.Terminated() != w.terminated || ok != wantOK || string(k) != wantKey {
+			t.Fatalf("record %d: scanner [%d,%d) term=%v key=%q/%v; reference [%d,%d) term=%v key=%q/%v\ninput %q",
+				n, s.Start(), s.End(), s.Terminated(), k, ok, w.start, w.end, w.terminated, wantKey, wantOK, data)
+		}
+		fields, end, term := Fields(data, w.start, delim)
+		if fmt.Sprintf("%q", fields) != fmt.Sprintf("%q", toBytes(w.fields)) || end != w.end || term != w.terminated {
+			t.Fatalf("record %d: Fields = %q end %d term %v; reference %q end %d term %v\ninput %q",
+				n, fields, end, term, w.fields, w.end, w.terminated, data)
+		}
+		n++
+	}
+	if n != len(want) {
+		t.Fatalf("scanner found %d records, reference %d\ninput %q", n, len(want), data)
+	}
+	if s.Blanks() != int64(wantBlanks) {
+		t.Fatalf("scanner skipped %d blank lines, reference %d\ninput %q", s.Blanks(), wantBlanks, data)
+	}
+}
+
+func toBytes(ss []string) [][]byte {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		out[i] = []byte(s)
+	}
+	return out
+}
+
+func TestReset(t *testing.T) {
+	data := []byte("\xEF\xBB\xBFh1,h2\n1,\"a\nb\"\n\n2,c\n")
+	s, err := New(data, ',', 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []int
+	for s.Next() {
+		starts = append(starts, s.Start())
+	}
+	for _, off := range starts {
+		s.Reset(off)
+		if !s.Next() || s.Start() != off {
+			t.Fatalf("Reset(%d): next record starts at %d", off, s.Start())
+		}
+	}
+	s.Reset(0)
+	if !s.Next() || s.Start() != 3 {
+		t.Fatalf("Reset(0) did not skip the BOM: record at %d", s.Start())
+	}
+	s.Reset(len(data))
+	if s.Next() {
+		t.Fatal("Reset(len) found a record")
+	}
+}
+
+func TestNewRejects(t *testing.T) {
+	for _, d := range []byte{'"', '\r', '\n'} {
+		if _, err := New(nil, d, 0); err == nil {
+			t.Errorf("delimiter %q accepted", d)
+		}
+	}
+	if _, err := New(nil, ',', -1); err == nil {
+		t.Error("negative key column accepted")
+	}
+}
+
+func TestNoAllocs(t *testing.T) {
+	data := bytes.Repeat([]byte("123,\"k\"\"ey\",x,\"a,b\"\n456,plain,y,z\n"), 100)
+	s, err := New(data, ',', 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Next() // the first unescaped key grows the scratch buffer once
+	allocs := testing.AllocsPerRun(10, func() {
+		s.Reset(0)
+		for s.Next() {
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("a pass over %d bytes allocated %.0f times", len(data), allocs)
+	}
+}
