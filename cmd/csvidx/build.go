@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/spf13/cobra"
+)
+
+type buildOptions struct {
+	key       string
+	noHeader  bool
+	delimiter string
+}
+
+func newBuildCommand(g *globals, s streams) *cobra.Command {
+	var o buildOptions
+	cmd := &cobra.Command{
+		Use:   "build FILE --key COLUMN",
+		Short: "Index a CSV file by one column",
+		Long: `Build reads FILE once and writes its index, FILE.csvidx, replacing any old
+one atomically: until the new index is complete, the old one stays usable.
+
+COLUMN is a header field's name or, if no header field has that name, a
+0-based column number. The dialect (delimiter, header) is stored in the
+index, so get and verify need no flags.`,
+		Example: `  csvidx build orders.csv --key user_id
+  csvidx build events.tsv --key 3 --delimiter '\t' --no-header`,
+		Args: exactFile,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			delim, err := parseDelimiter(o.delimiter)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			bar := newProgress(s.err, "indexing")
+			info, err := index.Build(cmd.Context(), args[0], index.BuildOptions{
+				Key:       o.key,
+				NoHeader:  o.noHeader,
+				Delimiter: delim,
+				IndexPath: g.indexPath,
+				Progress:  bar.update,
+			})
+			bar.finish()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs: %d keys, %d rows too short; %s is %s\n",
+				info.Rows, info.CSVPath, describeKey(info), time.Since(start).Seconds(),
+				info.Records, info.ShortRows, info.IndexPath, formatBytes(info.IndexBytes))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.key, "key", "k", "", "key `COLUMN`: a header name or a 0-based number (required)")
+	f.BoolVar(&o.noHeader, "no-header", false, "the first record is data, not a header")
+	f.StringVarP(&o.delimiter, "delimiter", "d", ",", "field delimiter: one byte, or '\\t' for tabs")
+	cmd.MarkFlagRequired("key")
+	return cmd
+}
+
+// parseDelimiter reads the --delimiter flag: one byte, or \t or "tab".
+func parseDelimiter(s string) (byte, error) {
+	switch s {
+	case `\t`, "tab":
+		return '\t', nil
+	}
+	if len(s) != 1 {
+		return 0, fmt.Errorf("--delimiter %q: give one byte, or '\\t' for tabs", s)
+	}
+	return s[0], nil
+}
+
+// describeKey names the key column for people.
+func describeKey(info *index.Info) string {
+	if info.KeyName != "" {
+		return fmt.Sprintf("%q (column %d)", info.KeyName, info.KeyColumn)
+	}
+	return fmt.Sprintf("column %d", info.KeyColumn)
+}
+
+// formatBytes writes n in the largest binary unit that keeps it above 1.
+func formatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// exactFile accepts exactly one argument, the CSV file.
+func exactFile(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("%s takes one FILE, got %d arguments (see csvidx %s --help)", cmd.Name(), len(args), cmd.Name())
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/spf13/cobra"
+)
+
+type getOptions struct {
+	keysFile string
+	count    bool
+	header   bool
+}
+
+func newGetCommand(g *globals, s streams) *cobra.Command {
+	var o getOptions
+	cmd := &cobra.Command{
+		Use:   "get FILE KEY... [--keys-file PATH|-]",
+		Short: "Print the rows whose key is one of the KEYs",
+		Long: `Get prints every row of FILE whose key is one of the KEYs, verbatim and in
+file order, each row once. Keys are compared byte for byte: "007" is not "7".
+
+The exit status is 0 when a row matched, 1 when none did, 2 on error.
+When FILE has grown since it was indexed, get answers from the indexed
+part and warns how many bytes are not indexed.`,
+		Example: `  csvidx get orders.csv 8841207
+  csvidx get orders.csv --header 17 42 > two-users.csv
+  cut -d, -f2 vip.csv | csvidx get orders.csv --keys-file -
+  csvidx get orders.csv --count 17 42`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			keys := make([][]byte, 0, len(args)-1)
+			for _, k := range args[1:] {
+				keys = append(keys, []byte(k))
+			}
+			if o.keysFile != "" {
+				more, err := readKeys(o.keysFile, s.in)
+				if err != nil {
+					return err
+				}
+				keys = append(keys, more...)
+			}
+			if len(keys) == 0 && o.keysFile == "" {
+				return fmt.Errorf("get needs a KEY or --keys-file (see csvidx get --help)")
+			}
+			return get(args[0], keys, g, &o, s)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.keysFile, "keys-file", "", "read more keys from `PATH`, one per line ('-' for standard input)")
+	f.BoolVarP(&o.count, "count", "c", false, "print KEY<TAB>COUNT per distinct key instead of the rows")
+	f.BoolVar(&o.header, "header", false, "print the header record first, so the output is a CSV file")
+	return cmd
+}
+
+const outputBuffer = 64 << 10 // bytes of output buffered between writes
+
+func get(csvPath string, keys [][]byte, g *globals, o *getOptions, s streams) error {
+	ix, err := index.Open(csvPath, g.options())
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if n := ix.BytesBehind(); n > 0 {
+		fmt.Fprintf(s.err, "csvidx: warning: %d bytes at the end of %s are not indexed; csvidx update will add them\n", n, csvPath)
+	}
+	w := bufio.NewWriterSize(s.out, outputBuffer)
+	matched := false
+	if o.count {
+		err = countKeys(ix, keys, w, &matched)
+	} else {
+		if o.header {
+			h, herr := ix.Header()
+			if herr != nil {
+				return herr
+			}
+			w.Write(h)
+		}
+		err = ix.Get(keys, func(row []byte) error {
+			matched = true
+			_, err := w.Write(row)
+			return err
+		})
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = ix.Check()
+	}
+	switch {
+	case errors.Is(err, syscall.EPIPE):
+		return nil // the reader stopped reading: it has what it wanted
+	case err != nil:
+		return err
+	case !matched:
+		return errNoMatch
+	}
+	return nil
+}
+
+// countKeys writes KEY<TAB>COUNT for each distinct key, in request order.
+func countKeys(ix *index.Index, keys [][]byte, w io.Writer, matched *bool) error {
+	seen := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		if seen[string(k)] {
+			continue
+		}
+		seen[string(k)] = true
+		n, err := ix.Count(k)
+		if err != nil {
+			return err
+		}
+		*matched = *matched || n > 0
+		if _, err := fmt.Fprintf(w, "%s\t%d\n", k, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readKeys reads one key per line from path, or from stdin when path is
+// "-". Lines end with \n or \r\n; an empty line is the empty key; a last
+// line without a newline is a key too.
+func readKeys(path string, stdin io.Reader) ([][]byte, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--keys-file: %w", err)
+	}
+	var keys [][]byte
+	for len(data) > 0 {
+		line, rest, found := bytes.Cut(data, []byte{'\n'})
+		if found {
+			line = bytes.TrimSuffix(line, []byte{'\r'})
+		}
+		keys = append(keys, line)
+		data = rest
+	}
+	return keys, nil
+}

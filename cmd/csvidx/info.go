@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/spf13/cobra"
+)
+
+func newInfoCommand(g *globals, s streams) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "info FILE [--json]",
+		Short: "Describe the index of FILE and whether it is up to date",
+		Long: `Info prints what the index of FILE holds (key column, dialect, counts) and how
+it relates to FILE now: fresh, behind (rows appended since), or stale.
+A stale index is reported, not refused; a broken one is an error.`,
+		Example: `  csvidx info orders.csv
+  csvidx info orders.csv --json | jq .bytes_behind`,
+		Args: exactFile,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			info, err := index.ReadInfo(args[0], g.options())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				b, err := json.Marshal(info)
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(s.out, "%s\n", b)
+				return err
+			}
+			return printInfo(s, info)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object, for scripts")
+	return cmd
+}
+
+func printInfo(s streams, info *index.Info) error {
+	w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
+	state := "fresh"
+	switch {
+	case info.Stale != "":
+		state = "stale: " + info.Stale
+	case info.BytesBehind > 0:
+		state = fmt.Sprintf("behind: %d bytes appended since the build are not indexed; run csvidx update", info.BytesBehind)
+	}
+	header := "no (--no-header)"
+	if info.Header {
+		header = "yes"
+	}
+	fmt.Fprintf(w, "csv\t%s (%d bytes)\n", info.CSVPath, info.CSVBytes)
+	fmt.Fprintf(w, "index\t%s (%s, format %d, generation %s)\n", info.IndexPath, formatBytes(info.IndexBytes), info.Version, info.Generation)
+	fmt.Fprintf(w, "key\t%s\n", describeKey(info))
+	fmt.Fprintf(w, "dialect\tdelimiter %q, header %s\n", info.Delimiter, header)
+	fmt.Fprintf(w, "rows\t%d (%d indexed, %d too short to have the key)\n", info.Rows, info.Records, info.ShortRows)
+	fmt.Fprintf(w, "blank lines\t%d\n", info.BlankLines)
+	fmt.Fprintf(w, "indexed bytes\t%d", info.ScannedBytes)
+	if info.Unterminated {
+		fmt.Fprintf(w, " (the last row, at byte %d, has no newline: it may be incomplete)", info.ResumeOffset)
+	}
+	fmt.Fprintf(w, "\nstate\t%s\n", state)
+	return w.Flush()
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses, as grep's.
+const (
+	exitMatch       = 0   // something matched, or the command succeeded
+	exitNoMatch     = 1   // nothing matched, or verify found a difference
+	exitError       = 2   // anything went wrong
+	exitInterrupted = 130 // stopped by Ctrl-C or SIGTERM, as a shell reports it
+)
+
+// errNoMatch is returned by commands whose answer is "no": get found no
+// row, verify found a difference. It exits with status 1 and prints nothing.
+var errNoMatch = errors.New("no match")
+
+// streams are the command's standard files.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// globals are the flags every command takes.
+type globals struct {
+	indexPath string
+}
+
+func (g *globals) options() *index.Options { return &index.Options{IndexPath: g.indexPath} }
+
+// run executes the command line args and returns the exit status. It is
+// main without the process: tests call it directly.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills at once
+	}()
+	root := newRootCommand(streams{stdin, stdout, stderr})
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	switch {
+	case err == nil:
+		return exitMatch
+	case errors.Is(err, errNoMatch):
+		return exitNoMatch
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "csvidx: interrupted")
+		return exitInterrupted
+	}
+	fmt.Fprintf(stderr, "csvidx: %v\n", err)
+	return exitError
+}
+
+func newRootCommand(s streams) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "csvidx",
+		Short: "Find the rows of one key in a huge CSV file, in about a millisecond",
+		Long: `csvidx indexes a CSV file by one column, without importing it: the CSV stays
+as it is and FILE.csvidx, next to it, maps key hashes to row offsets.
+A lookup reads a page of the index and then only the rows it needs.
+
+  csvidx build orders.csv --key user_id
+  csvidx get orders.csv 8841207
+  csvidx get orders.csv --header 17 42 | head
+  csvidx info orders.csv`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	root.PersistentFlags().StringVar(&g.indexPath, "index", "", "index file `PATH` (default FILE.csvidx)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see csvidx %s --help)", err, c.Name())
+	})
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(
+		newBuildCommand(g, s),
+		newGetCommand(g, s),
+		newInfoCommand(g, s),
+		newVerifyCommand(g, s),
+	)
+	return root
+}

@@ -1,0 +1,245 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/csvidx/csvidx/internal/atomicfile"
+	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/scan"
+	"github.com/csvidx/csvidx/sorter"
+	"github.com/zeebo/xxh3"
+)
+
+// BuildOptions say what to index and how. The zero value indexes nothing:
+// Key is required.
+type BuildOptions struct {
+	// Key is the key column: a header field's name (exact, decoded) or,
+	// when no header field has that name, a 0-based column number.
+	Key string
+	// NoHeader says the first record is data, not a header. Key must
+	// then be a number.
+	NoHeader bool
+	// Delimiter separates fields; ',' when zero.
+	Delimiter byte
+	// IndexPath is where the index goes; CSVPATH.csvidx when empty.
+	IndexPath string
+	// Progress, when set, is called now and then with the CSV bytes
+	// scanned so far and the CSV's size.
+	Progress func(done, total int64)
+
+	hash func([]byte) uint64 // the key hash; xxh3 unless a test says otherwise
+}
+
+// DefaultIndexPath returns where the index of the CSV at csvPath lives
+// unless told otherwise.
+func DefaultIndexPath(csvPath string) string { return csvPath + ".csvidx" }
+
+// spec is what defines an index's contents besides the CSV bytes.
+type spec struct {
+	delim  byte
+	header bool
+	keyCol int  // resolved column, or -1 to resolve key by name
+	key    string
+	hash   func([]byte) uint64
+}
+
+func (o *BuildOptions) spec() (spec, error) {
+	sp := spec{delim: o.Delimiter, header: !o.NoHeader, keyCol: -1, key: o.Key, hash: o.hash}
+	if sp.delim == 0 {
+		sp.delim = defaultDelim
+	}
+	if err := scan.CheckDelimiter(sp.delim); err != nil {
+		return sp, err
+	}
+	if sp.hash == nil {
+		sp.hash = xxh3.Hash
+	}
+	return sp, nil
+}
+
+// Build indexes the CSV at csvPath and writes the index atomically: until
+// Build returns successfully, the previous index (if any) is intact. It
+// returns a description of the new index.
+func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error) {
+	sp, err := opts.spec()
+	if err != nil {
+		return nil, err
+	}
+	idxPath := opts.IndexPath
+	if idxPath == "" {
+		idxPath = DefaultIndexPath(csvPath)
+	}
+	csv, err := openCSV(csvPath, mapping.Sequential)
+	if err != nil {
+		return nil, err
+	}
+	defer csv.close()
+
+	out, err := atomicfile.Create(idxPath)
+	if err != nil {
+		return nil, fmt.Errorf("create index: %w", err)
+	}
+	defer out.Abort()
+	sink, err := newFileSink(out)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", out.Name(), err)
+	}
+	h, err := buildInto(ctx, csv, sp, sink, opts.Progress)
+	if err != nil {
+		return nil, err
+	}
+	if err := out.Commit(); err != nil {
+		return nil, fmt.Errorf("write %s: %w", idxPath, err)
+	}
+	return newInfo(csvPath, idxPath, h, int64(h.size()), int64(h.scanned)), nil
+}
+
+// buildInto scans the CSV, sorts its records and writes the index pages to
+// sink. It is the whole build, shared by Build and Verify.
+func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, progress func(done, total int64)) (*header, error) {
+	srt := sorter.New(sorter.Options{})
+	defer srt.Close()
+	var h *header
+	err := mapping.Guard(func() error {
+		var err error
+		if h, err = scanInto(ctx, csv, sp, srt, progress); err != nil {
+			return err
+		}
+		w := newPageWriter(sink)
+		if err := srt.Finish(w.add); err != nil {
+			return err
+		}
+		return w.finish(h)
+	})
+	if err == mapping.ErrFault {
+		err = fmt.Errorf("%s: %w", csv.path, ErrChanged)
+	}
+	return h, err
+}
+
+const (
+	batchRecords  = 1 << 14  // records handed to the sorter at a time
+	progressEvery = 64 << 20 // CSV bytes between progress reports and cancellation checks
+)
+
+// scanInto reads every record of the CSV and adds the keyed ones to srt. It
+// returns the header of the index, short of what only the writer knows.
+func scanInto(ctx context.Context, csv *csvFile, sp spec, srt *sorter.Sorter, progress func(done, total int64)) (*header, error) {
+	data := csv.data
+	h := &header{delim: sp.delim, scanned: uint64(len(data))}
+	h.headChecksum, h.tailChecksum = fingerprint(data)
+	start := 0
+	var fields [][]byte
+	found := false
+	if sp.header {
+		h.flags |= flagHeader
+		hs, err := scan.New(data, sp.delim, 0)
+		if err != nil {
+			return nil, err
+		}
+		if found = hs.Next(); found {
+			var end int
+			fields, end, _ = scan.Fields(data, hs.Start(), sp.delim)
+			h.headerStart, h.headerEnd = uint64(hs.Start()), uint64(end)
+			h.blanks = uint64(hs.Blanks())
+			start = end
+		}
+	}
+	if sp.keyCol < 0 {
+		col, err := resolveKey(sp.key, fields, found)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", csv.path, err)
+		}
+		sp.keyCol = col
+	}
+	if sp.keyCol < len(fields) {
+		h.keyName = fields[sp.keyCol]
+	}
+	h.keyCol = uint32(sp.keyCol)
+
+	s, err := scan.New(data, sp.delim, sp.keyCol)
+	if err != nil {
+		return nil, err
+	}
+	s.Reset(start)
+	batch := make([]sorter.Record, 0, batchRecords)
+	nextReport := progressEvery
+	h.resume = uint64(len(data))
+	for s.Next() {
+		h.rows++
+		if key, ok := s.Key(); ok {
+			batch = append(batch, sorter.Record{Hash: sp.hash(key), Offset: uint64(s.Start())})
+			if len(batch) == cap(batch) {
+				if err := srt.Add(batch); err != nil {
+					return nil, err
+				}
+				batch = batch[:0]
+			}
+		} else {
+			h.shortRows++
+		}
+		if !s.Terminated() {
+			h.resume = uint64(s.Start())
+		}
+		if s.End() >= nextReport {
+			nextReport = s.End() + progressEvery
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if progress != nil {
+				progress(int64(s.End()), int64(len(data)))
+			}
+		}
+	}
+	if err := srt.Add(batch); err != nil {
+		return nil, err
+	}
+	if h.headerEnd > 0 && data[h.headerEnd-1] != '\n' {
+		h.resume = h.headerStart // an unterminated header: the next scan starts over
+	}
+	h.blanks += uint64(s.Blanks())
+	if progress != nil {
+		progress(int64(len(data)), int64(len(data)))
+	}
+	return h, nil
+}
+
+// resolveKey finds the key column: the first header field equal to key,
+// else key read as a 0-based column number. found says whether the CSV has a
+// header record to look in; fields are its fields.
+func resolveKey(key string, fields [][]byte, found bool) (int, error) {
+	for i, f := range fields {
+		if string(f) == key {
+			return i, nil
+		}
+	}
+	if n, err := strconv.Atoi(key); err == nil && n >= 0 && n <= maxColumn {
+		return n, nil
+	}
+	if found {
+		return 0, fmt.Errorf("%w %q: the header has %s; give a name or a 0-based number", ErrColumn, key, describeFields(fields))
+	}
+	return 0, fmt.Errorf("%w %q: there is no header to look it up in; give a 0-based column number", ErrColumn, key)
+}
+
+const maxColumn = 1<<31 - 1 // the largest key column the format stores
+
+// describeFields lists header fields for an error message, eliding the
+// middle of long headers.
+func describeFields(fields [][]byte) string {
+	const show = 8 // fields named in full
+	names := make([]string, 0, show+1)
+	for i, f := range fields {
+		if len(fields) > show && i >= show/2 && i < len(fields)-show/2 {
+			if i == show/2 {
+				names = append(names, "...")
+			}
+			continue
+		}
+		names = append(names, strconv.Quote(string(f)))
+	}
+	return fmt.Sprintf("%d columns: %s", len(fields), strings.Join(names, ", "))
+}

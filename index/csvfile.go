@@ -1,0 +1,64 @@
+package index
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/zeebo/xxh3"
+)
+
+// csvFile is a CSV file opened and mapped for reading.
+type csvFile struct {
+	path string
+	f    *os.File
+	m    *mapping.Map
+	data []byte
+}
+
+// openCSV opens and maps the CSV at path.
+func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	m, err := mapping.File(f, st.Size(), advice)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("map %s: %w", path, err)
+	}
+	return &csvFile{path: path, f: f, m: m, data: m.Bytes()}, nil
+}
+
+// size returns the file's current size, which may differ from the mapping's.
+func (c *csvFile) size() (int64, error) {
+	st, err := c.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+func (c *csvFile) close() error {
+	err := c.m.Close()
+	if cerr := c.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// fingerprint returns the checksums of the first and the last 64 KiB of
+// data.
+func fingerprint(data []byte) (head, tail uint64) {
+	return xxh3.Hash(data[:min(len(data), fingerprintLen)]),
+		xxh3.Hash(data[max(0, len(data)-fingerprintLen):])
+}

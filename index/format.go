@@ -1,0 +1,131 @@
+package index
+
+// # Index format (version 1)
+//
+// An index file is a sequence of 4096-byte pages. All integers are
+// little-endian. Page 0 is the header; pages 1..P hold the records, 255 to
+// a page, sorted by (hash, offset). Every page ends with a CRC-32C
+// (Castagnoli) of its first 4092 bytes, so any page read alone can be
+// checked, and a lookup, which reads one or two record pages, checks exactly
+// the pages it relies on.
+//
+// Header page (page 0):
+//
+//	off   size  field
+//	0     8     magic "\x89csvidx\n"
+//	8     4     version = 1
+//	12    4     flags: 1 = tail file (rows appended after a main index),
+//	                   2 = the first record of the CSV is a header
+//	16    1     delimiter
+//	17    1     quote = '"'
+//	18    2     zero
+//	20    4     key column, 0-based
+//	24    8     generation: XXH3-64 of the CRC of every record page in
+//	            order (4 bytes each) followed by this page's bytes [0, 4092)
+//	            with this field zeroed; it names the file's content
+//	32    8     parent generation: for a tail, the main index it extends; 0
+//	40    8     base offset: the first CSV byte this file covers (0 for a
+//	            main index)
+//	48    8     resume offset: where the next scan of appended rows starts;
+//	            the start of an unterminated last record, else the scanned
+//	            size
+//	56    8     scanned size: CSV bytes [base, scanned) were read
+//	64    8     header record start (0 when there is none)
+//	72    8     header record end, past its terminator (0 when there is none)
+//	80    8     records: index records in the file
+//	88    8     rows: data records read (header excluded)
+//	96    8     short rows: data records too short to have the key column
+//	104   8     blank lines skipped
+//	112   8     record pages P = ceil(records / 255)
+//	120   8     XXH3-64 of CSV bytes [0, min(65536, scanned))
+//	128   8     XXH3-64 of CSV bytes [max(0, scanned-65536), scanned)
+//	136   2     key name length n, at most 1024
+//	138   n     key name: the decoded header field of the key column
+//	...         zero
+//	4092  4     CRC-32C of bytes [0, 4092)
+//
+// Record page p (file page p+1), for p in [0, P):
+//
+//	off   size  field
+//	0     16·k  k records, k = 255 except on the last page
+//	            each record: hash [8] (XXH3-64 of the key), offset [8]
+//	            (byte offset of the row's first byte in the CSV)
+//	16·k  ...   zero, up to 4080
+//	4080  8     p
+//	4088  4     k
+//	4092  4     CRC-32C of bytes [0, 4092)
+//
+// The file is exactly 4096·(1+P) bytes. Reserved bytes must be zero. Record
+// i lives on record page i/255 at slot i%255, so the records form one sorted
+// array, addressed through a division by a constant.
+//
+// For example, the CSV "id,user\n1,u1\n2,u2\n3,u1\n" indexed on "user" has
+// rows at offsets 8, 13 and 18, and xxh3("u1") = 0x31b1b8ec8e4eba3e,
+// xxh3("u2") = 0x1bd8ce05a1a0dcbf (see TestFormatExample); its one record
+// page starts with
+//
+//	bf dc a0 a1 05 ce d8 1b  0d 00 00 00 00 00 00 00   u2 @ 13
+//	3e ba 4e 8e ec b8 b1 31  08 00 00 00 00 00 00 00   u1 @ 8
+//	3e ba 4e 8e ec b8 b1 31  12 00 00 00 00 00 00 00   u1 @ 18
+//
+// # Lookup
+//
+// A lookup hashes the key, finds the first record with that hash by a search
+// over the mapped pages, and checks the CRC of the page (or pages) holding
+// that record, its predecessor, the run of records with the hash, and the
+// first record after the run. Since the file was sorted when written, a run
+// bracketed by checked pages is the complete run, whatever the unchecked
+// pages the search stepped through say: a flipped bit can make a lookup fail
+// with an error, never silently drop or invent a row. Each candidate row is
+// then read from the CSV, parsed, and its key compared byte for byte, so
+// hash collisions never print a wrong row.
+//
+// # Freshness
+//
+// The index is stale, and refused, when the CSV is shorter than the scanned
+// size or either checksum of its first and last 64 KiB of the scanned part
+// changed. Rows appended after the scanned size are not indexed: a lookup
+// warns about them and csvidx update (a tail file) adds them. An edit of the
+// same size elsewhere in the file is only caught by csvidx verify.
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+)
+
+const (
+	pageSize       = 4096              // bytes in every page of an index file
+	recordSize     = 16                // bytes per record: hash and offset
+	recordsPerPage = 255               // records on one page; the last 16 bytes are the trailer
+	crcOffset      = pageSize - 4      // the page CRC's place in every page
+	pageNoOffset   = 4080              // a record page's number in its trailer
+	pageLenOffset  = 4088              // a record page's record count in its trailer
+	version        = 1                 // the format described above
+	maxKeyName     = 1024              // key name bytes kept in the header
+	fingerprintLen = 64 << 10          // CSV bytes checked at each end of the scanned part
+	magic          = "\x89csvidx\n"    // first bytes of every index file
+	quoteChar      = '"'               // the only quote character
+	keyNameOffset  = 138               // start of the key name in the header
+	defaultDelim   = ','               // used when no delimiter is given
+	flagTail       = 1 << 0            // header flag: a tail file
+	flagHeader     = 1 << 1            // header flag: the CSV's first record is a header
+	knownFlags     = flagTail | flagHeader
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// pageCRC returns the checksum of page, which must be pageSize bytes long.
+func pageCRC(page []byte) uint32 { return crc32.Checksum(page[:crcOffset], castagnoli) }
+
+// pageOK reports whether page's stored CRC matches its contents.
+func pageOK(page []byte) bool {
+	return binary.LittleEndian.Uint32(page[crcOffset:]) == pageCRC(page)
+}
+
+// recordPages returns how many record pages hold n records.
+func recordPages(n uint64) uint64 { return (n + recordsPerPage - 1) / recordsPerPage }
+
+// recordPos returns the file offset of record i.
+func recordPos(i uint64) uint64 {
+	return pageSize*(1+i/recordsPerPage) + recordSize*(i%recordsPerPage)
+}

@@ -1,0 +1,136 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+)
+
+// header is the decoded header page; the fields are described in format.go.
+type header struct {
+	flags        uint32
+	delim        byte
+	keyCol       uint32
+	generation   uint64
+	parent       uint64
+	base         uint64
+	resume       uint64
+	scanned      uint64
+	headerStart  uint64
+	headerEnd    uint64
+	records      uint64
+	rows         uint64
+	shortRows    uint64
+	blanks       uint64
+	pages        uint64
+	headChecksum uint64
+	tailChecksum uint64
+	keyName      []byte
+}
+
+// encode writes h into page (pageSize bytes, zero on entry) and seals it
+// with its CRC.
+func (h *header) encode(page []byte) {
+	le := binary.LittleEndian
+	copy(page, magic)
+	le.PutUint32(page[8:], version)
+	le.PutUint32(page[12:], h.flags)
+	page[16] = h.delim
+	page[17] = quoteChar
+	le.PutUint32(page[20:], h.keyCol)
+	le.PutUint64(page[24:], h.generation)
+	le.PutUint64(page[32:], h.parent)
+	le.PutUint64(page[40:], h.base)
+	le.PutUint64(page[48:], h.resume)
+	le.PutUint64(page[56:], h.scanned)
+	le.PutUint64(page[64:], h.headerStart)
+	le.PutUint64(page[72:], h.headerEnd)
+	le.PutUint64(page[80:], h.records)
+	le.PutUint64(page[88:], h.rows)
+	le.PutUint64(page[96:], h.shortRows)
+	le.PutUint64(page[104:], h.blanks)
+	le.PutUint64(page[112:], h.pages)
+	le.PutUint64(page[120:], h.headChecksum)
+	le.PutUint64(page[128:], h.tailChecksum)
+	name := h.keyName[:min(len(h.keyName), maxKeyName)]
+	le.PutUint16(page[136:], uint16(len(name)))
+	copy(page[keyNameOffset:], name)
+	le.PutUint32(page[crcOffset:], pageCRC(page))
+}
+
+// decodeHeader parses and validates a header page: magic, then version, then
+// CRC, then every field that must agree with the others. It does not look at
+// the record pages.
+func decodeHeader(page []byte) (*header, error) {
+	le := binary.LittleEndian
+	if len(page) < pageSize {
+		return nil, fmt.Errorf("%w: %d bytes, shorter than its header page", ErrCorrupt, len(page))
+	}
+	if string(page[:8]) != magic {
+		return nil, ErrNotIndex
+	}
+	if v := le.Uint32(page[8:]); v != version {
+		return nil, fmt.Errorf("%w: format version %d, this csvidx reads version %d", ErrVersion, v, version)
+	}
+	if !pageOK(page) {
+		return nil, fmt.Errorf("%w: header checksum mismatch", ErrCorrupt)
+	}
+	h := &header{
+		flags:        le.Uint32(page[12:]),
+		delim:        page[16],
+		keyCol:       le.Uint32(page[20:]),
+		generation:   le.Uint64(page[24:]),
+		parent:       le.Uint64(page[32:]),
+		base:         le.Uint64(page[40:]),
+		resume:       le.Uint64(page[48:]),
+		scanned:      le.Uint64(page[56:]),
+		headerStart:  le.Uint64(page[64:]),
+		headerEnd:    le.Uint64(page[72:]),
+		records:      le.Uint64(page[80:]),
+		rows:         le.Uint64(page[88:]),
+		shortRows:    le.Uint64(page[96:]),
+		blanks:       le.Uint64(page[104:]),
+		pages:        le.Uint64(page[112:]),
+		headChecksum: le.Uint64(page[120:]),
+		tailChecksum: le.Uint64(page[128:]),
+	}
+	nameLen := int(le.Uint16(page[136:]))
+	var problem string
+	switch {
+	case h.flags&^knownFlags != 0:
+		problem = fmt.Sprintf("unknown flags %#x", h.flags)
+	case page[17] != quoteChar || page[18] != 0 || page[19] != 0:
+		problem = "bad quote byte"
+	case h.delim == quoteChar || h.delim == '\r' || h.delim == '\n':
+		problem = fmt.Sprintf("bad delimiter %q", h.delim)
+	case nameLen > maxKeyName:
+		problem = fmt.Sprintf("key name of %d bytes", nameLen)
+	case !allZero(page[keyNameOffset+nameLen : crcOffset]):
+		problem = "reserved bytes are not zero"
+	case h.pages != recordPages(h.records):
+		problem = fmt.Sprintf("%d records on %d pages", h.records, h.pages)
+	case h.records > h.rows:
+		problem = fmt.Sprintf("%d records for %d rows", h.records, h.rows)
+	case h.base > h.resume || h.resume > h.scanned:
+		problem = fmt.Sprintf("offsets out of order: base %d, resume %d, scanned %d", h.base, h.resume, h.scanned)
+	case h.headerStart > h.headerEnd || h.headerEnd > h.scanned:
+		problem = fmt.Sprintf("header record [%d, %d) outside the scanned %d bytes", h.headerStart, h.headerEnd, h.scanned)
+	}
+	if problem != "" {
+		return nil, fmt.Errorf("%w: %s", ErrCorrupt, problem)
+	}
+	h.keyName = bytes.Clone(page[keyNameOffset : keyNameOffset+nameLen])
+	return h, nil
+}
+
+// size returns the length an index file with this header must have.
+func (h *header) size() uint64 { return pageSize * (1 + h.pages) }
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,150 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+)
+
+// VerifyOptions say where the index to verify is and how to rebuild it.
+type VerifyOptions struct {
+	// IndexPath is the index file; CSVPATH.csvidx when empty.
+	IndexPath string
+	// Progress, when set, is called now and then with the CSV bytes
+	// scanned so far and the number to scan.
+	Progress func(done, total int64)
+
+	hash func([]byte) uint64
+}
+
+// VerifyResult says whether an index equals a fresh build.
+type VerifyResult struct {
+	// Equal is true when the index file is byte for byte what a build of
+	// the CSV bytes it covers writes now.
+	Equal bool
+	// Differences says where it differs, one finding a line.
+	Differences []string
+	// BytesBehind is how much the CSV grew after the index was built; those
+	// bytes are not compared.
+	BytesBehind int64
+}
+
+// Verify rebuilds the index of the CSV at csvPath in memory, with the
+// options the index was built with, over the CSV bytes it covers, and
+// compares the result with the index file byte for byte. A broken or stale
+// index is a difference, not an error; errors are for what stops the
+// comparison: a missing index, an unreadable CSV.
+func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyResult, error) {
+	if opts == nil {
+		opts = &VerifyOptions{}
+	}
+	o := &Options{IndexPath: opts.IndexPath, hash: opts.hash}
+	idxPath := o.indexPath(csvPath)
+	m, old, err := openIndexFile(idxPath, csvPath)
+	if err != nil {
+		if broken(err) {
+			return &VerifyResult{Differences: []string{err.Error()}}, nil
+		}
+		return nil, err
+	}
+	defer m.Close()
+
+	csv, err := openCSV(csvPath, mapping.Sequential)
+	if err != nil {
+		return nil, err
+	}
+	defer csv.close()
+	res := &VerifyResult{}
+	if uint64(len(csv.data)) < old.scanned {
+		res.Differences = append(res.Differences, fmt.Sprintf("%s shrank from %d to %d bytes since the index was built; %s",
+			csvPath, old.scanned, len(csv.data), rebuildHint(csvPath, old)))
+		return res, nil
+	}
+	res.BytesBehind = int64(uint64(len(csv.data)) - old.scanned)
+	csv.data = csv.data[:old.scanned]
+
+	sp := spec{delim: old.delim, header: old.flags&flagHeader != 0, keyCol: int(old.keyCol), hash: o.hashFunc()}
+	sink := &compareSink{old: m.Bytes()}
+	fresh, err := buildInto(ctx, csv, sp, sink, opts.Progress)
+	if err != nil {
+		return nil, err
+	}
+	res.Differences = sink.report(old, fresh)
+	res.Equal = len(res.Differences) == 0
+	return res, nil
+}
+
+// compareSink compares the pages of a fresh build with an index file.
+type compareSink struct {
+	old      []byte // the index file
+	diffPage uint64 // the first record page (file page number) that differs, or 0
+	diffNew  []byte // that page as the fresh build has it
+}
+
+func (c *compareSink) writePage(n uint64, page []byte) error {
+	if n == 0 || c.diffPage != 0 {
+		return nil
+	}
+	off := n * pageSize
+	if off+pageSize > uint64(len(c.old)) || !bytes.Equal(c.old[off:off+pageSize], page) {
+		c.diffPage, c.diffNew = n, bytes.Clone(page)
+	}
+	return nil
+}
+
+// report lists how the old index differs from the fresh build.
+func (c *compareSink) report(old, fresh *header) []string {
+	var out []string
+	diff := func(name string, a, b any) {
+		if a != b {
+			out = append(out, fmt.Sprintf("%s: the index says %v, a fresh build %v", name, a, b))
+		}
+	}
+	diff("scanned bytes", old.scanned, fresh.scanned)
+	diff("rows", old.rows, fresh.rows)
+	diff("index records", old.records, fresh.records)
+	diff("short rows", old.shortRows, fresh.shortRows)
+	diff("blank lines", old.blanks, fresh.blanks)
+	diff("resume offset", old.resume, fresh.resume)
+	diff("header record end", old.headerEnd, fresh.headerEnd)
+	diff("key name", fmt.Sprintf("%q", old.keyName), fmt.Sprintf("%q", fresh.keyName))
+	diff("checksum of the first bytes", old.headChecksum, fresh.headChecksum)
+	diff("checksum of the last bytes", old.tailChecksum, fresh.tailChecksum)
+	if c.diffPage != 0 {
+		out = append(out, c.pageDifference())
+	}
+	if len(out) == 0 {
+		var page [pageSize]byte
+		fresh.encode(page[:])
+		if !bytes.Equal(c.old[:pageSize], page[:]) {
+			out = append(out, "the header page differs")
+		}
+	}
+	return out
+}
+
+// pageDifference describes the first differing record page.
+func (c *compareSink) pageDifference() string {
+	n := c.diffPage
+	off := n * pageSize
+	if off+pageSize > uint64(len(c.old)) {
+		return fmt.Sprintf("the index ends before record page %d of the fresh build", n-1)
+	}
+	oldPage := c.old[off : off+pageSize]
+	if !pageOK(oldPage) {
+		return fmt.Sprintf("record page %d (bytes %d to %d) is corrupt: checksum mismatch", n-1, off, off+pageSize)
+	}
+	le := binary.LittleEndian
+	for slot := 0; slot < recordsPerPage; slot++ {
+		o := slot * recordSize
+		a, b := oldPage[o:o+recordSize], c.diffNew[o:o+recordSize]
+		if !bytes.Equal(a, b) {
+			return fmt.Sprintf("record %d differs: the index has hash %016x at offset %d, a fresh build hash %016x at offset %d",
+				(n-1)*recordsPerPage+uint64(slot), le.Uint64(a), le.Uint64(a[8:]), le.Uint64(b), le.Uint64(b[8:]))
+		}
+	}
+	return fmt.Sprintf("record page %d differs in its trailer", n-1)
+}

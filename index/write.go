@@ -1,0 +1,112 @@
+package index
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+
+	"github.com/csvidx/csvidx/internal/atomicfile"
+	"github.com/csvidx/csvidx/sorter"
+	"github.com/zeebo/xxh3"
+)
+
+// A pageSink receives the pages of an index as the writer seals them: the
+// record pages in order (file pages 1, 2, ...), then the header (page 0),
+// which can only be written once every record page's CRC is known.
+type pageSink interface {
+	writePage(n uint64, page []byte) error
+}
+
+// pageWriter packs sorted records into sealed pages.
+type pageWriter struct {
+	sink    pageSink
+	page    []byte
+	inPage  int    // records on the page being filled
+	pages   uint64 // record pages sealed so far
+	records uint64
+	gen     *xxh3.Hasher // running generation hash: the CRC of every record page
+}
+
+func newPageWriter(sink pageSink) *pageWriter {
+	return &pageWriter{sink: sink, page: make([]byte, pageSize), gen: xxh3.New()}
+}
+
+// add appends records, which must continue the sorted order.
+func (w *pageWriter) add(recs []sorter.Record) error {
+	le := binary.LittleEndian
+	for _, r := range recs {
+		o := recordSize * w.inPage
+		le.PutUint64(w.page[o:], r.Hash)
+		le.PutUint64(w.page[o+8:], r.Offset)
+		w.inPage++
+		if w.inPage == recordsPerPage {
+			if err := w.seal(); err != nil {
+				return err
+			}
+		}
+	}
+	w.records += uint64(len(recs))
+	return nil
+}
+
+// seal finishes the page being filled and hands it to the sink.
+func (w *pageWriter) seal() error {
+	le := binary.LittleEndian
+	clear(w.page[recordSize*w.inPage : pageNoOffset])
+	le.PutUint64(w.page[pageNoOffset:], w.pages)
+	le.PutUint32(w.page[pageLenOffset:], uint32(w.inPage))
+	crc := pageCRC(w.page)
+	le.PutUint32(w.page[crcOffset:], crc)
+	var b [4]byte
+	le.PutUint32(b[:], crc)
+	w.gen.Write(b[:])
+	w.pages++
+	w.inPage = 0
+	return w.sink.writePage(w.pages, w.page)
+}
+
+// finish seals the last page, completes h (records, pages, generation) and
+// writes the header page.
+func (w *pageWriter) finish(h *header) error {
+	if w.inPage > 0 {
+		if err := w.seal(); err != nil {
+			return err
+		}
+	}
+	h.records, h.pages, h.generation = w.records, w.pages, 0
+	clear(w.page)
+	h.encode(w.page)
+	w.gen.Write(w.page[:crcOffset])
+	h.generation = w.gen.Sum64()
+	clear(w.page)
+	h.encode(w.page)
+	return w.sink.writePage(0, w.page)
+}
+
+// fileSink writes pages to a new index file: the record pages through a
+// buffer, then the header in place at the start.
+type fileSink struct {
+	f  *atomicfile.File
+	bw *bufio.Writer
+}
+
+const writeBuffer = 1 << 20 // bytes buffered between the page writer and the file
+
+func newFileSink(f *atomicfile.File) (*fileSink, error) {
+	if _, err := f.Seek(pageSize, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return &fileSink{f: f, bw: bufio.NewWriterSize(f, writeBuffer)}, nil
+}
+
+func (s *fileSink) writePage(n uint64, page []byte) error {
+	if n != 0 {
+		_, err := s.bw.Write(page)
+		return err
+	}
+	if err := s.bw.Flush(); err != nil {
+		return err
+	}
+	_, err := s.f.WriteAt(page, 0)
+	return err
+}

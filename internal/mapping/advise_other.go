@@ -1,0 +1,5 @@
+//go:build !unix
+
+package mapping
+
+func advise([]byte, Advice) {}

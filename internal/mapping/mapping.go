@@ -1,0 +1,82 @@
+// Package mapping maps files read-only into memory, tells the kernel how the
+// mapping will be read, and turns a fault on mapped memory (the file shrank
+// under the mapping) into an error instead of a crash.
+package mapping
+
+import (
+	"errors"
+	"os"
+	"runtime/debug"
+
+	"github.com/edsrzf/mmap-go"
+)
+
+// Advice says how a mapping will be read, so the kernel can pick its
+// read-ahead.
+type Advice int
+
+const (
+	// Normal leaves the kernel's default read-ahead.
+	Normal Advice = iota
+	// Random turns read-ahead off: a lookup touches a few scattered pages,
+	// and the default read-ahead would read megabytes around each one.
+	Random
+	// Sequential asks for aggressive read-ahead, for full scans.
+	Sequential
+)
+
+// Map is a read-only mapping of a file's first bytes.
+type Map struct {
+	m mmap.MMap
+}
+
+// File maps the first size bytes of f. A size of zero gives an empty
+// mapping, which needs no system call.
+func File(f *os.File, size int64, advice Advice) (*Map, error) {
+	if size == 0 {
+		return &Map{}, nil
+	}
+	if int64(int(size)) != size {
+		return nil, errors.New("file too large to map on this platform")
+	}
+	m, err := mmap.MapRegion(f, int(size), mmap.RDONLY, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	advise(m, advice)
+	return &Map{m: m}, nil
+}
+
+// Bytes returns the mapped bytes. Reading them may fault if the file
+// shrinks: read them inside [Guard].
+func (m *Map) Bytes() []byte { return m.m }
+
+// Close unmaps the file. The bytes must not be used afterwards.
+func (m *Map) Close() error {
+	if m == nil || m.m == nil {
+		return nil
+	}
+	err := m.m.Unmap()
+	m.m = nil
+	return err
+}
+
+// ErrFault is returned by [Guard] when mapped memory could not be read,
+// which happens when the file was truncated after it was mapped.
+var ErrFault = errors.New("mapped file shrank while being read")
+
+// Guard runs fn so that a fault on mapped memory makes fn return ErrFault
+// instead of killing the process with SIGBUS. Other panics go on.
+func Guard(fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(interface{ Addr() uintptr }); ok {
+				err = ErrFault
+				return
+			}
+			panic(r)
+		}
+	}()
+	return fn()
+}
