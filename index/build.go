@@ -41,7 +41,7 @@ func DefaultIndexPath(csvPath string) string { return csvPath + ".csvidx" }
 type spec struct {
 	delim  byte
 	header bool
-	keyCol int  // resolved column, or -1 to resolve key by name
+	keyCol int // resolved column, or -1 to resolve key by name
 	key    string
 	hash   func([]byte) uint64
 }

@@ -30,4 +30,3 @@ var (
 func broken(err error) bool {
 	return errors.Is(err, ErrNotIndex) || errors.Is(err, ErrVersion) || errors.Is(err, ErrCorrupt)
 }
-

@@ -94,21 +94,21 @@ import (
 )
 
 const (
-	pageSize       = 4096              // bytes in every page of an index file
-	recordSize     = 16                // bytes per record: hash and offset
-	recordsPerPage = 255               // records on one page; the last 16 bytes are the trailer
-	crcOffset      = pageSize - 4      // the page CRC's place in every page
-	pageNoOffset   = 4080              // a record page's number in its trailer
-	pageLenOffset  = 4088              // a record page's record count in its trailer
-	version        = 1                 // the format described above
-	maxKeyName     = 1024              // key name bytes kept in the header
-	fingerprintLen = 64 << 10          // CSV bytes checked at each end of the scanned part
-	magic          = "\x89csvidx\n"    // first bytes of every index file
-	quoteChar      = '"'               // the only quote character
-	keyNameOffset  = 138               // start of the key name in the header
-	defaultDelim   = ','               // used when no delimiter is given
-	flagTail       = 1 << 0            // header flag: a tail file
-	flagHeader     = 1 << 1            // header flag: the CSV's first record is a header
+	pageSize       = 4096           // bytes in every page of an index file
+	recordSize     = 16             // bytes per record: hash and offset
+	recordsPerPage = 255            // records on one page; the last 16 bytes are the trailer
+	crcOffset      = pageSize - 4   // the page CRC's place in every page
+	pageNoOffset   = 4080           // a record page's number in its trailer
+	pageLenOffset  = 4088           // a record page's record count in its trailer
+	version        = 1              // the format described above
+	maxKeyName     = 1024           // key name bytes kept in the header
+	fingerprintLen = 64 << 10       // CSV bytes checked at each end of the scanned part
+	magic          = "\x89csvidx\n" // first bytes of every index file
+	quoteChar      = '"'            // the only quote character
+	keyNameOffset  = 138            // start of the key name in the header
+	defaultDelim   = ','            // used when no delimiter is given
+	flagTail       = 1 << 0         // header flag: a tail file
+	flagHeader     = 1 << 1         // header flag: the CSV's first record is a header
 	knownFlags     = flagTail | flagHeader
 )
 

@@ -24,11 +24,11 @@ type Info struct {
 	ShortRows  int64 `json:"short_rows"`  // rows too short to have the key column
 	BlankLines int64 `json:"blank_lines"` // blank lines, not records
 
-	ScannedBytes int64 `json:"scanned_bytes"` // CSV bytes read when the index was built
-	ResumeOffset int64 `json:"resume_offset"` // where the next scan of appended rows starts
-	Unterminated bool  `json:"unterminated"`  // the last row read had no terminator
-	CSVBytes     int64 `json:"csv_bytes"`     // the CSV's size now
-	BytesBehind  int64 `json:"bytes_behind"`  // CSV bytes appended since, not indexed
+	ScannedBytes int64  `json:"scanned_bytes"`   // CSV bytes read when the index was built
+	ResumeOffset int64  `json:"resume_offset"`   // where the next scan of appended rows starts
+	Unterminated bool   `json:"unterminated"`    // the last row read had no terminator
+	CSVBytes     int64  `json:"csv_bytes"`       // the CSV's size now
+	BytesBehind  int64  `json:"bytes_behind"`    // CSV bytes appended since, not indexed
 	Stale        string `json:"stale,omitempty"` // why the index cannot be used, if it cannot
 }
 

@@ -50,15 +50,25 @@ type Scanner struct {
 // each record, separated by delim. A UTF-8 byte order mark at the start of
 // data is skipped.
 func New(data []byte, delim byte, keyCol int) (*Scanner, error) {
-	if err := CheckDelimiter(delim); err != nil {
+	s := new(Scanner)
+	if err := s.Init(data, delim, keyCol); err != nil {
 		return nil, err
 	}
-	if keyCol < 0 {
-		return nil, ErrBadColumn
-	}
-	s := &Scanner{data: data, delim: delim, keyCol: keyCol}
-	s.Reset(0)
 	return s, nil
+}
+
+// Init makes s a scanner like [New] returns, for callers that keep a
+// Scanner by value.
+func (s *Scanner) Init(data []byte, delim byte, keyCol int) error {
+	if err := CheckDelimiter(delim); err != nil {
+		return err
+	}
+	if keyCol < 0 {
+		return ErrBadColumn
+	}
+	*s = Scanner{data: data, delim: delim, keyCol: keyCol, scratch: s.scratch[:0]}
+	s.Reset(0)
+	return nil
 }
 
 // Reset makes the next call to [Scanner.Next] read the record starting at
