@@ -128,6 +128,9 @@ const (
 // scanInto reads every record of the CSV and adds the keyed ones to srt. It
 // returns the header of the index, short of what only the writer knows.
 func scanInto(ctx context.Context, csv *csvFile, sp spec, srt *sorter.Sorter, progress func(done, total int64)) (*header, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	data := csv.data
 	h := &header{delim: sp.delim, scanned: uint64(len(data))}
 	h.headChecksum, h.tailChecksum = fingerprint(data)

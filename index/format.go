@@ -60,13 +60,13 @@ package index
 // array, addressed through a division by a constant.
 //
 // For example, the CSV "id,user\n1,u1\n2,u2\n3,u1\n" indexed on "user" has
-// rows at offsets 8, 13 and 18, and xxh3("u1") = 0x31b1b8ec8e4eba3e,
-// xxh3("u2") = 0x1bd8ce05a1a0dcbf (see TestFormatExample); its one record
-// page starts with
+// rows at offsets 8, 13 and 18, and xxh3("u1") = 0x9dc02546854d5df1,
+// xxh3("u2") = 0x7f89c7ec957f7b4e (see TestFormatExample; the whole file is
+// in testdata/tiny.csvidx.txt); its one record page starts with
 //
-//	bf dc a0 a1 05 ce d8 1b  0d 00 00 00 00 00 00 00   u2 @ 13
-//	3e ba 4e 8e ec b8 b1 31  08 00 00 00 00 00 00 00   u1 @ 8
-//	3e ba 4e 8e ec b8 b1 31  12 00 00 00 00 00 00 00   u1 @ 18
+//	4e 7b 7f 95 ec c7 89 7f  0d 00 00 00 00 00 00 00   u2 @ 13
+//	f1 5d 4d 85 46 25 c0 9d  08 00 00 00 00 00 00 00   u1 @ 8
+//	f1 5d 4d 85 46 25 c0 9d  12 00 00 00 00 00 00 00   u1 @ 18
 //
 // # Lookup
 //

@@ -1,0 +1,102 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zeebo/xxh3"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// goldenCSV is the example of format.go.
+const goldenCSV = "id,user\n1,u1\n2,u2\n3,u1\n"
+
+// TestGolden pins the bytes of a tiny index: any change of the format
+// shows up as a reviewable diff of testdata/tiny.csvidx.txt.
+func TestGolden(t *testing.T) {
+	p := writeCSV(t, goldenCSV)
+	build(t, p, BuildOptions{Key: "user"})
+	idx, err := os.ReadFile(DefaultIndexPath(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := hexDump(idx)
+	golden := filepath.Join("testdata", "tiny.csvidx.txt")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Fatalf("the index bytes changed (go test ./index -run Golden -update rewrites the golden file if that is intended):\n%s", got)
+	}
+}
+
+// TestFormatExample checks the worked example in format.go.
+func TestFormatExample(t *testing.T) {
+	if h := xxh3.HashString("u1"); h != 0x9dc02546854d5df1 {
+		t.Errorf("xxh3(u1) = %#x; fix format.go", h)
+	}
+	if h := xxh3.HashString("u2"); h != 0x7f89c7ec957f7b4e {
+		t.Errorf("xxh3(u2) = %#x; fix format.go", h)
+	}
+	p := writeCSV(t, goldenCSV)
+	build(t, p, BuildOptions{Key: "user"})
+	idx, _ := os.ReadFile(DefaultIndexPath(p))
+	le := binary.LittleEndian
+	var recs []string
+	for i := 0; i < 3; i++ {
+		o := pageSize + recordSize*i
+		recs = append(recs, fmt.Sprintf("%#x@%d", le.Uint64(idx[o:]), le.Uint64(idx[o+8:])))
+	}
+	want := []string{"0x7f89c7ec957f7b4e@13", "0x9dc02546854d5df1@8", "0x9dc02546854d5df1@18"}
+	if strings.Join(recs, " ") != strings.Join(want, " ") {
+		t.Errorf("records %v, want %v", recs, want)
+	}
+}
+
+// hexDump formats b as offset, 16 hex bytes a line, eliding runs of zero
+// lines with "*" as xxd -a does.
+func hexDump(b []byte) string {
+	var out strings.Builder
+	zero := make([]byte, 16)
+	elided := false
+	for off := 0; off < len(b); off += 16 {
+		line := b[off:min(off+16, len(b))]
+		if bytes.Equal(line, zero) && off > 0 && off+16 < len(b) {
+			if !elided {
+				out.WriteString("*\n")
+				elided = true
+			}
+			continue
+		}
+		elided = false
+		fmt.Fprintf(&out, "%08x:", off)
+		for i, c := range line {
+			if i%8 == 0 {
+				out.WriteByte(' ')
+			}
+			fmt.Fprintf(&out, " %02x", c)
+		}
+		out.WriteString("  ")
+		for _, c := range line {
+			if c < 32 || c > 126 {
+				c = '.'
+			}
+			out.WriteByte(c)
+		}
+		out.WriteByte('\n')
+	}
+	return out.String()
+}
