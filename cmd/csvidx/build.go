@@ -46,7 +46,7 @@ index, so get and verify need no flags.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs: %d keys, %d rows too short; %s is %s\n",
+			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs: %d with a key, %d too short; %s is %s\n",
 				info.Rows, info.CSVPath, describeKey(info), time.Since(start).Seconds(),
 				info.Records, info.ShortRows, info.IndexPath, formatBytes(info.IndexBytes))
 			return nil

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain makes the test binary double as csvidx, so that the scripts run
+// the real command line, as separate processes with real exit statuses.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"csvidx": main,
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script: each a
+// sequence of commands with their expected output and exit status.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"flipbyte": flipByte,
+			"truncate": truncate,
+			"repeat":   repeat,
+		},
+	})
+}
+
+// flipByte FILE OFFSET flips every bit of one byte of FILE in place; a
+// negative OFFSET counts from the end.
+func flipByte(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: flipbyte FILE OFFSET")
+	}
+	p := ts.MkAbs(args[0])
+	data, err := os.ReadFile(p)
+	ts.Check(err)
+	off, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	if off < 0 {
+		off += len(data)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	ts.Check(err)
+	_, err = f.WriteAt([]byte{^data[off]}, int64(off))
+	ts.Check(err)
+	ts.Check(f.Close())
+}
+
+// truncate FILE SIZE cuts FILE to SIZE bytes; a negative SIZE cuts that
+// many bytes off the end.
+func truncate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: truncate FILE SIZE")
+	}
+	p := ts.MkAbs(args[0])
+	n, err := strconv.ParseInt(args[1], 10, 64)
+	ts.Check(err)
+	if n < 0 {
+		st, err := os.Stat(p)
+		ts.Check(err)
+		n += st.Size()
+	}
+	ts.Check(os.Truncate(p, n))
+}
+
+// repeat N TEXT FILE appends TEXT (with \n for a newline) N times to FILE.
+func repeat(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: repeat N TEXT FILE")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	f, err := os.OpenFile(ts.MkAbs(args[2]), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	ts.Check(err)
+	_, err = f.WriteString(strings.Repeat(strings.ReplaceAll(args[1], `\n`, "\n"), n))
+	ts.Check(err)
+	ts.Check(f.Close())
+}
