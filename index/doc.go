@@ -1,0 +1,16 @@
+// Package index builds, opens and checks csvidx indexes: secondary indexes
+// that map the key column of a CSV file to the offsets of its rows, so that
+// the rows of one key are found by reading a page of the index and then only
+// those rows.
+//
+// The CSV stays as it is. Next to it, FILE.csvidx holds 16-byte records,
+// (xxh3 hash of the key, offset of the row), sorted by hash, on 4 KiB pages
+// that each carry a CRC; format.go describes the bytes. [Build] writes an
+// index atomically; [Open] maps it together with the CSV, refusing one that
+// is broken or stale; [Index.Lookup], [Index.Get] and [Index.Count] answer
+// queries; [Verify] compares an index with a fresh build.
+//
+// Every row a lookup returns has been read from the CSV and its key compared
+// byte for byte, so hash collisions and corruption cost an error, never a
+// wrong row.
+package index
