@@ -92,6 +92,7 @@ A lookup reads a page of the index and then only the rows it needs.
 		newGetCommand(g, s),
 		newInfoCommand(g, s),
 		newVerifyCommand(g, s),
+		newBenchCommand(g, s),
 	)
 	return root
 }
