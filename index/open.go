@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/zeebo/xxh3"
@@ -46,6 +47,7 @@ type Index struct {
 	idx              []byte // the mapped index file
 	h                *header
 	hash             func([]byte) uint64
+	checked          []atomic.Uint64 // a bit per record page whose CRC matched
 }
 
 // Open opens the index of the CSV at csvPath. It refuses a missing, broken
@@ -69,7 +71,8 @@ func Open(csvPath string, opts *Options) (*Index, error) {
 	return &Index{
 		csvPath: csvPath, idxPath: idxPath,
 		csv: csv, idxMap: m, idx: m.Bytes(), h: h,
-		hash: opts.hashFunc(),
+		hash:    opts.hashFunc(),
+		checked: make([]atomic.Uint64, (h.pages+63)/64),
 	}, nil
 }
 
