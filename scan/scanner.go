@@ -42,6 +42,7 @@ type Scanner struct {
 	hasKey     bool
 	terminated bool   // the record ends with a newline
 	scratch    []byte // holds keys that need unescaping
+	nextQuote  int    // the first quote at or after pos, or len(data) when none
 
 	blanks int64 // blank lines skipped so far
 }
@@ -78,7 +79,7 @@ func (s *Scanner) Reset(pos int) {
 	if pos == 0 && bytes.HasPrefix(s.data, BOM) {
 		pos = len(BOM)
 	}
-	s.pos = pos
+	s.pos, s.nextQuote = pos, -1
 	s.start, s.end, s.key, s.hasKey = pos, pos, nil, false
 }
 
@@ -101,6 +102,17 @@ func (s *Scanner) Next() bool {
 		return false
 	}
 	s.start = i
+	// Most records hold no quote at all: then a record is a line and its
+	// fields are what lies between delimiters. The position of the next
+	// quote in the data tells, for the price of one search per quote.
+	if s.nextQuote < i {
+		s.nextQuote = indexFrom(data, i, quote)
+	}
+	nl := indexFrom(data, i, '\n')
+	if nl < s.nextQuote {
+		s.plainRecord(i, nl)
+		return true
+	}
 	for col := 0; col < s.keyCol; col++ {
 		e := skipField(data, i, delim)
 		if e >= len(data) || data[e] == '\n' { // too short to have the key
@@ -120,6 +132,20 @@ func (s *Scanner) Next() bool {
 		s.pos = s.end
 	}
 	return true
+}
+
+// plainRecord reads the record data[i:nl], terminated by the newline at nl
+// (or running to the end when nl is len(data)), which holds no quote.
+func (s *Scanner) plainRecord(i, nl int) {
+	start, end, ok := nthField(s.data, i, nl, s.delim, s.keyCol)
+	s.key, s.hasKey = nil, ok
+	if ok {
+		if end == nl && end > start && nl < len(s.data) && s.data[end-1] == '\r' {
+			end--
+		}
+		s.key = s.data[start:end]
+	}
+	s.setEnd(nl)
 }
 
 // setEnd ends the current record at the newline at e, or at the end of the

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -30,6 +31,62 @@ func index2(data []byte, i int, a, b byte) int {
 		if c := data[i]; c == a || c == b {
 			return i
 		}
+	}
+	return len(data)
+}
+
+// zeroBytes sets the top bit of exactly the bytes of v that are zero. It
+// costs one operation more than hasZero and has no false positives, so
+// every bit it sets can be used.
+func zeroBytes(v uint64) uint64 {
+	const sevens = 0x7f7f7f7f7f7f7f7f
+	return ^((v&sevens + sevens) | v | sevens)
+}
+
+// nthField finds field k (0-based) of data[i:end], which holds no quote and
+// no newline: the fields are simply what lies between delimiters. It
+// returns the field's bounds, or false if the record has fewer fields. It
+// reads whole words past end (never past the data) and counts the
+// delimiters of a word at once, so it branches per word, not per field.
+func nthField(data []byte, i, end int, delim byte, k int) (start, stop int, ok bool) {
+	m := lows * uint64(delim)
+	start = i
+	for ; i < end && i+8 <= len(data); i += 8 {
+		z := zeroBytes(binary.LittleEndian.Uint64(data[i:]) ^ m)
+		if rest := end - i; rest < 8 {
+			z &= 1<<(8*rest) - 1 // delimiters past end belong to another record
+		}
+		n := bits.OnesCount64(z)
+		if n <= k { // the field starts in a later word
+			if n > 0 {
+				k -= n
+				start = i + (63-bits.LeadingZeros64(z))>>3 + 1
+			}
+			continue
+		}
+		for ; k > 0; k-- { // the field starts after delimiter k-1 of this word
+			start = i + bits.TrailingZeros64(z)>>3 + 1
+			z &= z - 1
+		}
+		return start, i + bits.TrailingZeros64(z)>>3, true
+	}
+	for ; i < end; i++ {
+		if data[i] == delim {
+			if k == 0 {
+				return start, i, true
+			}
+			k--
+			start = i + 1
+		}
+	}
+	return start, end, k == 0
+}
+
+// indexFrom returns the index of the first byte equal to c in data[i:], or
+// len(data) if there is none. It suits long searches.
+func indexFrom(data []byte, i int, c byte) int {
+	if j := bytes.IndexByte(data[i:], c); j >= 0 {
+		return i + j
 	}
 	return len(data)
 }
