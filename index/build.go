@@ -109,7 +109,13 @@ func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, progre
 			return err
 		}
 		w := newPageWriter(sink)
-		if err := srt.Finish(w.add); err != nil {
+		err = srt.Finish(func(batch []sorter.Record) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return w.add(batch)
+		})
+		if err != nil {
 			return err
 		}
 		return w.finish(h)
