@@ -1,0 +1,192 @@
+package sorter
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// finishAll runs s.Finish and returns everything it emitted, checking the batch sizes.
+func finishAll(t *testing.T, s *Sorter) []Record {
+	t.Helper()
+	var out []Record
+	err := s.Finish(func(batch []Record) error {
+		if len(batch) == 0 || len(batch) > emitBatchRecords {
+			t.Fatalf("emitted a batch of %d records", len(batch))
+		}
+		out = append(out, batch...)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Finish: %v", err)
+	}
+	return out
+}
+
+// addInBatches adds recs to s in batches whose sizes come from sizes (cycled), checking Len.
+func addInBatches(t *testing.T, s *Sorter, recs []Record, sizes []int) {
+	t.Helper()
+	added := int64(0)
+	for i := 0; len(recs) > 0; i++ {
+		k := min(len(recs), sizes[i%len(sizes)])
+		if err := s.Add(recs[:k]); err != nil {
+			t.Fatalf("Add: %v", err)
+		}
+		added += int64(k)
+		if s.Len() != added {
+			t.Fatalf("Len() = %d after adding %d records", s.Len(), added)
+		}
+		recs = recs[k:]
+	}
+}
+
+// TestSorter feeds the build's shapes of input, in ascending Offset order, through a Sorter in
+// several batchings and checks that Finish emits exactly the sorted sequence.
+func TestSorter(t *testing.T) {
+	rng := newRand(3)
+	inputs := []struct {
+		name string
+		recs []Record
+	}{
+		{"Empty", nil},
+		{"One", genUniform(rng, 1)},
+		{"Uniform/n=5000", genUniform(rng, 5000)},
+		{"Uniform/n=300000", genUniform(rng, 300_000)},
+		{"Uniform/n=1.1M", genUniform(rng, 1_100_000)},
+		{"HeavyKeys", genHeavy(rng, 2_500_000, 1000, 2000)},
+		{"InterleavedGiantKeys", genInterleaved(2_000_000, 0x7777, 0x7778)},
+		{"AllEqual", genBits(rng, 1_000_000, 99, 0)},
+		{"LowBitsOnly", genBits(rng, 300_000, rng.Uint64(), 0xfff)},
+		{"TopBitsOnly", genBits(rng, 300_000, rng.Uint64(), 0xfff<<52)},
+	}
+	batchings := []struct {
+		name  string
+		sizes []int
+	}{
+		{"Small", []int{1, 7, 0, 33, 2, 100, 5}},
+		{"Big", []int{300_000, 1 << 20, 4095}},
+		{"Whole", []int{1 << 30}},
+	}
+	for _, in := range inputs {
+		want := reference(in.recs)
+		for _, b := range batchings {
+			if b.name == "Small" && len(in.recs) > 300_000 {
+				continue // small batches on big inputs only slow the test down
+			}
+			t.Run(in.name+"/"+b.name, func(t *testing.T) {
+				s := New(Options{})
+				defer s.Close()
+				addInBatches(t, s, in.recs, b.sizes)
+				checkSorted(t, finishAll(t, s), want)
+				if s.Len() != 0 {
+					t.Errorf("Len() = %d after Finish, want 0", s.Len())
+				}
+			})
+		}
+	}
+}
+
+// TestSorterAnyOrder checks the documented promise that records added out of Offset order are
+// still emitted in (Hash, Offset) order.
+func TestSorterAnyOrder(t *testing.T) {
+	rng := newRand(5)
+	for _, recs := range [][]Record{
+		shuffled(rng, genHeavy(rng, 500_000, 100, 2000)),
+		shuffled(rng, genBits(rng, 200_000, 5, 0)),
+		shuffled(rng, genUniform(rng, 200_000)),
+	} {
+		s := New(Options{})
+		addInBatches(t, s, recs, []int{1000})
+		checkSorted(t, finishAll(t, s), reference(recs))
+		s.Close()
+	}
+}
+
+// TestSorterEmitError checks that Finish stops at emit's first error and returns it.
+func TestSorterEmitError(t *testing.T) {
+	errFull := errors.New("disk full")
+	recs := genUniform(newRand(9), 3*emitBatchRecords+5)
+	for _, failAt := range []int{1, 2, 4} {
+		t.Run(fmt.Sprint("failAt=", failAt), func(t *testing.T) {
+			s := New(Options{})
+			defer s.Close()
+			if err := s.Add(recs); err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			err := s.Finish(func([]Record) error {
+				calls++
+				if calls == failAt {
+					return errFull
+				}
+				return nil
+			})
+			if err != errFull {
+				t.Fatalf("Finish returned %v, want %v", err, errFull)
+			}
+			if calls != failAt {
+				t.Fatalf("emit called %d times, want %d (no call after the error)", calls, failAt)
+			}
+		})
+	}
+}
+
+// TestSorterLifecycle checks Close twice, Close before and after Finish, and use after both.
+func TestSorterLifecycle(t *testing.T) {
+	recs := genUniform(newRand(1), 10)
+	noEmit := func(batch []Record) error {
+		t.Fatalf("emit called with %d records", len(batch))
+		return nil
+	}
+
+	s := New(Options{})
+	if err := s.Finish(noEmit); err != nil {
+		t.Fatalf("Finish on an empty Sorter: %v", err)
+	}
+	if err := s.Add(recs); err == nil {
+		t.Error("Add after Finish succeeded")
+	}
+	if err := s.Finish(noEmit); err == nil {
+		t.Error("second Finish succeeded")
+	}
+	for range 2 {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close after Finish: %v", err)
+		}
+	}
+
+	s = New(Options{})
+	if err := s.Add(recs); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	if s.Len() != 0 {
+		t.Errorf("Len() = %d after Close, want 0", s.Len())
+	}
+	if err := s.Add(recs); err == nil {
+		t.Error("Add after Close succeeded")
+	}
+	if err := s.Finish(noEmit); err == nil {
+		t.Error("Finish after Close succeeded")
+	}
+}
+
+// TestSorterAddCopies checks that Add copies: changing the caller's slice afterwards does not
+// change the output.
+func TestSorterAddCopies(t *testing.T) {
+	recs := genUniform(newRand(2), 1000)
+	want := reference(recs)
+	s := New(Options{})
+	defer s.Close()
+	buf := slices.Clone(recs)
+	if err := s.Add(buf); err != nil {
+		t.Fatal(err)
+	}
+	clear(buf)
+	checkSorted(t, finishAll(t, s), want)
+}
