@@ -16,9 +16,9 @@ const (
 )
 
 // Sort sorts recs by (Hash, Offset). scratch must have len >= len(recs) and must not overlap
-// recs; the result ends in recs and scratch is overwritten. recs may be in any order. Sort allocates nothing but a
-// 64 KiB histogram per recursion level (three for uniform input), and panics if scratch is
-// too short.
+// recs; the result ends in recs and scratch is overwritten. recs may be in any order.
+// Sort allocates nothing but a 64 KiB histogram per recursion level (three for uniform
+// input), and panics if scratch is too short.
 func Sort(recs, scratch []Record) {
 	if len(scratch) < len(recs) {
 		panic("sorter.Sort: scratch is shorter than recs")
