@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -165,11 +164,13 @@ func rebuildHint(csvPath string, h *header) string {
 	return cmd
 }
 
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=-]+$`)
-
 // shellQuote quotes s for a POSIX shell unless it needs no quotes.
 func shellQuote(s string) string {
-	if plainWord.MatchString(s) {
+	plain := s != ""
+	for _, c := range []byte(s) {
+		plain = plain && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_./:@%+=-", c) >= 0)
+	}
+	if plain {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -143,12 +144,12 @@ func run(c *config) error {
 	}
 	add("build (1 thread, all in RAM)", buildTime, fmt.Sprintf("%.2f GB/s, index %.1f%% of the CSV", float64(st.Size())/buildTime.Seconds()/1e9, 100*float64(ist.Size())/float64(st.Size())))
 
-	helloTime := median(c.runs, func() error { return exec.Command(hello).Run() })
+	helloTime := median(c.runs, func() error { return runQuiet(hello) })
 	add("Go hello-world process", helloTime, "the floor for any Go command")
-	getTime := median(c.runs, func() error { return exec.Command(c.bin, "get", c.csv, ordinary).Run() })
+	getTime := median(c.runs, func() error { return runQuiet(c.bin, "get", c.csv, ordinary) })
 	add("csvidx get (process, warm)", getTime, fmt.Sprintf("user %s; %.2fx hello-world", ordinary, getTime.Seconds()/helloTime.Seconds()))
 	if heavy != "" {
-		heavyTime := median(c.runs/10+1, func() error { return exec.Command(c.bin, "get", c.csv, heavy).Run() })
+		heavyTime := median(c.runs/10+1, func() error { return runQuiet(c.bin, "get", c.csv, heavy) })
 		add("csvidx get heavy key (process)", heavyTime, "user "+heavy)
 	}
 
@@ -173,8 +174,8 @@ func run(c *config) error {
 			rep.Versions[tool[0]], _, _ = strings.Cut(v, "\n")
 		}
 		args := append(tool[1:], pattern, c.csv)
-		exec.Command(tool[0], args...).Run() // warm the cache
-		d := median(3, func() error { return ignoreExit1(exec.Command(tool[0], args...).Run()) })
+		runQuiet(tool[0], args...) // warm the cache
+		d := median(3, func() error { return ignoreExit1(runQuiet(tool[0], args...)) })
 		add(strings.Join(tool, " ")+" (full scan, warm)", d, fmt.Sprintf("%.0fx csvidx get", d.Seconds()/getTime.Seconds()))
 	}
 
@@ -202,6 +203,14 @@ func median(n int, fn func() error) time.Duration {
 	}
 	slices.Sort(ds)
 	return ds[len(ds)/2]
+}
+
+// runQuiet runs a command with its output read and dropped through a pipe:
+// not /dev/null, which GNU grep notices and stops at the first match.
+func runQuiet(name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Stdout = io.Discard
+	return cmd.Run()
 }
 
 // ignoreExit1 treats exit status 1 (no match) as success.
