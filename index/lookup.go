@@ -103,8 +103,7 @@ func (ix *Index) rows(s *scan.Scanner, key []byte, fn func(span) error) error {
 		if off >= ix.h.scanned {
 			return ix.corrupt("record %d points at offset %d, past the %d bytes indexed", i, off, ix.h.scanned)
 		}
-		s.Reset(int(off))
-		if !s.Next() || s.Start() != int(off) {
+		if !s.At(int(off)) || s.Start() != int(off) {
 			continue
 		}
 		if k, ok := s.Key(); ok && bytes.Equal(k, key) {

@@ -85,9 +85,51 @@ func (s *Scanner) Reset(pos int) {
 
 // Next advances to the next record. It returns false at the end of the data.
 func (s *Scanner) Next() bool {
-	data, delim := s.data, s.delim
-	i := s.pos
-	for i < len(data) { // blank lines are not records
+	i := s.skipBlanks(s.pos)
+	if i >= len(s.data) {
+		s.none(i)
+		return false
+	}
+	s.start = i
+	// Most records hold no quote at all: then a record is a line and its
+	// fields are what lies between delimiters. The position of the next
+	// quote in the data tells, for the price of one search per quote.
+	if s.nextQuote < i {
+		s.nextQuote = indexFrom(s.data, i, quote)
+	}
+	if nl := indexFrom(s.data, i, '\n'); nl < s.nextQuote {
+		s.plainRecord(i, nl)
+	} else {
+		s.quotedRecord(i)
+	}
+	return true
+}
+
+// At reads the record that starts at off (after any blank lines there), as
+// Reset(off) and Next would, but without looking past the record's line for
+// the next quote: a lookup reads single records scattered over the file,
+// and touching the bytes after each would cost cache and TLB misses.
+func (s *Scanner) At(off int) bool {
+	s.Reset(off)
+	i := s.skipBlanks(s.pos)
+	if i >= len(s.data) {
+		s.none(i)
+		return false
+	}
+	s.start = i
+	if nl := indexFrom(s.data, i, '\n'); bytes.IndexByte(s.data[i:nl], quote) < 0 {
+		s.plainRecord(i, nl)
+	} else {
+		s.quotedRecord(i)
+	}
+	return true
+}
+
+// skipBlanks returns the first offset at or after i that does not start a
+// blank line, counting the blank lines skipped.
+func (s *Scanner) skipBlanks(i int) int {
+	data := s.data
+	for i < len(data) {
 		if c := data[i]; c == '\n' {
 			i++
 		} else if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
@@ -97,28 +139,23 @@ func (s *Scanner) Next() bool {
 		}
 		s.blanks++
 	}
-	if i >= len(data) {
-		s.pos, s.start, s.end, s.key, s.hasKey, s.terminated = i, i, i, nil, false, false
-		return false
-	}
-	s.start = i
-	// Most records hold no quote at all: then a record is a line and its
-	// fields are what lies between delimiters. The position of the next
-	// quote in the data tells, for the price of one search per quote.
-	if s.nextQuote < i {
-		s.nextQuote = indexFrom(data, i, quote)
-	}
-	nl := indexFrom(data, i, '\n')
-	if nl < s.nextQuote {
-		s.plainRecord(i, nl)
-		return true
-	}
+	return i
+}
+
+// none leaves the scanner at the end of the data, on no record.
+func (s *Scanner) none(i int) {
+	s.pos, s.start, s.end, s.key, s.hasKey, s.terminated = i, i, i, nil, false, false
+}
+
+// quotedRecord reads the record starting at i with the quote-aware search.
+func (s *Scanner) quotedRecord(i int) {
+	data, delim := s.data, s.delim
 	for col := 0; col < s.keyCol; col++ {
 		e := skipField(data, i, delim)
 		if e >= len(data) || data[e] == '\n' { // too short to have the key
 			s.setEnd(e)
 			s.key, s.hasKey = nil, false
-			return true
+			return
 		}
 		i = e + 1
 	}
@@ -131,7 +168,6 @@ func (s *Scanner) Next() bool {
 		s.end, s.terminated = recordEnd(data, e+1, delim)
 		s.pos = s.end
 	}
-	return true
 }
 
 // plainRecord reads the record data[i:nl], terminated by the newline at nl

@@ -169,6 +169,17 @@ func checkAgainstRef(t *testing.T, data []byte, delim byte, key int) {
 			t.Fatalf("record %d: scanner [%d,%d) term=%v key=%q/%v; reference [%d,%d) term=%v key=%q/%v\ninput %q",
 				n, s.Start(), s.End(), s.Terminated(), k, ok, w.start, w.end, w.terminated, wantKey, wantOK, data)
 		}
+		var one Scanner
+		if err := one.Init(data, delim, key); err != nil {
+			t.Fatal(err)
+		}
+		if !one.At(w.start) {
+			t.Fatalf("At(%d) found no record\ninput %q", w.start, data)
+		}
+		if k1, ok1 := one.Key(); one.Start() != w.start || one.End() != w.end || one.Terminated() != w.terminated || ok1 != wantOK || string(k1) != wantKey {
+			t.Fatalf("At(%d): [%d,%d) term=%v key=%q/%v; reference [%d,%d) term=%v key=%q/%v\ninput %q",
+				w.start, one.Start(), one.End(), one.Terminated(), k1, ok1, w.start, w.end, w.terminated, wantKey, wantOK, data)
+		}
 		fields, end, term := Fields(data, w.start, delim)
 		if fmt.Sprintf("%q", fields) != fmt.Sprintf("%q", toBytes(w.fields)) || end != w.end || term != w.terminated {
 			t.Fatalf("record %d: Fields = %q end %d term %v; reference %q end %d term %v\ninput %q",
