@@ -129,7 +129,7 @@ func run(c *config) error {
 	}
 	add := func(name string, d time.Duration, detail string) {
 		rep.Results = append(rep.Results, result{name, d.Seconds(), detail})
-		fmt.Printf("%-34s %12s  %s\n", name, d.Round(time.Microsecond), detail)
+		fmt.Printf("%-34s %12s  %s\n", name, round3(d), detail)
 	}
 	fmt.Printf("%s: %d bytes, %d cores\n\n%-34s %12s  %s\n", c.csv, st.Size(), rep.Cores, "measurement", "time", "detail")
 
@@ -153,7 +153,7 @@ func run(c *config) error {
 		add("csvidx get heavy key (process)", heavyTime, "user "+heavy)
 	}
 
-	out, err := output(c.bin, "bench", c.csv, c.keys, "--json")
+	out, err := output(c.bin, "bench", c.csv, c.keys, "--json", "--rounds", "20")
 	if err != nil {
 		return err
 	}
@@ -189,6 +189,15 @@ func run(c *config) error {
 	}
 	fmt.Println("\nwrote", name)
 	return os.WriteFile(name, append(b, '\n'), 0o644)
+}
+
+// round3 rounds d to three significant digits.
+func round3(d time.Duration) time.Duration {
+	unit := time.Duration(1)
+	for d/unit >= 1000 {
+		unit *= 10
+	}
+	return d.Round(unit)
 }
 
 // median runs fn n times and returns the median duration.
