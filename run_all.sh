@@ -22,8 +22,8 @@ note() { summary+=("$1|$2"); }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 
-step "build the csvidx binary"
-go build -o "$WORK/csvidx" ./cmd/csvidx
+step "build the csvidx binary (static: it starts faster)"
+CGO_ENABLED=0 go build -o "$WORK/csvidx" ./cmd/csvidx
 csvidx="$WORK/csvidx"
 
 step "unit, fuzz-corpus, golden and end-to-end tests (go test ./...)"
@@ -60,23 +60,10 @@ for key in "$ordinary" "$heavy"; do
 done
 note "csvidx vs grep counts" "equal for users $ordinary and $heavy"
 
-step "lookups: one process per query, warm cache"
-t=$(now)
-for _ in $(seq 100); do "$csvidx" get "$WORK/orders.csv" "$ordinary" > /dev/null; done
-per=$(awk -v s="$(elapsed "$t")" 'BEGIN { printf "%.2f", s * 1000 / 100 }')
-note "csvidx get (process, warm)" "$per ms"
-"$csvidx" bench "$WORK/orders.csv" "$WORK/keys.txt"
-note "in-process lookup" "$("$csvidx" bench "$WORK/orders.csv" "$WORK/keys.txt" --json)"
-
-step "full scans of the same file, for comparison"
-t=$(now)
-grep -c -F ",$ordinary," "$WORK/orders.csv" > /dev/null || true
-note "grep -F -c (full scan, warm)" "$(elapsed "$t") s"
-if command -v rg > /dev/null; then
-	t=$(now)
-	rg -F -c ",$ordinary," "$WORK/orders.csv" > /dev/null || true
-	note "rg -F -c (full scan, warm)" "$(elapsed "$t") s"
-fi
+step "benchmarks: csvidx next to full scans of the same file"
+go run ./scripts/bench -csv "$WORK/orders.csv" -keys "$WORK/keys.txt" -bin "$csvidx" -rows "$ROWS" \
+	-ordinary "$ordinary" -heavy "$heavy"
+note "scripts/bench" "table above, JSON in results/"
 
 step "summary"
 printf '%-32s %s\n' "step" "result"

@@ -46,6 +46,7 @@ type config struct {
 	work    string
 	results string
 	runs    int
+	ordinary, heavy string
 }
 
 // result is one line of the table.
@@ -75,6 +76,8 @@ func main() {
 	flag.StringVar(&c.work, "work", "", "directory for generated files (a temporary one when empty)")
 	flag.StringVar(&c.results, "results", "results", "directory for the JSON results")
 	flag.IntVar(&c.runs, "runs", 100, "runs of each per-process measurement")
+	flag.StringVar(&c.ordinary, "ordinary", "", "an ordinary key (the first of -keys when empty)")
+	flag.StringVar(&c.heavy, "heavy", "", "a heavy key (known when the CSV is generated)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("bench: ")
@@ -102,7 +105,7 @@ func run(c *config) error {
 	if err != nil {
 		return err
 	}
-	ordinary, heavy := "", ""
+	ordinary, heavy := c.ordinary, c.heavy
 	if c.csv == "" {
 		c.csv, c.keys = filepath.Join(c.work, "orders.csv"), filepath.Join(c.work, "keys.txt")
 		stats, err := output("go", "run", "./scripts/csvgen", "-rows", fmt.Sprint(c.rows), "-o", c.csv,
