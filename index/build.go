@@ -119,7 +119,7 @@ func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, progre
 			return err
 		}
 		return w.finish(h)
-	})
+	}, csv.m)
 	if err == mapping.ErrFault {
 		err = fmt.Errorf("%s: %w", csv.path, ErrChanged)
 	}

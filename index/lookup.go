@@ -259,7 +259,7 @@ func (ix *Index) corrupt(format string, args ...any) error {
 // guard runs fn, turning a fault on the mappings (a file shrank under
 // them) into an error.
 func (ix *Index) guard(fn func() error) error {
-	err := mapping.Guard(fn)
+	err := mapping.Guard(fn, ix.csv.m, ix.idxMap)
 	if err == mapping.ErrFault {
 		return fmt.Errorf("%s or %s: %w", ix.csvPath, ix.idxPath, ErrChanged)
 	}

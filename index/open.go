@@ -99,7 +99,7 @@ func openIndexFile(path, csvPath string) (*mapping.Map, *header, error) {
 		var err error
 		h, err = decodeHeader(m.Bytes())
 		return err
-	})
+	}, m)
 	if err == nil && h.flags&flagTail != 0 {
 		err = fmt.Errorf("%w: a tail file where a main index belongs", ErrCorrupt)
 	}

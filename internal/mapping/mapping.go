@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"runtime/debug"
+	"unsafe"
 
 	"github.com/edsrzf/mmap-go"
 )
@@ -65,13 +66,14 @@ func (m *Map) Close() error {
 // which happens when the file was truncated after it was mapped.
 var ErrFault = errors.New("mapped file shrank while being read")
 
-// Guard runs fn so that a fault on mapped memory makes fn return ErrFault
-// instead of killing the process with SIGBUS. Other panics go on.
-func Guard(fn func() error) (err error) {
+// Guard runs fn so that a fault on the memory of maps makes fn return
+// ErrFault instead of killing the process with SIGBUS. Any other panic,
+// including a fault elsewhere (a bug in fn, say), goes on.
+func Guard(fn func() error, maps ...*Map) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			if _, ok := r.(interface{ Addr() uintptr }); ok {
+			if f, ok := r.(interface{ Addr() uintptr }); ok && within(f.Addr(), maps) {
 				err = ErrFault
 				return
 			}
@@ -79,4 +81,18 @@ func Guard(fn func() error) (err error) {
 		}
 	}()
 	return fn()
+}
+
+// within reports whether addr lies in one of the mappings.
+func within(addr uintptr, maps []*Map) bool {
+	for _, m := range maps {
+		if m == nil || len(m.m) == 0 {
+			continue
+		}
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(m.m)))
+		if addr >= start && addr-start < uintptr(len(m.m)) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,78 @@
+package mapping
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"unsafe"
+)
+
+// TestGuardFault maps a file, truncates it, and reads the lost page: the
+// fault must come back as ErrFault.
+func TestGuardFault(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, make([]byte, 3*4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := File(f, 3*4096, Random)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := os.Truncate(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	var sink byte
+	err = Guard(func() error {
+		sink += m.Bytes()[2*4096]
+		return nil
+	}, m)
+	if !errors.Is(err, ErrFault) {
+		t.Fatalf("reading a truncated mapping: %v, want ErrFault", err)
+	}
+}
+
+// TestGuardOtherFaults: a fault outside the guarded mappings (a bug in the
+// guarded function) is not mistaken for a shrunk file: it panics on.
+func TestGuardOtherFaults(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(p, make([]byte, 4096), 0o644)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := File(f, 4096, Normal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := unsafe.Pointer(unsafe.SliceData(m.Bytes()))
+	m.Close() // the address now faults, and belongs to no guarded mapping
+	defer func() {
+		r := recover()
+		if _, ok := r.(interface{ Addr() uintptr }); !ok {
+			t.Fatalf("a fault outside the guarded mappings gave %v, want the fault's panic", r)
+		}
+	}()
+	Guard(func() error {
+		_ = *(*byte)(gone)
+		return nil
+	})
+	t.Fatal("reading unmapped memory inside Guard returned")
+}
+
+func TestEmpty(t *testing.T) {
+	m, err := File(nil, 0, Normal)
+	if err != nil || len(m.Bytes()) != 0 {
+		t.Fatalf("File of size 0 = %v, %v", m, err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
