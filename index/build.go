@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -26,11 +27,33 @@ type BuildOptions struct {
 	Delimiter byte
 	// IndexPath is where the index goes; CSVPATH.csvidx when empty.
 	IndexPath string
+	// Resources bound the build's memory and say where it may spill.
+	Resources
 	// Progress, when set, is called now and then with the CSV bytes
 	// scanned so far and the CSV's size.
 	Progress func(done, total int64)
 
 	hash func([]byte) uint64 // the key hash; xxh3 unless a test says otherwise
+}
+
+// Resources bound what a build (or a verify, which rebuilds) may use.
+type Resources struct {
+	// MemLimit bounds the bytes the build's index records take in memory;
+	// beyond it they spill to a temporary file and are sorted a part at a
+	// time. Zero means 1 GiB. The index is the same at any limit.
+	MemLimit int64
+	// TmpDir is where spill files go: the index's directory when empty.
+	// They are named INDEXNAME.tmp-sort-* and removed when the build ends.
+	TmpDir string
+}
+
+// sorterOptions returns the sort's options for an index at idxPath.
+func (r Resources) sorterOptions(idxPath string) sorter.Options {
+	dir := r.TmpDir
+	if dir == "" {
+		dir = filepath.Dir(idxPath)
+	}
+	return sorter.Options{MemLimit: r.MemLimit, TmpDir: dir, TmpPrefix: filepath.Base(idxPath) + ".tmp-sort-"}
 }
 
 // DefaultIndexPath returns where the index of the CSV at csvPath lives
@@ -87,7 +110,7 @@ func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", out.Name(), err)
 	}
-	h, err := buildInto(ctx, csv, sp, sink, opts.Progress)
+	h, err := buildInto(ctx, csv, sp, sink, opts.Resources.sorterOptions(idxPath), opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -99,8 +122,8 @@ func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error
 
 // buildInto scans the CSV, sorts its records and writes the index pages to
 // sink. It is the whole build, shared by Build and Verify.
-func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, progress func(done, total int64)) (*header, error) {
-	srt := sorter.New(sorter.Options{})
+func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, so sorter.Options, progress func(done, total int64)) (*header, error) {
+	srt := sorter.New(so)
 	defer srt.Close()
 	var h *header
 	err := mapping.Guard(func() error {

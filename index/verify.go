@@ -13,6 +13,8 @@ import (
 type VerifyOptions struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
+	// Resources bound the rebuild's memory and say where it may spill.
+	Resources
 	// Progress, when set, is called now and then with the CSV bytes
 	// scanned so far and the number to scan.
 	Progress func(done, total int64)
@@ -68,7 +70,7 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 
 	sp := spec{delim: old.delim, header: old.flags&flagHeader != 0, keyCol: int(old.keyCol), hash: o.hashFunc()}
 	sink := &compareSink{old: m.Bytes()}
-	fresh, err := buildInto(ctx, csv, sp, sink, opts.Progress)
+	fresh, err := buildInto(ctx, csv, sp, sink, opts.Resources.sorterOptions(idxPath), opts.Progress)
 	if err != nil {
 		return nil, err
 	}

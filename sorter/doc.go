@@ -45,19 +45,31 @@
 // The hot loops are small functions, unrolled by two, with shift counts and digits masked so
 // that the compiler drops bounds checks on the histogram; that made the sort 1.5x faster.
 //
-// # Sorter
+// # Sorter: a distribution sort within a memory budget
 //
-// A [Sorter] collects the build's records in blocks that double up to 1M records, so growing
-// never copies, and counts the histogram of the top 10 bits as records arrive. [Sorter.Finish]
-// scatters from the blocks straight into one array, then sorts each top bucket with the
-// recursion above, using an already scattered block as scratch, and emits the sorted records
-// while they are still in cache. The build adds records in ascending Offset order and every
-// scatter is stable, so equal hashes are already in Offset order and step 6 only checks;
-// records added in any other order still come out sorted, only more slowly.
+// A [Sorter] takes the build's records in Offset order and sorts them within Options.MemLimit,
+// spilling to a temporary file beyond it. Because the hashes are uniform, it sorts by
+// distribution rather than by merging sorted runs:
 //
-// Memory: 32 bytes per record at the peak of Finish (the blocks and the array), plus, when
-// one top bucket is larger than a block (skewed input), a scratch buffer of that bucket's size.
+//  1. Add appends records to a staging buffer. A full one (an eighth of the budget, at most
+//     16 MiB) is scattered, stably, by the top 10 hash bits into an arena: 1024 partitions,
+//     each a contiguous run of the arena in Add order.
+//  2. When the arenas fill the budget, they are written to the spill file as one generation:
+//     partition 0 of every arena, then partition 1, and so on, so that each partition of a
+//     generation is one contiguous stretch of the file. Their buffers are reused.
+//  3. Finish takes the partitions in order. One that fits twice in the budget (almost all: a
+//     partition holds 1/1024 of uniform records) is gathered, one read per generation and a
+//     copy per arena, and radix-sorted (below) on the bits under its partition digit. One
+//     that does not is streamed as it is if all its hashes are equal (a single huge key: its
+//     records are already in Offset order), and otherwise distributed again by the next 10
+//     bits into a sub-Sorter with the same budget.
 //
-// Not yet implemented: spilling sorted runs to disk under a memory limit and merging them,
-// and sorting top buckets on several threads. Both fit behind the Sorter as it is.
+// No merge is needed: partitions are disjoint ranges of hashes, written out in order. Every
+// record is written to the spill file at most once per level and read back once, and at the
+// default limit most never are. Memory: the staging buffer, the arenas (together within the
+// budget), and the gather and scratch buffers of the largest partition, which Finish makes
+// room for by spilling first. The budget has a floor of a few KiB, below which the
+// bookkeeping would outweigh the records.
+//
+// The output depends only on the records: the same at any limit, spilled or not.
 package sorter

@@ -1,67 +1,252 @@
 package sorter
 
-import "errors"
-
-const (
-	topDigitBits      = memDigitBits      // Add counts the first digit; it is scattered from memory, so no wider than that
-	topBuckets        = 1 << topDigitBits // number of buckets of the first digit
-	firstBlockRecords = 1 << 12           // first block: 64 KiB, so tiny inputs stay tiny
-	maxBlockRecords   = 1 << 20           // blocks double up to 16 MiB; growing never copies records
-	emitBatchRecords  = 1 << 16           // Finish hands out 1 MiB batches, big enough to amortize a write
+import (
+	"errors"
+	"fmt"
 )
 
-// errFinished is returned by Add and Finish on a Sorter that was already finished or closed.
-var errFinished = errors.New("sorter: Sorter used after Finish or Close")
+const (
+	partitionBits    = 10                 // records are distributed by this many top hash bits: the widest scatter that stays quick out of cache
+	partitions       = 1 << partitionBits // partitions of one Sorter
+	firstStage       = 1 << 10            // records in the first staging buffer, so tiny inputs stay tiny
+	maxArenaBytes    = 16 << 20           // records are staged and distributed in arenas of up to this
+	minArenaBytes    = 4 << 10            // and at least this, however small the budget
+	emitBatchRecords = 1 << 16            // Finish hands out 1 MiB batches, big enough to amortize a write
+	recordBytes      = 16                 // size of a Record in memory and in a spill file
 
-// Options configures a Sorter. It is empty for now; a memory limit, a directory for spilled
-// runs and a thread count will be added here when the sort learns to spill to disk.
-type Options struct{}
+	// DefaultMemLimit is the memory budget of a Sorter whose Options give none.
+	DefaultMemLimit = 1 << 30
+)
 
-// Sorter accumulates records added in ascending Offset order and hands them back sorted by
-// (Hash, Offset). Records are kept in memory, in blocks that are never copied to grow.
-// A Sorter is not safe for concurrent use. Its life is New, Add any number of times, Finish
-// once, then Close (which may come at any point, and more than once).
+var (
+	// errFinished is returned by Add and Finish on a Sorter that was already finished or closed.
+	errFinished = errors.New("sorter: Sorter used after Finish or Close")
+	// ErrOrder is returned by Add when records do not come in ascending Offset order.
+	ErrOrder = errors.New("sorter: records must be added in ascending Offset order")
+)
+
+// Options configures a Sorter.
+type Options struct {
+	// MemLimit bounds the bytes the Sorter keeps in memory: record buffers
+	// while adding, and the buffers a partition is sorted in. Records beyond
+	// it spill to a temporary file. Zero means DefaultMemLimit.
+	MemLimit int64
+	// TmpDir is the directory of the spill file; the system's temporary
+	// directory when empty.
+	TmpDir string
+	// TmpPrefix starts the spill file's name, which ends in random
+	// characters: TmpDir/TmpPrefix*. "csvidx-sort-" when empty.
+	TmpPrefix string
+}
+
+// Stats counts what a Sorter did, for tests and reports.
+type Stats struct {
+	Records        int64 // records added
+	SpilledRecords int64 // records written to spill files, counted at each level
+	SpillFiles     int   // spill files created, sub-sorts included
+	SubSorts       int   // partitions too large to sort in memory, split again
+	PeakBytes      int64 // the most record memory held at once
+}
+
+// Sorter accumulates records, added in ascending Offset order, and hands them back sorted by
+// (Hash, Offset), within a memory budget. A Sorter is not safe for concurrent use. Its life
+// is New, Add any number of times, Finish once, then Close (which may come at any point, and
+// more than once; it removes the spill file).
 type Sorter struct {
-	blocks [][]Record        // records in Add order; every block but the last is full
-	n      int64             // records added
-	top    [topBuckets]int64 // histogram of the top digit of every added hash
-	done   bool              // Finish or Close was called
+	limit     int64        // memory budget in bytes
+	arena     int          // records per full arena
+	shift     uint         // hash bits above this Sorter's partition digit, fixed by its parents
+	digitBits uint         // width of the partition digit: partitionBits, or what is left of 64
+	digit     digitShifts  // the partition digit
+	opts      Options      // where to spill
+	stage     []Record     // records added and not yet distributed, in Add order
+	arenas    []*arena     // distributed records in memory, in Add order
+	gens      []generation // distributed records in the spill file, in Add order
+	free      [][]Record   // full-size buffers no longer used, kept: fresh memory is slow to touch
+	mem       int64        // bytes of buffers held: stage, arenas, free
+	n         int64        // records added
+	next      uint64       // the least Offset the next record may have
+	spill     *spillFile
+	cnt       *[maxBuckets]int // histogram of a distribution
+	stats     *Stats           // shared with sub-sorts
+	done      bool
+
+	scratch []Record // Finish's gather and sort buffers (two halves), kept across partitions
+	largest int64    // records of the largest partition Finish sorts in memory
+	radix   radix    // the radix sort's histograms, kept across partitions
+}
+
+// arena holds a run of added records grouped by partition: partition d is
+// recs[start[d]:start[d+1]], in Add order.
+type arena struct {
+	recs  []Record
+	start [partitions + 1]int32
+}
+
+// generation is a set of arenas written to the spill file together, partition by partition:
+// partition d is part[d].n records at part[d].off, in Add order.
+type generation struct {
+	part [partitions]struct{ off, n int64 }
 }
 
 // New returns an empty Sorter.
 func New(opts Options) *Sorter {
-	_ = opts // no options yet
-	return &Sorter{}
+	return newSorter(opts, 0, &Stats{})
 }
 
-// Add copies recs into the Sorter. The build adds records in ascending Offset order across
-// calls, which lets equal hashes come out in Offset order without being compared; records
-// added in another order are still sorted correctly, only more slowly. The error is always nil
-// for now (spilling to disk will report I/O errors here), except after Finish or Close.
+func newSorter(opts Options, shift uint, stats *Stats) *Sorter {
+	limit := opts.MemLimit
+	if limit <= 0 {
+		limit = DefaultMemLimit
+	}
+	w := uint(min(partitionBits, 64-shift))
+	// The stage and the arena being filled take a quarter of the budget at most, but no less
+	// than minArenaBytes: below that, per-arena bookkeeping would outweigh the records.
+	arena := int(min(max(limit/8, minArenaBytes), maxArenaBytes) / recordBytes)
+	return &Sorter{limit: limit, arena: arena, shift: shift, digitBits: w, digit: newDigit(64-shift, w), opts: opts, stats: stats}
+}
+
+// Add copies recs into the Sorter. Offsets must be ascending within and across calls, as the
+// build produces them: that is what lets rows of one key, which share a hash, come out in
+// file order without being compared, even when there are more of them than fit in memory.
+// Add returns ErrOrder otherwise, and an error if spilling to disk fails.
 func (s *Sorter) Add(recs []Record) error {
 	if s.done {
 		return errFinished
 	}
 	for len(recs) > 0 {
-		last := len(s.blocks) - 1
-		if last < 0 || len(s.blocks[last]) == cap(s.blocks[last]) {
-			size := firstBlockRecords
-			if last >= 0 {
-				size = min(2*cap(s.blocks[last]), maxBlockRecords)
+		if len(s.stage) == cap(s.stage) {
+			if err := s.makeRoom(); err != nil {
+				return err
 			}
-			s.blocks = append(s.blocks, make([]Record, 0, size))
-			last++
 		}
-		blk := s.blocks[last]
-		k := min(len(recs), cap(blk)-len(blk))
-		s.blocks[last] = append(blk, recs[:k]...)
+		k := min(len(recs), cap(s.stage)-len(s.stage))
+		next := s.next
 		for _, r := range recs[:k] {
-			s.top[r.Hash>>(64-topDigitBits)]++
+			if r.Offset < next {
+				return fmt.Errorf("%w: offset %d after %d", ErrOrder, r.Offset, next-1)
+			}
+			next = r.Offset + 1
 		}
+		s.next = next
+		s.stage = append(s.stage, recs[:k]...)
 		s.n += int64(k)
+		s.stats.Records += int64(k)
 		recs = recs[k:]
 	}
 	return nil
+}
+
+// makeRoom makes room in a full staging buffer: a small one grows, a full-size one is
+// distributed into an arena.
+func (s *Sorter) makeRoom() error {
+	if c := cap(s.stage); c < s.arena {
+		old := s.stage
+		s.stage = append(s.alloc(min(max(2*c, firstStage), s.arena)), old...)
+		s.release(old)
+		return nil
+	}
+	return s.distribute()
+}
+
+// distribute moves the staged records into a new arena, grouped by partition, with a stable
+// scatter by the partition digit, spilling the arenas first if the budget is full.
+func (s *Sorter) distribute() error {
+	if len(s.stage) == 0 {
+		return nil
+	}
+	if s.mem+int64(len(s.stage))*recordBytes > s.limit && len(s.free) == 0 {
+		if err := s.spillArenas(); err != nil {
+			return err
+		}
+	}
+	if s.cnt == nil {
+		s.cnt = new([maxBuckets]int)
+	}
+	cnt := s.cnt
+	clear(cnt[:partitions])
+	countDigits(s.stage, cnt, s.digit)
+	a := &arena{recs: s.alloc(len(s.stage))[:len(s.stage)]}
+	sum := 0
+	for d := range partitions {
+		a.start[d] = int32(sum)
+		sum, cnt[d] = sum+cnt[d], sum
+	}
+	a.start[partitions] = int32(sum)
+	scatter(a.recs, s.stage, cnt, s.digit)
+	s.arenas = append(s.arenas, a)
+	s.stage = s.stage[:0]
+	return nil
+}
+
+// alloc returns an empty buffer for n records: a free full-size one when n fits, else new
+// memory, which is counted.
+func (s *Sorter) alloc(n int) []Record {
+	if n <= s.arena && len(s.free) > 0 {
+		b := s.free[len(s.free)-1]
+		s.free = s.free[:len(s.free)-1]
+		return b[:0]
+	}
+	s.mem += int64(n) * recordBytes
+	s.stats.PeakBytes = max(s.stats.PeakBytes, s.mem)
+	return make([]Record, 0, n)
+}
+
+// release gives a buffer back: full-size ones to the free list, others to the garbage
+// collector.
+func (s *Sorter) release(b []Record) {
+	if cap(b) == s.arena {
+		s.free = append(s.free, b[:0])
+		return
+	}
+	s.mem -= int64(cap(b)) * recordBytes
+}
+
+// dropFree lets the garbage collector have the free buffers.
+func (s *Sorter) dropFree() {
+	s.mem -= int64(len(s.free)) * int64(s.arena) * recordBytes
+	s.free = nil
+}
+
+// spillArenas writes the arenas in memory to the spill file as one generation: partition by
+// partition, each partition's records from every arena in Add order. Their buffers go to the
+// free list.
+func (s *Sorter) spillArenas() error {
+	if len(s.arenas) == 0 {
+		return nil
+	}
+	if s.spill == nil {
+		f, err := createSpill(s.opts, s.spillBuffer())
+		if err != nil {
+			return err
+		}
+		s.spill = f
+		s.stats.SpillFiles++
+	}
+	var g generation
+	for d := range partitions {
+		g.part[d].off = s.spill.size
+		for _, a := range s.arenas {
+			seg := a.recs[a.start[d]:a.start[d+1]]
+			if _, err := s.spill.write(seg); err != nil {
+				return err
+			}
+			g.part[d].n += int64(len(seg))
+		}
+	}
+	for _, a := range s.arenas {
+		s.stats.SpilledRecords += int64(len(a.recs))
+		s.release(a.recs)
+	}
+	s.arenas = nil
+	s.gens = append(s.gens, g)
+	return nil
+}
+
+// spillBuffer returns the size of the spill file's write buffer: large enough to make few
+// system calls of many small segments, a small share of the budget.
+func (s *Sorter) spillBuffer() int {
+	return int(min(max(s.limit/16, 4<<10), 1<<20))
 }
 
 // Len returns the number of records the Sorter holds: all records added so far, until
@@ -70,80 +255,26 @@ func (s *Sorter) Len() int64 {
 	return s.n
 }
 
-// Finish calls emit with all added records sorted by (Hash, Offset), in order, in batches of
-// at most 65536 records. A batch is only valid during the call: emit must not keep it or
-// modify it. Finish stops at emit's first error and returns it unchanged. Afterwards the
-// Sorter holds no memory and can only be closed.
-func (s *Sorter) Finish(emit func(batch []Record) error) error {
-	if s.done {
-		return errFinished
-	}
-	s.done = true
-	defer s.release()
-	if s.n == 0 {
-		return nil
-	}
-
-	// First pass: a stable scatter by the top digit from the blocks into one array. The
-	// histogram was counted by Add; turn it into bucket starts.
-	var pos [maxBuckets]int
-	sum, maxBucket := 0, 0
-	for d, c := range s.top {
-		pos[d] = sum
-		sum += int(c)
-		maxBucket = max(maxBucket, int(c))
-	}
-	sorted := make([]Record, sum)
-	spare := s.blocks[0]
-	top := newDigit(64, topDigitBits)
-	for i, blk := range s.blocks {
-		scatter(sorted, blk, &pos, top)
-		if cap(blk) > cap(spare) {
-			spare = blk
-		}
-		s.blocks[i] = nil
-	}
-	s.blocks = nil
-
-	// The largest block, already scattered, is scratch for the largest bucket, unless skewed
-	// input made one bucket larger than a block.
-	var scratch []Record
-	if maxBucket <= cap(spare) {
-		scratch = spare[:maxBucket]
-	} else {
-		scratch = make([]Record, maxBucket)
-	}
-
-	// Sort each bucket on the remaining bits and emit it while it is still in cache.
-	var r radix
-	start, emitted := 0, 0
-	for _, end := range pos[:topBuckets] {
-		r.sort(sorted[start:end], scratch[:end-start], 64-topDigitBits, false, 0)
-		start = end
-		for start-emitted >= emitBatchRecords {
-			if err := emit(sorted[emitted : emitted+emitBatchRecords]); err != nil {
-				return err
-			}
-			emitted += emitBatchRecords
-		}
-	}
-	if emitted < len(sorted) {
-		return emit(sorted[emitted:])
-	}
-	return nil
+// Stats returns what the Sorter (with its sub-sorts) did so far.
+func (s *Sorter) Stats() Stats {
+	return *s.stats
 }
 
-// Close releases the Sorter's memory (once spilling exists, it will also remove temporary
-// files). It is safe to call more than once, and before or after Finish. It returns nil.
+// Close releases the Sorter's memory and removes its spill file. It is safe to call more
+// than once, and before or after Finish.
 func (s *Sorter) Close() error {
 	s.done = true
-	s.release()
-	return nil
+	s.dropMemory()
+	if s.spill == nil {
+		return nil
+	}
+	err := s.spill.remove()
+	s.spill = nil
+	return err
 }
 
-// release drops every buffer the Sorter holds.
-func (s *Sorter) release() {
-	s.blocks = nil
-	s.n = 0
-	s.top = [topBuckets]int64{}
+// dropMemory lets go of every buffer; the spill file stays until Close.
+func (s *Sorter) dropMemory() {
+	s.stage, s.arenas, s.free, s.scratch, s.cnt = nil, nil, nil, nil, nil
+	s.n, s.mem = 0, 0
 }

@@ -12,6 +12,7 @@ type buildOptions struct {
 	key       string
 	noHeader  bool
 	delimiter string
+	res       resourceFlags
 }
 
 func newBuildCommand(g *globals, s streams) *cobra.Command {
@@ -24,12 +25,22 @@ one atomically: until the new index is complete, the old one stays usable.
 
 COLUMN is a header field's name or, if no header field has that name, a
 0-based column number. The dialect (delimiter, header) is stored in the
-index, so get and verify need no flags.`,
+index, so get and verify need no flags.
+
+The index records (16 bytes per row) are sorted within --mem-limit-mib;
+beyond it they spill to a temporary file next to the index (or in
+--tmp-dir), which needs as much free space as the index itself. The index
+is byte for byte the same at any limit.`,
 		Example: `  csvidx build orders.csv --key user_id
-  csvidx build events.tsv --key 3 --delimiter '\t' --no-header`,
+  csvidx build events.tsv --key 3 --delimiter '\t' --no-header
+  csvidx build huge.csv --key user_id --mem-limit-mib 256 --tmp-dir /scratch`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			delim, err := parseDelimiter(o.delimiter)
+			if err != nil {
+				return err
+			}
+			res, err := o.res.resources()
 			if err != nil {
 				return err
 			}
@@ -40,6 +51,7 @@ index, so get and verify need no flags.`,
 				NoHeader:  o.noHeader,
 				Delimiter: delim,
 				IndexPath: g.indexPath,
+				Resources: res,
 				Progress:  bar.update,
 			})
 			bar.finish()
@@ -56,6 +68,7 @@ index, so get and verify need no flags.`,
 	f.StringVarP(&o.key, "key", "k", "", "key `COLUMN`: a header name or a 0-based number (required)")
 	f.BoolVar(&o.noHeader, "no-header", false, "the first record is data, not a header")
 	f.StringVarP(&o.delimiter, "delimiter", "d", ",", "field delimiter: one byte, or '\\t' for tabs")
+	o.res.addFlags(f)
 	cmd.MarkFlagRequired("key")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ func TestScripts(t *testing.T) {
 			"flipbyte": flipByte,
 			"truncate": truncate,
 			"repeat":   repeat,
+			"orders":   orders,
 		},
 	})
 }
@@ -81,4 +83,20 @@ func repeat(ts *testscript.TestScript, neg bool, args []string) {
 	_, err = f.WriteString(strings.Repeat(strings.ReplaceAll(args[1], `\n`, "\n"), n))
 	ts.Check(err)
 	ts.Check(f.Close())
+}
+
+// orders N FILE writes a CSV of N rows, id,user, with users spread over a
+// few thousand keys.
+func orders(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: orders N FILE")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	var b strings.Builder
+	b.WriteString("id,user\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%d,u%d\n", i, i*7919%4999)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
 }

@@ -8,7 +8,8 @@ import (
 )
 
 func newVerifyCommand(g *globals, s streams) *cobra.Command {
-	return &cobra.Command{
+	var rf resourceFlags
+	cmd := &cobra.Command{
 		Use:   "verify FILE",
 		Short: "Check that the index equals a fresh build, byte for byte",
 		Long: `Verify rebuilds the index of FILE in memory, with the options it was built
@@ -19,9 +20,14 @@ and a CSV that shrank.`,
 		Example: `  csvidx verify orders.csv || csvidx build orders.csv --key user_id`,
 		Args:    exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := rf.resources()
+			if err != nil {
+				return err
+			}
 			bar := newProgress(s.err, "verifying")
 			res, err := index.Verify(cmd.Context(), args[0], &index.VerifyOptions{
 				IndexPath: g.indexPath,
+				Resources: r,
 				Progress:  bar.update,
 			})
 			bar.finish()
@@ -45,4 +51,6 @@ and a CSV that shrank.`,
 			return nil
 		},
 	}
+	rf.addFlags(cmd.Flags())
+	return cmd
 }

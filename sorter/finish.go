@@ -1,0 +1,194 @@
+package sorter
+
+// Finish calls emit with all added records sorted by (Hash, Offset), in order, in batches of
+// at most 65536 records. A batch is only valid during the call: emit must not keep it or
+// modify it. Finish stops at emit's first error and returns it unchanged. Afterwards the
+// Sorter holds no memory and can only be closed.
+//
+// Partitions are finished in order, each in one of three ways:
+//
+//   - it fits, twice over, in the memory budget: its records are gathered into one buffer,
+//     from the arenas in memory and the generations in the spill file, and radix-sorted;
+//   - it does not, and all its hashes are equal (one huge key): its records are already in
+//     (Hash, Offset) order, since they were added in Offset order, so they are streamed;
+//   - it does not, and its hashes differ: it is distributed again, by the next hash bits,
+//     into a sub-Sorter with the same budget, which finishes it the same way.
+func (s *Sorter) Finish(emit func(batch []Record) error) error {
+	if s.done {
+		return errFinished
+	}
+	s.done = true
+	defer s.dropMemory()
+	if err := s.distribute(); err != nil {
+		return err
+	}
+	s.release(s.stage)
+	s.stage = nil
+
+	// Plan: the largest partition sorted in memory sets the size of the gather and scratch
+	// buffers; spill the arenas if they and the buffers would not fit together.
+	var sizes [partitions]int64
+	for d := range sizes {
+		sizes[d] = s.partitionSize(d)
+		if s.fits(sizes[d]) {
+			s.largest = max(s.largest, sizes[d])
+		}
+	}
+	s.dropFree()
+	need := 2 * s.largest * recordBytes
+	if s.mem+need > s.limit {
+		if err := s.spillArenas(); err != nil {
+			return err
+		}
+		s.dropFree()
+	}
+	s.stats.PeakBytes = max(s.stats.PeakBytes, s.mem+need)
+	if s.spill != nil {
+		if err := s.spill.flush(); err != nil {
+			return err
+		}
+	}
+
+	out := batcher{emit: emit}
+	for d, n := range sizes {
+		var err error
+		switch {
+		case n == 0:
+		case s.fits(n):
+			err = s.sortInMemory(d, n, out)
+		default:
+			err = s.finishLarge(d, out)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// partitionSize returns how many records partition d holds.
+func (s *Sorter) partitionSize(d int) int64 {
+	var n int64
+	for _, a := range s.arenas {
+		n += int64(a.start[d+1] - a.start[d])
+	}
+	for i := range s.gens {
+		n += s.gens[i].part[d].n
+	}
+	return n
+}
+
+// fits reports whether n records can be sorted in memory: gathered, and a scratch buffer as
+// large, within the budget (which has the floor of an arena).
+func (s *Sorter) fits(n int64) bool {
+	return 2*n*recordBytes <= max(s.limit, minArenaBytes)
+}
+
+// sortInMemory gathers partition d (n records) into the gather buffer, sorts it and emits it.
+func (s *Sorter) sortInMemory(d int, n int64, out batcher) error {
+	if s.scratch == nil { // allocated once, for the largest partition
+		s.scratch = make([]Record, 2*s.largest)
+	}
+	gather, scratch := s.scratch[:n], s.scratch[s.largest:][:n]
+	at := int64(0)
+	for i := range s.gens {
+		p := s.gens[i].part[d]
+		if err := s.spill.read(p.off, gather[at:at+p.n]); err != nil {
+			return err
+		}
+		at += p.n
+	}
+	for _, a := range s.arenas {
+		at += int64(copy(gather[at:], a.recs[a.start[d]:a.start[d+1]]))
+	}
+	s.radix.sort(gather, scratch, 64-s.shift-s.digitBits, false, 0) // the partition digit is shared
+	return out.add(gather)
+}
+
+// finishLarge finishes partition d, too large to sort in memory: it streams it if all its
+// hashes are equal, and sorts it with a sub-Sorter on the next hash bits otherwise.
+func (s *Sorter) finishLarge(d int, out batcher) error {
+	var first uint64
+	var diff uint64
+	seen := false
+	err := s.eachRun(d, func(recs []Record) error {
+		if !seen {
+			first, seen = recs[0].Hash, true
+		}
+		for _, r := range recs {
+			diff |= r.Hash ^ first
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if diff == 0 {
+		return s.eachRun(d, out.add)
+	}
+	// Give the sub-Sorter the whole budget: let go of the buffers, spill the arenas.
+	s.stats.SubSorts++
+	s.scratch = nil
+	if err := s.spillArenas(); err != nil {
+		return err
+	}
+	s.dropFree()
+	if err := s.spill.flush(); err != nil {
+		return err
+	}
+	sub := newSorter(s.opts, s.shift+partitionBits, s.stats)
+	defer sub.Close()
+	if err := s.eachRun(d, sub.Add); err != nil {
+		return err
+	}
+	return sub.Finish(out.add)
+}
+
+const streamRecords = 1 << 16 // records read from the spill file at a time when streaming
+
+// eachRun calls fn with the records of partition d in Add order, in runs: spilled ones read
+// into a buffer a piece at a time, then the ones in memory.
+func (s *Sorter) eachRun(d int, fn func([]Record) error) error {
+	var buf []Record
+	for i := range s.gens {
+		p := s.gens[i].part[d]
+		for off, left := p.off, p.n; left > 0; {
+			k := min(left, streamRecords)
+			if buf == nil {
+				buf = make([]Record, streamRecords)
+			}
+			if err := s.spill.read(off, buf[:k]); err != nil {
+				return err
+			}
+			if err := fn(buf[:k]); err != nil {
+				return err
+			}
+			off, left = off+k*recordBytes, left-k
+		}
+	}
+	for _, a := range s.arenas {
+		if seg := a.recs[a.start[d]:a.start[d+1]]; len(seg) > 0 {
+			if err := fn(seg); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// batcher hands records to emit in batches of at most emitBatchRecords.
+type batcher struct {
+	emit func([]Record) error
+}
+
+// add emits recs in batches.
+func (b batcher) add(recs []Record) error {
+	for len(recs) > 0 {
+		k := min(len(recs), emitBatchRecords)
+		if err := b.emit(recs[:k]); err != nil {
+			return err
+		}
+		recs = recs[k:]
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package sorter
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+)
+
+// withAscendingOffsets returns recs with offsets 0, 1, 2, ...: the order the build adds.
+func withAscendingOffsets(recs []Record) []Record {
+	for i := range recs {
+		recs[i].Offset = uint64(i)
+	}
+	return recs
+}
+
+// TestSorterLimits sorts the same inputs under memory limits from one record up to all in
+// memory: the output must be the same sorted sequence every time, spills and sub-sorts must
+// happen where the limit is small, and no spill file may outlive Close.
+func TestSorterLimits(t *testing.T) {
+	rng := newRand(11)
+	inputs := []struct {
+		name string
+		recs []Record
+	}{
+		{"Uniform", genUniform(rng, 6_000)},
+		{"HeavyKeys", genHeavy(rng, 8_000, 20, 300)},
+		{"OneGiantKey", genBits(rng, 6_000, 42, 0)},
+		{"GiantKeyAmongOthers", shuffled(rng, append(append(genBits(rng, 5_000, 1<<63, 0), genBits(rng, 1_000, 1<<63, 0xffff)...), genUniform(rng, 1_000)...))},
+		{"InterleavedGiantKeys", genInterleaved(6_000, 0x7777, 0x7778)},
+		{"SharedPrefix", genBits(rng, 6_000, rng.Uint64(), 0xffff)},
+	}
+	limits := []int64{1, recordBytes, 2 * recordBytes, 3 * recordBytes, 1 << 10, 64 << 10, 1 << 20, 0}
+	for _, in := range inputs {
+		recs := withAscendingOffsets(in.recs)
+		want := reference(recs)
+		for _, limit := range limits {
+			t.Run(fmt.Sprintf("%s/limit=%d", in.name, limit), func(t *testing.T) {
+				dir := t.TempDir()
+				s := New(Options{MemLimit: limit, TmpDir: dir, TmpPrefix: "x-"})
+				addInBatches(t, s, recs, []int{1, 999, 4096})
+				checkSorted(t, finishAll(t, s), want)
+				st := s.Stats()
+				if limit > 0 && limit <= 1<<10 && st.SpilledRecords == 0 {
+					t.Errorf("limit %d: nothing was spilled (%+v)", limit, st)
+				}
+				if limit == 0 && st.SpilledRecords != 0 {
+					t.Errorf("default limit: %d records spilled", st.SpilledRecords)
+				}
+				if (in.name == "SharedPrefix" || in.name == "GiantKeyAmongOthers") && limit > 0 && limit <= 1<<10 && st.SubSorts == 0 {
+					t.Errorf("limit %d: a partition too large for memory was not split again (%+v)", limit, st)
+				}
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+					t.Fatalf("%d spill files left after Close", len(entries))
+				}
+			})
+		}
+	}
+}
+
+// TestSorterPeakMemory checks the accounting: the record memory a Sorter holds stays within
+// its limit plus one chunk, and partitions too large for the budget are split again.
+func TestSorterPeakMemory(t *testing.T) {
+	rng := newRand(12)
+	recs := withAscendingOffsets(genUniform(rng, 400_000)) // 6.4 MB of records
+	for _, limit := range []int64{256 << 10, 1 << 20, 4 << 20} {
+		s := New(Options{MemLimit: limit, TmpDir: t.TempDir()})
+		addInBatches(t, s, recs, []int{1 << 14})
+		checkSorted(t, finishAll(t, s), reference(recs))
+		st := s.Stats()
+		s.Close()
+		if st.PeakBytes > limit {
+			t.Errorf("limit %d: peak record memory %d", limit, st.PeakBytes)
+		}
+		if st.SpilledRecords < int64(len(recs))/2 {
+			t.Errorf("limit %d: only %d of %d records spilled", limit, st.SpilledRecords, len(recs))
+		}
+		t.Logf("limit %d: %+v", limit, st)
+	}
+}
+
+// TestSorterSpillErrors: a spill file that cannot be created or written is an error naming
+// the directory, and Close still removes what was made.
+func TestSorterSpillErrors(t *testing.T) {
+	recs := withAscendingOffsets(genUniform(newRand(13), 5000))
+	missing := t.TempDir() + "/no/such/dir"
+	s := New(Options{MemLimit: recordBytes, TmpDir: missing})
+	err := s.Add(recs)
+	if err == nil || !errors.Is(err, os.ErrNotExist) || !containsString(err.Error(), missing) {
+		t.Fatalf("Add with an unusable spill directory = %v, want an error naming %s", err, missing)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// An emit error after spilling: Finish returns it and Close removes the file.
+	dir := t.TempDir()
+	s = New(Options{MemLimit: 1 << 10, TmpDir: dir})
+	addInBatches(t, s, recs, []int{100})
+	boom := errors.New("boom")
+	if err := s.Finish(func([]Record) error { return boom }); err != boom {
+		t.Fatalf("Finish = %v, want the emit error", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("before Close: %d files, want the spill file", len(entries))
+	}
+	s.Close()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("%d spill files left after Close", len(entries))
+	}
+}
+
+func containsString(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
