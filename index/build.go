@@ -101,16 +101,12 @@ func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error
 	}
 	defer csv.close()
 
-	out, err := atomicfile.Create(idxPath)
+	out, err := atomicfile.Create(idxPath, true)
 	if err != nil {
 		return nil, fmt.Errorf("create index: %w", err)
 	}
 	defer out.Abort()
-	sink, err := newFileSink(out)
-	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", out.Name(), err)
-	}
-	h, err := buildInto(ctx, csv, sp, sink, opts.Resources.sorterOptions(idxPath), opts.Progress)
+	h, err := buildInto(ctx, csv, sp, newFileSink(out), opts.Resources.sorterOptions(idxPath), opts.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ func TestCommitReplaces(t *testing.T) {
 	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Create(target)
+	f, err := Create(target, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestAbortKeepsOld(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "x")
 	os.WriteFile(target, []byte("old"), 0o644)
-	f, err := Create(target)
+	f, err := Create(target, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,5 +60,38 @@ func TestAbortKeepsOld(t *testing.T) {
 	}
 	if err := f.Commit(); err == nil {
 		t.Fatal("Commit after Abort succeeded")
+	}
+}
+
+// TestDirect writes through direct I/O where the file system has it: whole
+// aligned blocks, then an unaligned write, which the file must take too (by
+// leaving direct I/O).
+func TestDirect(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "d")
+	f, err := Create(target, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("direct I/O here: %v", f.Direct())
+	buf := AlignedBlocks(2)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	if _, err := f.Write(buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("tail")); err != nil {
+		t.Fatalf("an unaligned write: %v", err)
+	}
+	if _, err := f.WriteAt(buf[:BlockSize], BlockSize); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(target)
+	want := append(append(append([]byte{}, buf[:BlockSize]...), buf[:BlockSize]...), "tail"...)
+	if string(got) != string(want) {
+		t.Fatalf("read back %d bytes, want %d, or different content", len(got), len(want))
 	}
 }
