@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -29,6 +30,7 @@ func TestScripts(t *testing.T) {
 			"truncate": truncate,
 			"repeat":   repeat,
 			"orders":   orders,
+			"waitfile": waitFile,
 		},
 	})
 }
@@ -99,4 +101,23 @@ func orders(ts *testscript.TestScript, neg bool, args []string) {
 		fmt.Fprintf(&b, "%d,u%d\n", i, i*7919%4999)
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+}
+
+// waitfile DIR waits (up to 10 s) until DIR holds a file that does not
+// start with a dot: a spill file, say, so that a background build can be
+// interrupted in the middle.
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile DIR")
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		entries, err := os.ReadDir(ts.MkAbs(args[0]))
+		ts.Check(err)
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), ".") {
+				return
+			}
+		}
+	}
+	ts.Fatalf("no file appeared in %s", args[0])
 }
