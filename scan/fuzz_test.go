@@ -20,5 +20,6 @@ func FuzzScanner(f *testing.F) {
 			return
 		}
 		checkAgainstRef(t, data, delim, int(key%8))
+		checkChunked(t, data, delim, int(key%8), 1+int(key>>3))
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // BOM is the UTF-8 byte order mark, skipped at the start of the data.
@@ -43,6 +44,7 @@ type Scanner struct {
 	terminated bool   // the record ends with a newline
 	scratch    []byte // holds keys that need unescaping
 	nextQuote  int    // the first quote at or after pos, or len(data) when none
+	limit      int    // no record starting at or past it is read
 
 	blanks int64 // blank lines skipped so far
 }
@@ -67,7 +69,7 @@ func (s *Scanner) Init(data []byte, delim byte, keyCol int) error {
 	if keyCol < 0 {
 		return ErrBadColumn
 	}
-	*s = Scanner{data: data, delim: delim, keyCol: keyCol, scratch: s.scratch[:0]}
+	*s = Scanner{data: data, delim: delim, keyCol: keyCol, scratch: s.scratch[:0], limit: math.MaxInt}
 	s.Reset(0)
 	return nil
 }
@@ -83,9 +85,15 @@ func (s *Scanner) Reset(pos int) {
 	s.start, s.end, s.key, s.hasKey = pos, pos, nil, false
 }
 
-// Next advances to the next record. It returns false at the end of the data.
+// Next advances to the next record. It returns false at the end of the data,
+// and before a record that starts at or past the limit (see
+// [Scanner.SetLimit]).
 func (s *Scanner) Next() bool {
-	i := s.skipBlanks(s.pos)
+	i, blanks := s.skipBlanks(s.pos)
+	if i >= s.limit {
+		return false // the blank lines belong to whoever scans on from here
+	}
+	s.blanks += blanks
 	if i >= len(s.data) {
 		s.none(i)
 		return false
@@ -111,7 +119,8 @@ func (s *Scanner) Next() bool {
 // and touching the bytes after each would cost cache and TLB misses.
 func (s *Scanner) At(off int) bool {
 	s.Reset(off)
-	i := s.skipBlanks(s.pos)
+	i, blanks := s.skipBlanks(s.pos)
+	s.blanks += blanks
 	if i >= len(s.data) {
 		s.none(i)
 		return false
@@ -126,9 +135,10 @@ func (s *Scanner) At(off int) bool {
 }
 
 // skipBlanks returns the first offset at or after i that does not start a
-// blank line, counting the blank lines skipped.
-func (s *Scanner) skipBlanks(i int) int {
+// blank line, and the number of blank lines skipped.
+func (s *Scanner) skipBlanks(i int) (int, int64) {
 	data := s.data
+	var n int64
 	for i < len(data) {
 		if c := data[i]; c == '\n' {
 			i++
@@ -137,10 +147,19 @@ func (s *Scanner) skipBlanks(i int) int {
 		} else {
 			break
 		}
-		s.blanks++
+		n++
 	}
-	return i
+	return i, n
 }
+
+// SetLimit makes Next stop before any record that starts at or past limit,
+// leaving the scanner where the last record read ended. Parallel scans give
+// each chunk of the data the records that start in its range.
+func (s *Scanner) SetLimit(limit int) { s.limit = limit }
+
+// Pos returns where the scan goes on: just past the last record read (or
+// past trailing blank lines at the end of the data).
+func (s *Scanner) Pos() int { return s.pos }
 
 // none leaves the scanner at the end of the data, on no record.
 func (s *Scanner) none(i int) {

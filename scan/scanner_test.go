@@ -256,3 +256,58 @@ func TestNoAllocs(t *testing.T) {
 		t.Fatalf("a pass over %d bytes allocated %.0f times", len(data), allocs)
 	}
 }
+
+// checkChunked scans data in chunks of size bytes, each from where the last
+// one stopped and up to a limit, as a parallel build stitches them, and
+// holds the result to one scan of the whole.
+func checkChunked(t *testing.T, data []byte, delim byte, key, size int) {
+	t.Helper()
+	want := scanAll(t, data, delim, key)
+	whole, _ := New(data, delim, key)
+	for whole.Next() {
+	}
+	var got []gotRecord
+	var blanks int64
+	pos := 0
+	for b := size; pos < len(data) || b <= len(data); b += size {
+		s, _ := New(data, delim, key)
+		s.Reset(pos)
+		limit := b
+		if b >= len(data) {
+			limit = len(data) + 1 // the last chunk takes everything
+		}
+		s.SetLimit(limit)
+		for s.Next() {
+			k, ok := s.Key()
+			r := gotRecord{start: s.Start(), end: s.End(), key: string(k), terminated: s.Terminated()}
+			if !ok {
+				r.key = none
+			}
+			if r.start >= limit || (len(got) > 0 && r.start < got[len(got)-1].end) {
+				t.Fatalf("chunk ending at %d read a record at %d", limit, r.start)
+			}
+			got = append(got, r)
+		}
+		blanks += s.Blanks()
+		pos = s.Pos()
+		if limit > len(data) {
+			break
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || blanks != whole.Blanks() {
+		t.Fatalf("in chunks of %d: %v, %d blanks; whole: %v, %d blanks\ninput %q", size, got, blanks, want, whole.Blanks(), data)
+	}
+}
+
+func TestChunked(t *testing.T) {
+	for _, tc := range scanCases {
+		input, _ := splitMarks(tc.Input)
+		delim := tc.Delim
+		if delim == 0 {
+			delim = ','
+		}
+		for size := 1; size <= 12; size++ {
+			checkChunked(t, []byte(input), delim, tc.Key, size)
+		}
+	}
+}
