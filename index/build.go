@@ -45,15 +45,26 @@ type Resources struct {
 	// TmpDir is where spill files go: the index's directory when empty.
 	// They are named INDEXNAME.tmp-sort-* and removed when the build ends.
 	TmpDir string
+	// Threads scan and sort in parallel: 0 means one per core, 1 a
+	// sequential build. The index is the same at any number.
+	Threads int
+
+	chunk int // CSV bytes per chunk of a parallel scan; chosen from the budget unless a test sets it
 }
 
-// sorterOptions returns the sort's options for an index at idxPath.
-func (r Resources) sorterOptions(idxPath string) sorter.Options {
+// plan splits the memory budget between the scan's chunks in flight and
+// the sort, for an index at idxPath.
+func (r Resources) plan(idxPath string) (*parallel, sorter.Options) {
+	limit := r.MemLimit
+	if limit <= 0 {
+		limit = sorter.DefaultMemLimit
+	}
+	par := newParallel(r.Threads, limit, r.chunk)
 	dir := r.TmpDir
 	if dir == "" {
 		dir = filepath.Dir(idxPath)
 	}
-	return sorter.Options{MemLimit: r.MemLimit, TmpDir: dir, TmpPrefix: filepath.Base(idxPath) + ".tmp-sort-"}
+	return par, sorter.Options{MemLimit: max(limit-par.inUse, 1), TmpDir: dir, TmpPrefix: filepath.Base(idxPath) + ".tmp-sort-", Threads: par.threads}
 }
 
 // DefaultIndexPath returns where the index of the CSV at csvPath lives
@@ -106,25 +117,28 @@ func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error
 		return nil, fmt.Errorf("create index: %w", err)
 	}
 	defer out.Abort()
-	h, err := buildInto(ctx, csv, sp, newFileSink(out), opts.Resources.sorterOptions(idxPath), opts.Progress)
+	par, so := opts.Resources.plan(idxPath)
+	h, err := buildInto(ctx, csv, sp, newFileSink(out), par, so, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
 	if err := out.Commit(); err != nil {
 		return nil, fmt.Errorf("write %s: %w", idxPath, err)
 	}
-	return newInfo(csvPath, idxPath, h, int64(h.size()), int64(h.scanned)), nil
+	info := newInfo(csvPath, idxPath, h, int64(h.size()), int64(h.scanned))
+	info.Build = &BuildStats{Threads: par.threads, Chunks: par.stats.chunks, Repairs: par.stats.repairs}
+	return info, nil
 }
 
 // buildInto scans the CSV, sorts its records and writes the index pages to
 // sink. It is the whole build, shared by Build and Verify.
-func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, so sorter.Options, progress func(done, total int64)) (*header, error) {
+func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *parallel, so sorter.Options, progress func(done, total int64)) (*header, error) {
 	srt := sorter.New(so)
 	defer srt.Close()
 	var h *header
 	err := mapping.Guard(func() error {
 		var err error
-		if h, err = scanInto(ctx, csv, sp, srt, progress); err != nil {
+		if h, err = scanInto(ctx, csv, sp, par, srt, progress); err != nil {
 			return err
 		}
 		w := newPageWriter(sink)
@@ -152,7 +166,7 @@ const (
 
 // scanInto reads every record of the CSV and adds the keyed ones to srt. It
 // returns the header of the index, short of what only the writer knows.
-func scanInto(ctx context.Context, csv *csvFile, sp spec, srt *sorter.Sorter, progress func(done, total int64)) (*header, error) {
+func scanInto(ctx context.Context, csv *csvFile, sp spec, par *parallel, srt *sorter.Sorter, progress func(done, total int64)) (*header, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -188,47 +202,19 @@ func scanInto(ctx context.Context, csv *csvFile, sp spec, srt *sorter.Sorter, pr
 	}
 	h.keyCol = uint32(sp.keyCol)
 
-	s, err := scan.New(data, sp.delim, sp.keyCol)
+	t, stats, err := scanRecords(ctx, csv, start, sp, par, srt, progress)
 	if err != nil {
 		return nil, err
 	}
-	s.Reset(start)
-	batch := make([]sorter.Record, 0, batchRecords)
-	nextReport := progressEvery
+	par.stats = stats
+	h.rows, h.shortRows, h.blanks = t.rows, t.short, h.blanks+t.blanks
 	h.resume = uint64(len(data))
-	for s.Next() {
-		h.rows++
-		if key, ok := s.Key(); ok {
-			batch = append(batch, sorter.Record{Hash: sp.hash(key), Offset: uint64(s.Start())})
-			if len(batch) == cap(batch) {
-				if err := srt.Add(batch); err != nil {
-					return nil, err
-				}
-				batch = batch[:0]
-			}
-		} else {
-			h.shortRows++
-		}
-		if !s.Terminated() {
-			h.resume = uint64(s.Start())
-		}
-		if s.End() >= nextReport {
-			nextReport = s.End() + progressEvery
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if progress != nil {
-				progress(int64(s.End()), int64(len(data)))
-			}
-		}
-	}
-	if err := srt.Add(batch); err != nil {
-		return nil, err
+	if t.resume >= 0 {
+		h.resume = uint64(t.resume)
 	}
 	if h.headerEnd > 0 && data[h.headerEnd-1] != '\n' {
 		h.resume = h.headerStart // an unterminated header: the next scan starts over
 	}
-	h.blanks += uint64(s.Blanks())
 	if progress != nil {
 		progress(int64(len(data)), int64(len(data)))
 	}

@@ -30,6 +30,15 @@ type Info struct {
 	CSVBytes     int64  `json:"csv_bytes"`       // the CSV's size now
 	BytesBehind  int64  `json:"bytes_behind"`    // CSV bytes appended since, not indexed
 	Stale        string `json:"stale,omitempty"` // why the index cannot be used, if it cannot
+
+	Build *BuildStats `json:"build,omitempty"` // how the build went, from Build only
+}
+
+// BuildStats says how a build went. Nothing in it changes the index.
+type BuildStats struct {
+	Threads int `json:"threads"` // workers of the scan and the sort
+	Chunks  int `json:"chunks"`  // pieces the CSV was scanned in
+	Repairs int `json:"repairs"` // chunks whose guessed start was wrong and were scanned again
 }
 
 func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {

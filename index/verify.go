@@ -70,7 +70,8 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 
 	sp := spec{delim: old.delim, header: old.flags&flagHeader != 0, keyCol: int(old.keyCol), hash: o.hashFunc()}
 	sink := &compareSink{old: m.Bytes()}
-	fresh, err := buildInto(ctx, csv, sp, sink, opts.Resources.sorterOptions(idxPath), opts.Progress)
+	par, so := opts.Resources.plan(idxPath)
+	fresh, err := buildInto(ctx, csv, sp, sink, par, so, opts.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,8 @@ func (s *Sorter) Finish(emit func(batch []Record) error) error {
 	s.stage = nil
 
 	// Plan: the largest partition sorted in memory sets the size of the gather and scratch
-	// buffers; spill the arenas if they and the buffers would not fit together.
+	// buffers, a pair per worker; spill the arenas if they and the buffers would not fit
+	// together, and use fewer workers if the buffers alone would not.
 	var sizes [partitions]int64
 	for d := range sizes {
 		sizes[d] = s.partitionSize(d)
@@ -35,7 +36,12 @@ func (s *Sorter) Finish(emit func(batch []Record) error) error {
 		}
 	}
 	s.dropFree()
-	need := 2 * s.largest * recordBytes
+	pair := 2 * s.largest * recordBytes
+	workers := max(1, s.opts.Threads)
+	if pair > 0 {
+		workers = int(max(1, min(int64(workers), s.limit/pair)))
+	}
+	need := int64(workers) * pair
 	if s.mem+need > s.limit {
 		if err := s.spillArenas(); err != nil {
 			return err
@@ -48,8 +54,10 @@ func (s *Sorter) Finish(emit func(batch []Record) error) error {
 			return err
 		}
 	}
-
 	out := batcher{emit: emit}
+	if workers > 1 {
+		return s.finishParallel(sizes[:], workers, out)
+	}
 	for d, n := range sizes {
 		var err error
 		switch {
@@ -84,25 +92,37 @@ func (s *Sorter) fits(n int64) bool {
 	return 2*n*recordBytes <= max(s.limit, minArenaBytes)
 }
 
-// sortInMemory gathers partition d (n records) into the gather buffer, sorts it and emits it.
+// sortInMemory gathers partition d (n records) into the Sorter's buffers, sorts it and
+// emits it.
 func (s *Sorter) sortInMemory(d int, n int64, out batcher) error {
 	if s.scratch == nil { // allocated once, for the largest partition
 		s.scratch = make([]Record, 2*s.largest)
 	}
-	gather, scratch := s.scratch[:n], s.scratch[s.largest:][:n]
+	sorted, err := s.gatherSort(d, n, s.scratch, &s.radix)
+	if err != nil {
+		return err
+	}
+	return out.add(sorted)
+}
+
+// gatherSort gathers partition d (n records) into buf, which holds two partitions of the
+// largest size, sorts it with r and returns it. It only reads the Sorter, so several
+// goroutines can run it at once with their own buf and r.
+func (s *Sorter) gatherSort(d int, n int64, buf []Record, r *radix) ([]Record, error) {
+	gather, scratch := buf[:n], buf[s.largest:][:n]
 	at := int64(0)
 	for i := range s.gens {
 		p := s.gens[i].part[d]
 		if err := s.spill.read(p.off, gather[at:at+p.n]); err != nil {
-			return err
+			return nil, err
 		}
 		at += p.n
 	}
 	for _, a := range s.arenas {
 		at += int64(copy(gather[at:], a.recs[a.start[d]:a.start[d+1]]))
 	}
-	s.radix.sort(gather, scratch, 64-s.shift-s.digitBits, false, 0) // the partition digit is shared
-	return out.add(gather)
+	r.sort(gather, scratch, 64-s.shift-s.digitBits, false, 0) // the partition digit is shared
+	return gather, nil
 }
 
 // finishLarge finishes partition d, too large to sort in memory: it streams it if all its

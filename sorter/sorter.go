@@ -37,6 +37,9 @@ type Options struct {
 	// TmpPrefix starts the spill file's name, which ends in random
 	// characters: TmpDir/TmpPrefix*. "csvidx-sort-" when empty.
 	TmpPrefix string
+	// Threads sort partitions in parallel in Finish; 0 or 1 sorts them
+	// one after the other. The output is the same.
+	Threads int
 }
 
 // Stats counts what a Sorter did, for tests and reports.

@@ -35,10 +35,11 @@ func TestSorterLimits(t *testing.T) {
 	for _, in := range inputs {
 		recs := withAscendingOffsets(in.recs)
 		want := reference(recs)
-		for _, limit := range limits {
-			t.Run(fmt.Sprintf("%s/limit=%d", in.name, limit), func(t *testing.T) {
+		for i, limit := range limits {
+			threads := 1 + i%3
+			t.Run(fmt.Sprintf("%s/limit=%d/threads=%d", in.name, limit, threads), func(t *testing.T) {
 				dir := t.TempDir()
-				s := New(Options{MemLimit: limit, TmpDir: dir, TmpPrefix: "x-"})
+				s := New(Options{MemLimit: limit, TmpDir: dir, TmpPrefix: "x-", Threads: threads})
 				addInBatches(t, s, recs, []int{1, 999, 4096})
 				checkSorted(t, finishAll(t, s), want)
 				st := s.Stats()

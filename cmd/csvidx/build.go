@@ -27,7 +27,9 @@ COLUMN is a header field's name or, if no header field has that name, a
 0-based column number. The dialect (delimiter, header) is stored in the
 index, so get and verify need no flags.
 
-The index records (16 bytes per row) are sorted within --mem-limit-mib;
+The file is scanned in chunks by --threads workers (all cores by default);
+the index is the same at any number. The index records (16 bytes per row)
+are sorted within --mem-limit-mib;
 beyond it they spill to a temporary file next to the index (or in
 --tmp-dir), which needs as much free space as the index itself. The index
 is byte for byte the same at any limit.`,
@@ -58,8 +60,8 @@ is byte for byte the same at any limit.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs: %d with a key, %d too short; %s is %s\n",
-				info.Rows, info.CSVPath, describeKey(info), time.Since(start).Seconds(),
+			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs with %d threads: %d with a key, %d too short; %s is %s\n",
+				info.Rows, info.CSVPath, describeKey(info), time.Since(start).Seconds(), info.Build.Threads,
 				info.Records, info.ShortRows, info.IndexPath, formatBytes(info.IndexBytes))
 			return nil
 		},

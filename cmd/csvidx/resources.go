@@ -13,6 +13,7 @@ import (
 type resourceFlags struct {
 	memLimitMiB int
 	tmpDir      string
+	threads     int
 }
 
 const (
@@ -23,6 +24,7 @@ const (
 func (r *resourceFlags) addFlags(f *pflag.FlagSet) {
 	f.IntVar(&r.memLimitMiB, "mem-limit-mib", defaultMemLimitMiB, "memory the index records may take, in MiB; beyond it they spill to disk")
 	f.StringVar(&r.tmpDir, "tmp-dir", "", "`DIR` for spill files (default: next to the index)")
+	f.IntVarP(&r.threads, "threads", "j", 0, "threads that scan and sort: 0 for all cores, 1 for a sequential build")
 }
 
 // resources checks the flags and returns the library's options. It also
@@ -32,7 +34,10 @@ func (r *resourceFlags) resources() (index.Resources, error) {
 	if r.memLimitMiB < 1 {
 		return index.Resources{}, fmt.Errorf("--mem-limit-mib %d: give at least 1", r.memLimitMiB)
 	}
+	if r.threads < 0 {
+		return index.Resources{}, fmt.Errorf("--threads %d: give 0 (all cores) or more", r.threads)
+	}
 	limit := int64(r.memLimitMiB) << 20
 	debug.SetMemoryLimit(limit + runtimeSlack)
-	return index.Resources{MemLimit: limit, TmpDir: r.tmpDir}, nil
+	return index.Resources{MemLimit: limit, TmpDir: r.tmpDir, Threads: r.threads}, nil
 }

@@ -1,0 +1,300 @@
+package index
+
+// # Parallel scan: guessed chunk boundaries with repair
+//
+// Where a record starts cannot be told from a piece of a CSV alone: a newline
+// inside quotes does not end a record. So the data after the header is cut
+// into chunks of a few MiB, and every chunk but the first guesses that the
+// first newline at or after its boundary ends a record. Workers scan the
+// chunks from their guesses at the same time, each taking the records that
+// start before the next boundary.
+//
+// The results are stitched in order. Chunk k-1, itself exact, stopped where
+// its last record ended: that is where chunk k really starts. If chunk k's
+// guess was that position, its result is exactly what a sequential scan
+// finds, since the scan from a record start is deterministic; it is kept.
+// Otherwise the chunk is scanned again from the real start ("repaired"), on
+// the stitching goroutine. Only speed depends on the guesses, never the
+// result: the index is byte for byte the sequential one, and a hostile file
+// whose every newline is inside quotes costs the sequential scan plus the
+// wasted guesses.
+//
+// Memory: at most window chunks are in flight (scanned, not yet stitched),
+// and chunks are small enough that their records, at the worst case of 8
+// bytes of records per byte of CSV (a 2-byte row), fit in the share of the
+// budget set aside for them. The stitching, the sorter's Add, and the index
+// writing are sequential.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/scan"
+	"github.com/csvidx/csvidx/sorter"
+)
+
+const (
+	maxChunk        = 16 << 20 // CSV bytes per chunk, at most
+	minChunk        = 64 << 10 // and at least, unless a test says otherwise
+	recordsPerByte  = 8        // the most index bytes one CSV byte can make: 16 per 2-byte row
+	chunksPerWorker = 2        // chunks in flight per worker: one being scanned, one waiting to be stitched
+)
+
+// parallel says how to split a scan.
+type parallel struct {
+	threads int   // workers; 1 scans sequentially
+	chunk   int   // CSV bytes per chunk
+	inUse   int64 // memory the chunks in flight may take, taken from the budget
+	stats   scanStats
+}
+
+// newParallel plans a scan with threads workers (0: one per core) within a
+// memory budget; chunk, when positive, overrides the chunk size (tests).
+func newParallel(threads int, budget int64, chunk int) *parallel {
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	p := &parallel{threads: threads}
+	if threads == 1 {
+		return p
+	}
+	window := int64(threads * chunksPerWorker)
+	p.inUse = budget / 4
+	p.chunk = int(min(max(p.inUse/window/recordsPerByte, minChunk), maxChunk))
+	if chunk > 0 {
+		p.chunk = chunk
+	}
+	return p
+}
+
+// tally is what a scan of records counts.
+type tally struct {
+	rows, short, blanks uint64
+	resume              int64 // start of an unterminated last record, or -1
+}
+
+func (t *tally) add(u tally) {
+	t.rows += u.rows
+	t.short += u.short
+	t.blanks += u.blanks
+	if u.resume >= 0 {
+		t.resume = u.resume
+	}
+}
+
+// scanStats says how a parallel scan went.
+type scanStats struct {
+	chunks, repairs int
+}
+
+// scanRange scans the records of data that start at or after from and before
+// limit, calling add with batches of their index records (buf is the batch
+// buffer). It returns where it stopped: the end of the last record read.
+func scanRange(data []byte, from, limit int, sp spec, buf []sorter.Record, add func([]sorter.Record) error) (int, tally, error) {
+	s, err := scan.New(data, sp.delim, sp.keyCol)
+	if err != nil {
+		return 0, tally{}, err
+	}
+	s.Reset(from)
+	s.SetLimit(limit)
+	t := tally{resume: -1}
+	batch := buf[:0]
+	for s.Next() {
+		t.rows++
+		if key, ok := s.Key(); ok {
+			batch = append(batch, sorter.Record{Hash: sp.hash(key), Offset: uint64(s.Start())})
+			if len(batch) == cap(batch) {
+				if err := add(batch); err != nil {
+					return 0, t, err
+				}
+				batch = batch[:0]
+			}
+		} else {
+			t.short++
+		}
+		if !s.Terminated() {
+			t.resume = int64(s.Start())
+		}
+	}
+	t.blanks = uint64(s.Blanks())
+	if len(batch) > 0 {
+		if err := add(batch); err != nil {
+			return 0, t, err
+		}
+	}
+	return s.Pos(), t, nil
+}
+
+// scanRecords scans the records of data from start, with par's workers, and
+// adds their index records to srt in file order.
+func scanRecords(ctx context.Context, csv *csvFile, start int, sp spec, par *parallel, srt *sorter.Sorter, progress func(done, total int64)) (tally, scanStats, error) {
+	if par.threads == 1 || len(csv.data)-start <= par.chunk {
+		return scanSequential(ctx, csv.data, start, sp, srt, progress)
+	}
+	return scanParallel(ctx, csv, start, sp, par, srt, progress)
+}
+
+// scanSequential scans in one goroutine, a piece at a time so that it can
+// report progress and notice cancellation.
+func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *sorter.Sorter, progress func(done, total int64)) (tally, scanStats, error) {
+	total := tally{resume: -1}
+	buf := make([]sorter.Record, 0, batchRecords)
+	pos := start
+	for limit := start + progressEvery; ; limit += progressEvery {
+		if err := ctx.Err(); err != nil {
+			return total, scanStats{}, err
+		}
+		if limit >= len(data) {
+			limit = math.MaxInt
+		}
+		stop, t, err := scanRange(data, pos, limit, sp, buf, srt.Add)
+		if err != nil {
+			return total, scanStats{}, err
+		}
+		total.add(t)
+		pos = stop
+		if limit == math.MaxInt {
+			return total, scanStats{chunks: 1}, nil
+		}
+		if progress != nil {
+			progress(int64(pos), int64(len(data)))
+		}
+	}
+}
+
+// chunkResult is a chunk scanned from a guessed start.
+type chunkResult struct {
+	from, stop int
+	recs       []sorter.Record
+	t          tally
+	err        error
+}
+
+// scanParallel is the scan described at the top of this file.
+func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *parallel, srt *sorter.Sorter, progress func(done, total int64)) (tally, scanStats, error) {
+	data := csv.data
+	bounds := []int{start} // chunk k covers records starting in [bounds[k], bounds[k+1])
+	for b := start + par.chunk; b < len(data); b += par.chunk {
+		bounds = append(bounds, b)
+	}
+	limitOf := func(k int) int {
+		if k+1 < len(bounds) {
+			return bounds[k+1]
+		}
+		return math.MaxInt
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	results := make([]chan chunkResult, len(bounds))
+	for k := range results {
+		results[k] = make(chan chunkResult, 1)
+	}
+	tokens := make(chan struct{}, par.threads*chunksPerWorker) // chunks in flight
+	jobs := make(chan int)
+	pool := sync.Pool{New: func() any { return []sorter.Record(nil) }}
+	var wg sync.WaitGroup
+	defer func() {
+		cancel() // stops the hand-out, which stops the workers
+		wg.Wait()
+	}()
+	go func() { // hand out chunks, no more than the window ahead of the stitching
+		defer close(jobs)
+		for k := range bounds {
+			select {
+			case tokens <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- k:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range par.threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			batch := make([]sorter.Record, 0, batchRecords)
+			for k := range jobs {
+				results[k] <- scanChunk(csv, k, bounds, limitOf(k), sp, batch, pool.Get().([]sorter.Record))
+			}
+		}()
+	}
+
+	total, stats := tally{resume: -1}, scanStats{chunks: len(bounds)}
+	expect := start // where the next chunk really starts
+	buf := make([]sorter.Record, 0, batchRecords)
+	for k := range bounds {
+		var r chunkResult
+		select {
+		case r = <-results[k]:
+		case <-ctx.Done():
+			return total, stats, ctx.Err()
+		}
+		if r.err != nil {
+			return total, stats, r.err
+		}
+		if r.from == expect {
+			if err := srt.Add(r.recs); err != nil {
+				return total, stats, err
+			}
+		} else { // a wrong guess: scan the chunk again from where it really starts
+			stats.repairs++
+			var err error
+			r.stop, r.t, err = scanRange(data, expect, limitOf(k), sp, buf, srt.Add)
+			if err != nil {
+				return total, stats, err
+			}
+		}
+		total.add(r.t)
+		expect = r.stop
+		pool.Put(r.recs[:0])
+		<-tokens
+		if progress != nil {
+			progress(int64(min(expect, len(data))), int64(len(data)))
+		}
+		if err := ctx.Err(); err != nil {
+			return total, stats, err
+		}
+	}
+	return total, stats, nil
+}
+
+// scanChunk scans chunk k from its guessed start, collecting its records in
+// recs, with batch as the batch buffer.
+func scanChunk(csv *csvFile, k int, bounds []int, limit int, sp spec, batch, recs []sorter.Record) chunkResult {
+	from := bounds[0]
+	if k > 0 {
+		from = guessStart(csv.data, bounds[k])
+	}
+	r := chunkResult{from: from}
+	r.err = mapping.Guard(func() error {
+		var err error
+		r.stop, r.t, err = scanRange(csv.data, from, limit, sp, batch, func(b []sorter.Record) error {
+			recs = append(recs, b...)
+			return nil
+		})
+		return err
+	}, csv.m)
+	if r.err == mapping.ErrFault {
+		r.err = fmt.Errorf("%s: %w", csv.path, ErrChanged)
+	}
+	r.recs = recs
+	return r
+}
+
+// guessStart guesses where the first record at or after b starts: just past
+// the first newline at or after b-1.
+func guessStart(data []byte, b int) int {
+	for i := b - 1; i < len(data); i++ {
+		if data[i] == '\n' {
+			return i + 1
+		}
+	}
+	return len(data)
+}

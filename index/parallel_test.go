@@ -1,0 +1,139 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// buildBytes builds the index of the CSV at p with res and returns its
+// bytes and the build's statistics.
+func buildBytes(t *testing.T, p string, key string, noHeader bool, res Resources) ([]byte, *BuildStats) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "i.csvidx")
+	info, err := Build(context.Background(), p, BuildOptions{Key: key, NoHeader: noHeader, IndexPath: out, Resources: res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, info.Build
+}
+
+// TestParallelGarbage builds random garbage over the characters that matter
+// (quotes, delimiters, \n, \r) at chunk sizes of 1 to 40 bytes: wrong
+// guesses are common, and every index must equal the sequential one, header
+// counts included. The repairs must add up, or the repair path went untested.
+func TestParallelGarbage(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 31))
+	alphabet := []byte("ab1 ,\"\n\r")
+	repairs, builds := 0, 0
+	for i := 0; i < 300; i++ {
+		data := make([]byte, 20+r.IntN(300))
+		for j := range data {
+			data[j] = alphabet[r.IntN(len(alphabet))]
+		}
+		p := writeCSV(t, string(data))
+		want, _ := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 1})
+		for _, chunk := range []int{1, 2, 3, 5, 8, 13, 40} {
+			got, st := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 2 + i%3, chunk: chunk})
+			builds++
+			if !bytes.Equal(got, want) {
+				t.Fatalf("input %d (%q) at chunk size %d: the parallel index differs from the sequential one", i, data, chunk)
+			}
+			repairs += st.Repairs
+		}
+	}
+	t.Logf("%d parallel builds, %d repaired chunks", builds, repairs)
+	if repairs < 1000 {
+		t.Fatalf("only %d repairs in %d builds: the repair path is not exercised", repairs, builds)
+	}
+}
+
+// TestParallelStructured builds generated CSVs with multi-line fields, CRLF,
+// blank and short rows, with and without an unterminated last row, at 2 and
+// 5 threads, chunk sizes from 7 bytes to megabytes, and with spills.
+func TestParallelStructured(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 32))
+	for i := 0; i < 8; i++ {
+		g := makeCSV(r, 300+r.IntN(2000), 1, ',', true, i%2 == 1)
+		p := writeCSV(t, g.data)
+		want, _ := buildBytes(t, p, "1", false, Resources{Threads: 1})
+		for _, threads := range []int{2, 5} {
+			for _, chunk := range []int{7, 64, 1000, 1 << 20} {
+				for _, limit := range []int64{0, 64} {
+					name := fmt.Sprintf("csv%d/threads=%d/chunk=%d/limit=%d", i, threads, chunk, limit)
+					got, _ := buildBytes(t, p, "1", false, Resources{Threads: threads, chunk: chunk, MemLimit: limit, TmpDir: t.TempDir()})
+					if !bytes.Equal(got, want) {
+						t.Fatalf("%s: the index differs from the sequential one", name)
+					}
+				}
+			}
+		}
+		res, err := Verify(context.Background(), p, &VerifyOptions{Resources: Resources{Threads: 3, chunk: 50}})
+		if err == nil {
+			t.Fatalf("Verify of a CSV with no index: %+v", res)
+		}
+	}
+}
+
+// TestParallelNoRepairs: on an ordinary CSV, whose newlines all end records,
+// every guess is right. A repair here would be a speed regression.
+func TestParallelNoRepairs(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("id,user,comment\n")
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&b, "%d,u%d,\"a, \"\"quoted\"\" comment\"\n", i, i%977)
+	}
+	p := writeCSV(t, b.String())
+	want, _ := buildBytes(t, p, "user", false, Resources{Threads: 1})
+	for _, chunk := range []int{100, 4096, 65536} {
+		got, st := buildBytes(t, p, "user", false, Resources{Threads: 2, chunk: chunk})
+		if !bytes.Equal(got, want) {
+			t.Fatalf("chunk %d: the index differs from the sequential one", chunk)
+		}
+		if st.Repairs != 0 || st.Chunks < 2 {
+			t.Fatalf("chunk %d: %d chunks, %d repairs; want several chunks and no repair", chunk, st.Chunks, st.Repairs)
+		}
+	}
+}
+
+// TestParallelErrors: an error in the middle of a parallel scan (the spill
+// directory is missing; the context is cancelled) stops every worker and
+// comes back, with no temporary file left and the old index kept.
+func TestParallelErrors(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 33))
+	g := makeCSV(r, 3000, 1, ',', true, false)
+	p := writeCSV(t, g.data)
+	build(t, p, BuildOptions{Key: "1"})
+	old, _ := os.ReadFile(DefaultIndexPath(p))
+
+	missing := filepath.Join(t.TempDir(), "gone")
+	_, err := Build(context.Background(), p, BuildOptions{Key: "1", Resources: Resources{Threads: 3, chunk: 100, MemLimit: 1, TmpDir: missing}})
+	if err == nil {
+		t.Fatal("a build that cannot spill succeeded")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	_, err = Build(ctx, p, BuildOptions{Key: "1", Resources: Resources{Threads: 3, chunk: 100},
+		Progress: func(done, total int64) {
+			if calls++; calls == 50 {
+				cancel()
+			}
+		}})
+	if err != context.Canceled {
+		t.Fatalf("cancelled parallel build = %v", err)
+	}
+	if now, _ := os.ReadFile(DefaultIndexPath(p)); !bytes.Equal(now, old) {
+		t.Fatal("a failed build changed the index")
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(p)); len(entries) != 2 {
+		t.Fatalf("the directory holds %d files, want the CSV and its index", len(entries))
+	}
+}
