@@ -39,13 +39,13 @@ import (
 )
 
 type config struct {
-	rows    int
-	csv     string
-	keys    string
-	bin     string
-	work    string
-	results string
-	runs    int
+	rows            int
+	csv             string
+	keys            string
+	bin             string
+	work            string
+	results         string
+	runs            int
 	ordinary, heavy string
 }
 
