@@ -62,9 +62,10 @@ func newParallel(threads int, budget int64, chunk int) *parallel {
 	if threads == 1 {
 		return p
 	}
-	window := int64(threads * chunksPerWorker)
+	// Each chunk in flight holds its records twice: as scanned and as grouped.
+	window := int64(threads*chunksPerWorker + threads)
 	p.inUse = budget / 4
-	p.chunk = int(min(max(p.inUse/window/recordsPerByte, minChunk), maxChunk))
+	p.chunk = int(min(max(p.inUse/window/(2*recordsPerByte), minChunk), maxChunk))
 	if chunk > 0 {
 		p.chunk = chunk
 	}
@@ -166,10 +167,11 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 	}
 }
 
-// chunkResult is a chunk scanned from a guessed start.
+// chunkResult is a chunk scanned from a guessed start, its records grouped
+// by partition for the sorter.
 type chunkResult struct {
 	from, stop int
-	recs       []sorter.Record
+	group      *sorter.Group
 	t          tally
 	err        error
 }
@@ -194,7 +196,10 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 	}
 	tokens := make(chan struct{}, par.threads*chunksPerWorker) // chunks in flight
 	jobs := make(chan int)
-	pool := sync.Pool{New: func() any { return []sorter.Record(nil) }}
+
+	// Group buffers go round between the workers and the stitcher: fresh
+	// memory is slow to touch, and a sync.Pool would drop them at each GC.
+	groups := make(chan *sorter.Group, cap(tokens)+par.threads)
 	var wg sync.WaitGroup
 	defer func() {
 		cancel() // stops the hand-out, which stops the workers
@@ -220,8 +225,20 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		go func() {
 			defer wg.Done()
 			batch := make([]sorter.Record, 0, batchRecords)
+			var recs []sorter.Record
+			dist := srt.NewDistributor()
 			for k := range jobs {
-				results[k] <- scanChunk(csv, k, bounds, limitOf(k), sp, batch, pool.Get().([]sorter.Record))
+				var r chunkResult
+				r, recs = scanChunk(csv, k, bounds, limitOf(k), sp, batch, recs[:0])
+				if r.err == nil {
+					select {
+					case r.group = <-groups:
+					default:
+						r.group = new(sorter.Group)
+					}
+					r.err = dist.Group(r.group, recs)
+				}
+				results[k] <- r
 			}
 		}()
 	}
@@ -240,7 +257,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 			return total, stats, r.err
 		}
 		if r.from == expect {
-			if err := srt.Add(r.recs); err != nil {
+			if err := srt.AddGroup(r.group); err != nil {
 				return total, stats, err
 			}
 		} else { // a wrong guess: scan the chunk again from where it really starts
@@ -253,7 +270,12 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		}
 		total.add(r.t)
 		expect = r.stop
-		pool.Put(r.recs[:0])
+		if r.group != nil {
+			select {
+			case groups <- r.group:
+			default:
+			}
+		}
 		<-tokens
 		if progress != nil {
 			progress(int64(min(expect, len(data))), int64(len(data)))
@@ -266,8 +288,8 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 }
 
 // scanChunk scans chunk k from its guessed start, collecting its records in
-// recs, with batch as the batch buffer.
-func scanChunk(csv *csvFile, k int, bounds []int, limit int, sp spec, batch, recs []sorter.Record) chunkResult {
+// recs, with batch as the batch buffer; it returns recs grown.
+func scanChunk(csv *csvFile, k int, bounds []int, limit int, sp spec, batch, recs []sorter.Record) (chunkResult, []sorter.Record) {
 	from := bounds[0]
 	if k > 0 {
 		from = guessStart(csv.data, bounds[k])
@@ -284,8 +306,7 @@ func scanChunk(csv *csvFile, k int, bounds []int, limit int, sp spec, batch, rec
 	if r.err == mapping.ErrFault {
 		r.err = fmt.Errorf("%s: %w", csv.path, ErrChanged)
 	}
-	r.recs = recs
-	return r
+	return r, recs
 }
 
 // guessStart guesses where the first record at or after b starts: just past

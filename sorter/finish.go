@@ -42,8 +42,8 @@ func (s *Sorter) Finish(emit func(batch []Record) error) error {
 		workers = int(max(1, min(int64(workers), s.limit/pair)))
 	}
 	need := int64(workers) * pair
-	if s.mem+need > s.limit {
-		if err := s.spillArenas(); err != nil {
+	if s.mem+need > s.limit { // s.mem is the arenas now
+		if err := s.spillArenas(s.limit - need); err != nil {
 			return err
 		}
 		s.dropFree()
@@ -149,7 +149,7 @@ func (s *Sorter) finishLarge(d int, out batcher) error {
 	// Give the sub-Sorter the whole budget: let go of the buffers, spill the arenas.
 	s.stats.SubSorts++
 	s.scratch = nil
-	if err := s.spillArenas(); err != nil {
+	if err := s.spillArenas(0); err != nil {
 		return err
 	}
 	s.dropFree()

@@ -66,13 +66,15 @@ type Sorter struct {
 	arenas    []*arena     // distributed records in memory, in Add order
 	gens      []generation // distributed records in the spill file, in Add order
 	free      [][]Record   // full-size buffers no longer used, kept: fresh memory is slow to touch
-	mem       int64        // bytes of buffers held: stage, arenas, free
-	n         int64        // records added
-	next      uint64       // the least Offset the next record may have
-	spill     *spillFile
-	cnt       *[maxBuckets]int // histogram of a distribution
-	stats     *Stats           // shared with sub-sorts
-	done      bool
+	mem       int64        // bytes of buffers held: stage, blocks, free
+	cur       *block       // the block new arenas are carved from
+
+	n     int64  // records added
+	next  uint64 // the least Offset the next record may have
+	spill *spillFile
+	cnt   *[maxBuckets]int // histogram of a distribution
+	stats *Stats           // shared with sub-sorts
+	done  bool
 
 	scratch []Record // Finish's gather and sort buffers (two halves), kept across partitions
 	largest int64    // records of the largest partition Finish sorts in memory
@@ -80,10 +82,20 @@ type Sorter struct {
 }
 
 // arena holds a run of added records grouped by partition: partition d is
-// recs[start[d]:start[d+1]], in Add order.
+// recs[start[d]:start[d+1]], in Add order. Its records live in a block,
+// which holds the arenas of consecutive runs.
 type arena struct {
 	recs  []Record
 	start [partitions + 1]int32
+	block *block
+}
+
+// block is a buffer that arenas are carved from, in order, and that goes
+// back to the free list when the last of them is spilled.
+type block struct {
+	buf  []Record
+	used int // records carved out
+	refs int // arenas in memory carved from it
 }
 
 // generation is a set of arenas written to the spill file together, partition by partition:
@@ -153,33 +165,45 @@ func (s *Sorter) makeRoom() error {
 }
 
 // distribute moves the staged records into a new arena, grouped by partition, with a stable
-// scatter by the partition digit, spilling the arenas first if the budget is full.
+// scatter by the partition digit.
 func (s *Sorter) distribute() error {
 	if len(s.stage) == 0 {
 		return nil
 	}
-	if s.mem+int64(len(s.stage))*recordBytes > s.limit && len(s.free) == 0 {
-		if err := s.spillArenas(); err != nil {
-			return err
-		}
-	}
 	if s.cnt == nil {
 		s.cnt = new([maxBuckets]int)
 	}
-	cnt := s.cnt
-	clear(cnt[:partitions])
-	countDigits(s.stage, cnt, s.digit)
-	a := &arena{recs: s.alloc(len(s.stage))[:len(s.stage)]}
-	sum := 0
-	for d := range partitions {
-		a.start[d] = int32(sum)
-		sum, cnt[d] = sum+cnt[d], sum
+	a, err := s.newArena(len(s.stage))
+	if err != nil {
+		return err
 	}
-	a.start[partitions] = int32(sum)
-	scatter(a.recs, s.stage, cnt, s.digit)
-	s.arenas = append(s.arenas, a)
+	distributeInto(a.recs, &a.start, s.stage, s.cnt, s.digit)
 	s.stage = s.stage[:0]
 	return nil
+}
+
+// newArena appends an arena for n records, carved from the current block or a new one, and
+// spills the oldest arenas first if a new block would exceed the budget.
+func (s *Sorter) newArena(n int) (*arena, error) {
+	b := s.cur
+	if b == nil || len(b.buf)-b.used < n {
+		need := int64(max(n, s.arena)) * recordBytes
+		if s.mem+need > s.limit && len(s.free) == 0 && n <= s.arena {
+			if err := s.spillArenas(s.limit / 2); err != nil {
+				return nil, err
+			}
+		}
+		if c := s.cur; c != nil && c.refs == 0 { // nothing left in the old block
+			s.release(c.buf)
+		}
+		b = &block{buf: s.alloc(max(n, s.arena))[:max(n, s.arena)]}
+		s.cur = b
+	}
+	a := &arena{recs: b.buf[b.used : b.used+n : b.used+n], block: b}
+	b.used += n
+	b.refs++
+	s.arenas = append(s.arenas, a)
+	return a, nil
 }
 
 // alloc returns an empty buffer for n records: a free full-size one when n fits, else new
@@ -195,8 +219,8 @@ func (s *Sorter) alloc(n int) []Record {
 	return make([]Record, 0, n)
 }
 
-// release gives a buffer back: full-size ones to the free list, others to the garbage
-// collector.
+// release gives a buffer back: full-size ones to the free list, still counted; others to
+// the garbage collector.
 func (s *Sorter) release(b []Record) {
 	if cap(b) == s.arena {
 		s.free = append(s.free, b[:0])
@@ -211,13 +235,24 @@ func (s *Sorter) dropFree() {
 	s.free = nil
 }
 
-// spillArenas writes the arenas in memory to the spill file as one generation: partition by
-// partition, each partition's records from every arena in Add order. Their buffers go to the
-// free list.
-func (s *Sorter) spillArenas() error {
-	if len(s.arenas) == 0 {
+// spillArenas writes the oldest arenas in memory to the spill file as one generation, until
+// at most target bytes of arenas are left in memory: partition by partition, each
+// partition's records from every spilled arena in Add order. The records kept in memory are
+// all newer than the spilled ones, so reading generations, then arenas, keeps Add order.
+// The spilled buffers are kept for reuse.
+func (s *Sorter) spillArenas(target int64) error {
+	held := int64(0)
+	for _, a := range s.arenas {
+		held += int64(len(a.recs)) * recordBytes
+	}
+	k := 0
+	for ; k < len(s.arenas) && held > target; k++ {
+		held -= int64(len(s.arenas[k].recs)) * recordBytes
+	}
+	if k == 0 {
 		return nil
 	}
+	out := s.arenas[:k]
 	if s.spill == nil {
 		f, err := createSpill(s.opts, s.spillBuffer())
 		if err != nil {
@@ -229,7 +264,7 @@ func (s *Sorter) spillArenas() error {
 	var g generation
 	for d := range partitions {
 		g.part[d].off = s.spill.size
-		for _, a := range s.arenas {
+		for _, a := range out {
 			seg := a.recs[a.start[d]:a.start[d+1]]
 			if _, err := s.spill.write(seg); err != nil {
 				return err
@@ -237,11 +272,19 @@ func (s *Sorter) spillArenas() error {
 			g.part[d].n += int64(len(seg))
 		}
 	}
-	for _, a := range s.arenas {
+	for _, a := range out {
 		s.stats.SpilledRecords += int64(len(a.recs))
-		s.release(a.recs)
+		b := a.block
+		b.refs--
+		if b.refs == 0 {
+			if b == s.cur {
+				b.used = 0 // the current block is empty again: carve from its start
+			} else {
+				s.release(b.buf)
+			}
+		}
 	}
-	s.arenas = nil
+	s.arenas = append(s.arenas[:0], s.arenas[k:]...)
 	s.gens = append(s.gens, g)
 	return nil
 }
@@ -278,6 +321,6 @@ func (s *Sorter) Close() error {
 
 // dropMemory lets go of every buffer; the spill file stays until Close.
 func (s *Sorter) dropMemory() {
-	s.stage, s.arenas, s.free, s.scratch, s.cnt = nil, nil, nil, nil, nil
+	s.stage, s.arenas, s.free, s.scratch, s.cnt, s.cur = nil, nil, nil, nil, nil, nil
 	s.n, s.mem = 0, 0
 }

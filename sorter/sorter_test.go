@@ -188,3 +188,67 @@ func TestSorterAddCopies(t *testing.T) {
 	clear(buf)
 	checkSorted(t, finishAll(t, s), want)
 }
+
+// TestSorterGroups adds records grouped by Distributors on several
+// goroutines, mixed with Add, at several limits: the output is the same as
+// Add alone.
+func TestSorterGroups(t *testing.T) {
+	rng := newRand(14)
+	recs := withAscendingOffsets(genHeavy(rng, 200_000, 100, 300))
+	want := reference(recs)
+	for _, limit := range []int64{64 << 10, 1 << 20, 0} {
+		s := New(Options{MemLimit: limit, TmpDir: t.TempDir(), Threads: 2})
+		pieces := slices.Collect(slices.Chunk(recs, 7000))
+		groups := make([]*Group, len(pieces))
+		errs := make(chan error, 4)
+		for w := range 4 { // four workers group every fourth piece
+			go func() {
+				d := s.NewDistributor()
+				for i := w; i < len(pieces); i += 4 {
+					if i%3 == 0 {
+						continue // left for Add
+					}
+					groups[i] = new(Group)
+					if err := d.Group(groups[i], pieces[i]); err != nil {
+						errs <- err
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, p := range pieces {
+			var err error
+			if i%3 == 0 {
+				err = s.Add(p)
+			} else {
+				err = s.AddGroup(groups[i])
+				clear(groups[i].recs) // AddGroup copied them
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s.Len() != int64(len(recs)) {
+			t.Fatalf("Len = %d, want %d", s.Len(), len(recs))
+		}
+		checkSorted(t, finishAll(t, s), want)
+		s.Close()
+	}
+	s := New(Options{})
+	defer s.Close()
+	var g Group
+	s.NewDistributor().Group(&g, []Record{{1, 10}})
+	s.Add([]Record{{2, 20}})
+	if err := s.AddGroup(&g); !errors.Is(err, ErrOrder) {
+		t.Fatalf("a group before the records added = %v, want ErrOrder", err)
+	}
+	if err := s.NewDistributor().Group(&g, []Record{{1, 5}, {1, 5}}); !errors.Is(err, ErrOrder) {
+		t.Fatalf("a group out of order = %v, want ErrOrder", err)
+	}
+}
