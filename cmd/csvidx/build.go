@@ -60,8 +60,9 @@ is byte for byte the same at any limit.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs with %d threads: %d with a key, %d too short; %s is %s\n",
-				info.Rows, info.CSVPath, describeKey(info), time.Since(start).Seconds(), info.Build.Threads,
+			b := info.Build
+			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs with %d threads (%d chunks, %d repaired): %d with a key, %d too short; %s is %s\n",
+				info.Rows, info.CSVPath, describeKey(info), time.Since(start).Seconds(), b.Threads, b.Chunks, b.Repairs,
 				info.Records, info.ShortRows, info.IndexPath, formatBytes(info.IndexBytes))
 			return nil
 		},

@@ -15,25 +15,21 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/csvidx/csvidx/scripts/internal/run"
 )
 
-type run struct {
+type result struct {
 	LimitMiB    int     `json:"limit_mib"`
 	Seconds     float64 `json:"seconds"`
 	PeakAnonMiB float64 `json:"peak_anon_mib"`
@@ -46,6 +42,7 @@ func main() {
 	csv := flag.String("csv", "", "the CSV to index (generated when empty)")
 	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
 	limits := flag.String("limits", "32,64,256,1024,100000", "memory limits to try, in MiB (100000: all in memory)")
+	threads := flag.Int("threads", 0, "--threads for every build (0: all cores)")
 	results := flag.String("results", "results", "directory for the JSON results")
 	flag.Parse()
 	log.SetFlags(0)
@@ -55,39 +52,31 @@ func main() {
 	check(err)
 	defer os.RemoveAll(work)
 	if *bin == "" {
-		*bin = filepath.Join(work, "csvidx")
-		cmd := exec.Command("go", "build", "-o", *bin, "./cmd/csvidx")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		cmd.Stderr = os.Stderr
-		check(cmd.Run())
+		*bin, err = run.Binary(work)
+		check(err)
 	}
 	if *csv == "" {
 		*csv = filepath.Join(work, "orders.csv")
-		cmd := exec.Command("go", "run", "./scripts/csvgen", "-rows", strconv.Itoa(*rows), "-o", *csv)
-		cmd.Stderr = os.Stderr
-		check(cmd.Run())
+		check(run.Generate(*csv, *rows))
 	}
 	st, err := os.Stat(*csv)
 	check(err)
-	fmt.Printf("%s: %d bytes, %d cores\n\n", *csv, st.Size(), runtime.NumCPU())
+	fmt.Printf("%s: %d bytes, %d cores, --threads %d\n\n", *csv, st.Size(), runtime.NumCPU(), *threads)
 	fmt.Printf("%10s %10s %14s %10s  %s\n", "limit MiB", "build s", "peak anon MiB", "temp left", "index sha256")
 
 	tmp := filepath.Join(work, "spill")
 	check(os.MkdirAll(tmp, 0o755))
-	var runs []run
+	var runs []result
 	for _, f := range strings.Split(*limits, ",") {
 		limit, err := strconv.Atoi(strings.TrimSpace(f))
 		check(err)
 		idx := filepath.Join(work, "index.csvidx")
-		cmd := exec.Command(*bin, "build", *csv, "--key", "user_id", "--index", idx,
-			"--mem-limit-mib", strconv.Itoa(limit), "--tmp-dir", tmp)
-		cmd.Stdout = io.Discard
-		cmd.Stderr = os.Stderr
-		start := time.Now()
-		check(cmd.Start())
-		peak := pollRSS(cmd)
-		r := run{LimitMiB: limit, Seconds: time.Since(start).Seconds(), PeakAnonMiB: float64(peak) / 1024}
-		r.SHA256 = sha(idx)
+		m, err := run.Measure(*bin, "build", *csv, "--key", "user_id", "--index", idx,
+			"--mem-limit-mib", strconv.Itoa(limit), "--tmp-dir", tmp, "--threads", strconv.Itoa(*threads))
+		check(err)
+		r := result{LimitMiB: limit, Seconds: m.Seconds, PeakAnonMiB: float64(m.PeakAnonKiB) / 1024}
+		r.SHA256, err = run.SHA256(idx)
+		check(err)
 		left, _ := os.ReadDir(tmp)
 		near, _ := filepath.Glob(idx + ".tmp-*")
 		r.Leftovers = len(left) + len(near)
@@ -101,7 +90,7 @@ func main() {
 
 	check(os.MkdirAll(*results, 0o755))
 	name := filepath.Join(*results, fmt.Sprintf("extsort-%d-%s.json", st.Size(), time.Now().UTC().Format("20060102T150405")))
-	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "runs": runs, "identical": same}, "", "  ")
+	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "threads": *threads, "runs": runs, "identical": same}, "", "  ")
 	check(err)
 	check(os.WriteFile(name, append(b, '\n'), 0o644))
 	fmt.Println("\nwrote", name)
@@ -109,52 +98,6 @@ func main() {
 		log.Fatal("FAIL: the indexes differ between limits, or temporary files were left")
 	}
 	fmt.Println("ok: the index is identical at every limit and no temporary file is left")
-}
-
-// pollRSS waits for cmd and returns its peak RssAnon in KiB.
-func pollRSS(cmd *exec.Cmd) int64 {
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var peak int64
-	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-	for {
-		select {
-		case err := <-done:
-			check(err)
-			return peak
-		case <-time.After(5 * time.Millisecond):
-			peak = max(peak, rssAnon(status))
-		}
-	}
-}
-
-// rssAnon reads RssAnon (KiB) from a /proc status file, or 0.
-func rssAnon(path string) int64 {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "RssAnon:"); ok {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
-				n, _ := strconv.ParseInt(f[0], 10, 64)
-				return n
-			}
-		}
-	}
-	return 0
-}
-
-func sha(path string) string {
-	f, err := os.Open(path)
-	check(err)
-	defer f.Close()
-	h := sha256.New()
-	_, err = io.Copy(h, f)
-	check(err)
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 func check(err error) {
