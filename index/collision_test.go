@@ -30,8 +30,8 @@ func TestForcedCollisions(t *testing.T) {
 		}
 		// Count reads no rows, so it counts the whole colliding run.
 		n, err := ix.Count([]byte("missing"))
-		if err != nil || uint64(n) != ix.h.records {
-			t.Fatalf("Count = %d, %v; want every record (%d)", n, err, ix.h.records)
+		if err != nil || uint64(n) != ix.main.h.records {
+			t.Fatalf("Count = %d, %v; want every record (%d)", n, err, ix.main.h.records)
 		}
 		ix.Close()
 		res, err := Verify(context.Background(), p, &VerifyOptions{hash: constant})

@@ -31,7 +31,33 @@ type Info struct {
 	BytesBehind  int64  `json:"bytes_behind"`    // CSV bytes appended since, not indexed
 	Stale        string `json:"stale,omitempty"` // why the index cannot be used, if it cannot
 
+	Tail  *TailInfo   `json:"tail,omitempty"`  // rows appended and indexed by update
 	Build *BuildStats `json:"build,omitempty"` // how the build went, from Build only
+}
+
+// TailInfo describes the tail: the index of rows appended after the main
+// index was built, which lookups read after the main index.
+type TailInfo struct {
+	Path         string `json:"path"`
+	Bytes        int64  `json:"bytes"`
+	BaseOffset   int64  `json:"base_offset"`   // the first CSV byte it covers: where the main index stops
+	Rows         int64  `json:"rows"`          // rows it covers
+	Records      int64  `json:"records"`       // rows with a key
+	ShortRows    int64  `json:"short_rows"`    // rows too short to have the key column
+	ScannedBytes int64  `json:"scanned_bytes"` // the CSV's size when it was made
+}
+
+// addTail describes tail in info and makes the coverage figures its own.
+func (info *Info) addTail(tail *part) {
+	if tail == nil {
+		return
+	}
+	h := tail.h
+	info.Tail = &TailInfo{Path: tail.path, Bytes: int64(len(tail.data)), BaseOffset: int64(h.base),
+		Rows: int64(h.rows), Records: int64(h.records), ShortRows: int64(h.shortRows), ScannedBytes: int64(h.scanned)}
+	info.ResumeOffset = int64(h.resume)
+	info.Unterminated = h.resume < h.scanned
+	info.BytesBehind = max(0, info.CSVBytes-int64(h.scanned))
 }
 
 // BuildStats says how a build went. Nothing in it changes the index.
@@ -70,11 +96,11 @@ func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {
 // index file is an error.
 func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 	idxPath := opts.indexPath(csvPath)
-	m, h, err := openIndexFile(idxPath, csvPath)
+	main, err := openPart(idxPath, csvPath, false)
 	if err != nil {
 		return nil, err
 	}
-	defer m.Close()
+	defer main.close()
 	f, err := os.Open(csvPath)
 	if err != nil {
 		return nil, err
@@ -84,9 +110,21 @@ func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := newInfo(csvPath, idxPath, h, int64(h.size()), st.Size())
-	if err := checkFresh(f, st.Size(), h, csvPath, idxPath); err != nil {
+	info := newInfo(csvPath, idxPath, main.h, int64(len(main.data)), st.Size())
+	if err := checkFresh(f, st.Size(), main.h, csvPath, idxPath); err != nil {
 		info.Stale = err.Error()
+		return info, nil
+	}
+	tail, err := openTail(tailPath(idxPath), csvPath, main)
+	if err != nil {
+		return nil, err
+	}
+	defer tail.close()
+	info.addTail(tail)
+	if tail != nil {
+		if err := checkFresh(f, st.Size(), tail.h, csvPath, tail.path); err != nil {
+			info.Stale = err.Error()
+		}
 	}
 	return info, nil
 }

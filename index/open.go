@@ -1,14 +1,11 @@
 package index
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/zeebo/xxh3"
@@ -36,84 +33,76 @@ func (o *Options) hashFunc() func([]byte) uint64 {
 	return o.hash
 }
 
-// Index is an open index with its CSV. It is safe for concurrent use. It
-// sees the files as they were when it was opened: rows appended later are
-// not indexed (see [Index.BytesBehind]).
+// Index is an open index with its CSV: the main index and, when rows were
+// appended and indexed by update, its tail. It is safe for concurrent use.
+// It sees the files as they were when it was opened: rows appended later are
+// not indexed (see [Index.BytesBehind]), and a writer replacing the index
+// files does not disturb it.
 type Index struct {
 	csvPath, idxPath string
 	csv              *csvFile
-	idxMap           *mapping.Map
-	idx              []byte // the mapped index file
-	h                *header
+	main             *part
+	tail             *part // nil without a current tail
 	hash             func([]byte) uint64
-	checked          []atomic.Uint64 // a bit per record page whose CRC matched
 }
 
-// Open opens the index of the CSV at csvPath. It refuses a missing, broken
-// or stale index with an error that says what to do.
+// Open opens the index of the CSV at csvPath, with its tail if it has a
+// current one. It refuses a missing, broken or stale index, and a broken
+// tail, with an error that says what to do; a tail left over from an
+// interrupted compact or build (made for another main index) is ignored.
 func Open(csvPath string, opts *Options) (*Index, error) {
 	idxPath := opts.indexPath(csvPath)
-	m, h, err := openIndexFile(idxPath, csvPath)
+	main, err := openPart(idxPath, csvPath, false)
 	if err != nil {
 		return nil, err
 	}
 	csv, err := openCSV(csvPath, mapping.Random)
 	if err != nil {
-		m.Close()
+		main.close()
 		return nil, err
 	}
-	if err := checkFresh(csv.f, int64(len(csv.data)), h, csvPath, idxPath); err != nil {
-		m.Close()
-		csv.close()
+	ix := &Index{csvPath: csvPath, idxPath: idxPath, csv: csv, main: main, hash: opts.hashFunc()}
+	if err := ix.openRest(); err != nil {
+		ix.Close()
 		return nil, err
 	}
-	return &Index{
-		csvPath: csvPath, idxPath: idxPath,
-		csv: csv, idxMap: m, idx: m.Bytes(), h: h,
-		hash:    opts.hashFunc(),
-		checked: make([]atomic.Uint64, (h.pages+63)/64),
-	}, nil
+	return ix, nil
 }
 
-// openIndexFile maps the index file at path and validates its header and
-// size.
-func openIndexFile(path, csvPath string) (*mapping.Map, *header, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%w for %s: %s does not exist; %s", ErrNoIndex, csvPath, path, rebuildHint(csvPath, nil))
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close() // the mapping stays valid
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := mapping.File(f, st.Size(), mapping.Random)
-	if err != nil {
-		return nil, nil, fmt.Errorf("map %s: %w", path, err)
-	}
-	var h *header
-	err = mapping.Guard(func() error {
-		var err error
-		h, err = decodeHeader(m.Bytes())
+// openRest checks the main index against the CSV and opens the tail.
+func (ix *Index) openRest() error {
+	size := int64(len(ix.csv.data))
+	if err := checkFresh(ix.csv.f, size, ix.main.h, ix.csvPath, ix.idxPath); err != nil {
 		return err
-	}, m)
-	if err == nil && h.flags&flagTail != 0 {
-		err = fmt.Errorf("%w: a tail file where a main index belongs", ErrCorrupt)
 	}
-	if err == nil && uint64(st.Size()) != h.size() {
-		err = fmt.Errorf("%w: the file is %d bytes, its header says %d", ErrCorrupt, st.Size(), h.size())
+	tail, err := openTail(tailPath(ix.idxPath), ix.csvPath, ix.main)
+	if err != nil || tail == nil {
+		return err
 	}
-	if err != nil {
-		m.Close()
-		if errors.Is(err, mapping.ErrFault) {
-			err = fmt.Errorf("%w: %w", ErrChanged, err)
-		}
-		return nil, nil, fmt.Errorf("%s: %w; %s", path, err, rebuildHint(csvPath, h))
+	ix.tail = tail
+	if err := checkFresh(ix.csv.f, size, tail.h, ix.csvPath, tail.path); err != nil {
+		return fmt.Errorf("%w (the tail indexes rows appended after the main index; csvidx update rescans them)", err)
 	}
-	return m, h, nil
+	return nil
+}
+
+// tailPath returns where the tail of the index at idxPath lives.
+func tailPath(idxPath string) string { return idxPath + ".tail" }
+
+// openTail opens the tail at path if it extends main: made for main's
+// generation, starting where main stops. A tail made for another main index
+// (left by an interrupted compact or build) is stale: it is ignored, and the
+// next update replaces it. A broken tail is an error.
+func openTail(path, csvPath string, main *part) (*part, error) {
+	t, err := openPart(path, csvPath, true)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	if t.h.parent != main.h.generation || t.h.base != main.h.resume {
+		t.close()
+		return nil, nil
+	}
+	return t, nil
 }
 
 // checkFresh refuses an index whose CSV (f, now size bytes) shrank or
@@ -179,20 +168,36 @@ func shellQuote(s string) string {
 // Close releases the mappings and files. Rows passed to callbacks must not
 // be used afterwards.
 func (ix *Index) Close() error {
-	err := ix.idxMap.Close()
+	err := ix.main.close()
+	if terr := ix.tail.close(); err == nil {
+		err = terr
+	}
 	if cerr := ix.csv.close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
+// covered returns the header of the file that indexes the CSV furthest: the
+// tail if there is one, else the main index.
+func (ix *Index) covered() *header {
+	if ix.tail != nil {
+		return ix.tail.h
+	}
+	return ix.main.h
+}
+
 // BytesBehind returns how many bytes the CSV had grown by, when the index
-// was opened, since it was built: rows there are not in the index.
-func (ix *Index) BytesBehind() int64 { return int64(len(ix.csv.data)) - int64(ix.h.scanned) }
+// was opened, since it was last indexed: rows there are not in the index.
+func (ix *Index) BytesBehind() int64 {
+	return int64(len(ix.csv.data)) - int64(ix.covered().scanned)
+}
 
 // Info describes the open index.
 func (ix *Index) Info() *Info {
-	return newInfo(ix.csvPath, ix.idxPath, ix.h, int64(len(ix.idx)), int64(len(ix.csv.data)))
+	info := newInfo(ix.csvPath, ix.idxPath, ix.main.h, int64(len(ix.main.data)), int64(len(ix.csv.data)))
+	info.addTail(ix.tail)
+	return info
 }
 
 // Check reports an error if the CSV shrank since the index was opened, which

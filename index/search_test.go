@@ -44,10 +44,10 @@ func TestLowerBound(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ix.Close()
-			n := int(ix.h.records)
+			n := int(ix.main.h.records)
 			probe := func(h uint64) {
-				want := uint64(sort.Search(n, func(i int) bool { return ix.hashAt(uint64(i)) >= h }))
-				if got := ix.lowerBound(h); got != want {
+				want := uint64(sort.Search(n, func(i int) bool { return ix.main.hashAt(uint64(i)) >= h }))
+				if got := ix.main.lowerBound(h); got != want {
 					t.Fatalf("lowerBound(%#x) = %d, want %d", h, got, want)
 				}
 			}
@@ -55,7 +55,7 @@ func TestLowerBound(t *testing.T) {
 				probe(h)
 			}
 			for i := 0; i < n; i += 1 + r.IntN(40) {
-				h := ix.hashAt(uint64(i))
+				h := ix.main.hashAt(uint64(i))
 				probe(h)
 				probe(h + 1)
 				probe(h - 1)

@@ -45,14 +45,15 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 	}
 	o := &Options{IndexPath: opts.IndexPath, hash: opts.hash}
 	idxPath := o.indexPath(csvPath)
-	m, old, err := openIndexFile(idxPath, csvPath)
+	main, err := openPart(idxPath, csvPath, false)
 	if err != nil {
 		if broken(err) {
 			return &VerifyResult{Differences: []string{err.Error()}}, nil
 		}
 		return nil, err
 	}
-	defer m.Close()
+	defer main.close()
+	old := main.h
 
 	csv, err := openCSV(csvPath, mapping.Sequential)
 	if err != nil {
@@ -69,7 +70,7 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 	csv.data = csv.data[:old.scanned]
 
 	sp := spec{delim: old.delim, header: old.flags&flagHeader != 0, keyCol: int(old.keyCol), hash: o.hashFunc()}
-	sink := &compareSink{old: m.Bytes()}
+	sink := &compareSink{old: main.data}
 	par, so := opts.Resources.plan(idxPath)
 	fresh, err := buildInto(ctx, csv, sp, sink, par, so, opts.Progress)
 	if err != nil {
