@@ -2,7 +2,10 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,6 +32,9 @@ type BuildOptions struct {
 	IndexPath string
 	// Resources bound the build's memory and say where it may spill.
 	Resources
+	// NoWait fails at once, with ErrLocked, if another process is
+	// writing the index, instead of waiting for it.
+	NoWait bool
 	// Progress, when set, is called now and then with the CSV bytes
 	// scanned so far and the CSV's size.
 	Progress func(done, total int64)
@@ -78,6 +84,7 @@ type spec struct {
 	keyCol int // resolved column, or -1 to resolve key by name
 	key    string
 	hash   func([]byte) uint64
+	main   *header // for a tail: the main index it extends
 }
 
 func (o *BuildOptions) spec() (spec, error) {
@@ -106,28 +113,57 @@ func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error
 	if idxPath == "" {
 		idxPath = DefaultIndexPath(csvPath)
 	}
+	lock, err := lockIndex(idxPath, opts.NoWait)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
 	csv, err := openCSV(csvPath, mapping.Sequential)
 	if err != nil {
 		return nil, err
 	}
 	defer csv.close()
-
-	out, err := atomicfile.Create(idxPath, true)
-	if err != nil {
-		return nil, fmt.Errorf("create index: %w", err)
-	}
-	defer out.Abort()
-	par, so := opts.Resources.plan(idxPath)
-	h, err := buildInto(ctx, csv, sp, newFileSink(out), par, so, opts.Progress)
+	h, par, err := writeFile(ctx, csv, sp, idxPath, opts.Resources, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
-	if err := out.Commit(); err != nil {
-		return nil, fmt.Errorf("write %s: %w", idxPath, err)
+	if err := removeDerived(idxPath); err != nil {
+		return nil, err
 	}
 	info := newInfo(csvPath, idxPath, h, int64(h.size()), int64(h.scanned))
-	info.Build = &BuildStats{Threads: par.threads, Chunks: par.stats.chunks, Repairs: par.stats.repairs}
+	info.Build = par.buildStats()
 	return info, nil
+}
+
+// writeFile builds an index file (a main index, or a tail when sp.main is
+// set) from csv and puts it at path atomically.
+func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Resources, progress func(done, total int64)) (*header, *parallel, error) {
+	out, err := atomicfile.Create(path, true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create index: %w", err)
+	}
+	defer out.Abort()
+	par, so := res.plan(path)
+	h, err := buildInto(ctx, csv, sp, newFileSink(out), par, so, progress)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := out.Commit(); err != nil {
+		return nil, nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return h, par, nil
+}
+
+// removeDerived removes the tail and the fence of a main index that was just
+// replaced: they belong to the old one (readers would ignore them anyway, by
+// generation).
+func removeDerived(idxPath string) error {
+	for _, p := range []string{tailPath(idxPath), fencePath(idxPath)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return atomicfile.SyncDir(filepath.Dir(idxPath))
 }
 
 // buildInto scans the CSV, sorts its records and writes the index pages to
@@ -164,15 +200,54 @@ const (
 	progressEvery = 64 << 20 // CSV bytes between progress reports and cancellation checks
 )
 
-// scanInto reads every record of the CSV and adds the keyed ones to srt. It
-// returns the header of the index, short of what only the writer knows.
+// scanInto reads the records of the CSV and adds the keyed ones to srt: all
+// of them for a main index, those from the main index's resume offset on
+// for a tail (sp.main set). It returns the header of the index, short of
+// what only the writer knows.
 func scanInto(ctx context.Context, csv *csvFile, sp spec, par *parallel, srt *sorter.Sorter, progress func(done, total int64)) (*header, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	data := csv.data
-	h := &header{delim: sp.delim, scanned: uint64(len(data))}
+	var h *header
+	var start int
+	if sp.main != nil {
+		h, start = tailHeader(sp.main, len(data))
+	} else {
+		var err error
+		if h, start, err = mainHeader(csv, &sp); err != nil {
+			return nil, err
+		}
+	}
+	h.scanned = uint64(len(data))
 	h.headChecksum, h.tailChecksum = fingerprint(data)
+	sp.keyCol = int(h.keyCol)
+
+	t, stats, err := scanRecords(ctx, csv, start, sp, par, srt, progress)
+	if err != nil {
+		return nil, err
+	}
+	par.stats = stats
+	h.rows, h.shortRows, h.blanks = t.rows, t.short, h.blanks+t.blanks
+	h.resume = uint64(len(data))
+	if t.resume >= 0 {
+		h.resume = uint64(t.resume)
+	}
+	if sp.main == nil && h.headerEnd > 0 && data[h.headerEnd-1] != '\n' {
+		h.resume = h.headerStart // an unterminated header: the next scan starts over
+	}
+	if progress != nil {
+		progress(int64(len(data)), int64(len(data)))
+	}
+	return h, nil
+}
+
+// mainHeader starts the header of a main index: it finds the CSV's header
+// record, if it has one, and resolves the key column. It returns where the
+// data records start.
+func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
+	data := csv.data
+	h := &header{delim: sp.delim}
 	start := 0
 	var fields [][]byte
 	found := false
@@ -180,7 +255,7 @@ func scanInto(ctx context.Context, csv *csvFile, sp spec, par *parallel, srt *so
 		h.flags |= flagHeader
 		hs, err := scan.New(data, sp.delim, 0)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if found = hs.Next(); found {
 			var end int
@@ -193,7 +268,7 @@ func scanInto(ctx context.Context, csv *csvFile, sp spec, par *parallel, srt *so
 	if sp.keyCol < 0 {
 		col, err := resolveKey(sp.key, fields, found)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", csv.path, err)
+			return nil, 0, fmt.Errorf("%s: %w", csv.path, err)
 		}
 		sp.keyCol = col
 	}
@@ -201,24 +276,17 @@ func scanInto(ctx context.Context, csv *csvFile, sp spec, par *parallel, srt *so
 		h.keyName = fields[sp.keyCol]
 	}
 	h.keyCol = uint32(sp.keyCol)
+	return h, start, nil
+}
 
-	t, stats, err := scanRecords(ctx, csv, start, sp, par, srt, progress)
-	if err != nil {
-		return nil, err
-	}
-	par.stats = stats
-	h.rows, h.shortRows, h.blanks = t.rows, t.short, h.blanks+t.blanks
-	h.resume = uint64(len(data))
-	if t.resume >= 0 {
-		h.resume = uint64(t.resume)
-	}
-	if h.headerEnd > 0 && data[h.headerEnd-1] != '\n' {
-		h.resume = h.headerStart // an unterminated header: the next scan starts over
-	}
-	if progress != nil {
-		progress(int64(len(data)), int64(len(data)))
-	}
-	return h, nil
+// tailHeader starts the header of a tail that extends main: same dialect,
+// key and CSV header record, covering the CSV from where main stops.
+func tailHeader(main *header, size int) (*header, int) {
+	return &header{
+		flags: main.flags | flagTail, delim: main.delim, keyCol: main.keyCol, keyName: main.keyName,
+		headerStart: main.headerStart, headerEnd: main.headerEnd,
+		parent: main.generation, base: main.resume,
+	}, int(main.resume)
 }
 
 // resolveKey finds the key column: the first header field equal to key,

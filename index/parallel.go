@@ -72,6 +72,11 @@ func newParallel(threads int, budget int64, chunk int) *parallel {
 	return p
 }
 
+// buildStats reports how the scan went.
+func (p *parallel) buildStats() *BuildStats {
+	return &BuildStats{Threads: p.threads, Chunks: p.stats.chunks, Repairs: p.stats.repairs}
+}
+
 // tally is what a scan of records counts.
 type tally struct {
 	rows, short, blanks uint64
