@@ -12,6 +12,7 @@ type buildOptions struct {
 	key       string
 	noHeader  bool
 	delimiter string
+	noWait    bool
 	res       resourceFlags
 }
 
@@ -54,6 +55,7 @@ is byte for byte the same at any limit.`,
 				Delimiter: delim,
 				IndexPath: g.indexPath,
 				Resources: res,
+				NoWait:    o.noWait,
 				Progress:  bar.update,
 			})
 			bar.finish()
@@ -71,6 +73,7 @@ is byte for byte the same at any limit.`,
 	f.StringVarP(&o.key, "key", "k", "", "key `COLUMN`: a header name or a 0-based number (required)")
 	f.BoolVar(&o.noHeader, "no-header", false, "the first record is data, not a header")
 	f.StringVarP(&o.delimiter, "delimiter", "d", ",", "field delimiter: one byte, or '\\t' for tabs")
+	f.BoolVar(&o.noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")
 	o.res.addFlags(f)
 	cmd.MarkFlagRequired("key")
 	return cmd

@@ -63,6 +63,11 @@ func printInfo(s streams, info *index.Info) error {
 	if info.Unterminated {
 		fmt.Fprintf(w, " (the last row, at byte %d, has no newline: it may be incomplete)", info.ResumeOffset)
 	}
-	fmt.Fprintf(w, "\nstate\t%s\n", state)
+	fmt.Fprintln(w)
+	if t := info.Tail; t != nil {
+		fmt.Fprintf(w, "tail\t%s (%s): rows appended from byte %d, %d rows, %d indexed, %d too short\n",
+			t.Path, formatBytes(t.Bytes), t.BaseOffset, t.Rows, t.Records, t.ShortRows)
+	}
+	fmt.Fprintf(w, "state\t%s\n", state)
 	return w.Flush()
 }

@@ -75,6 +75,7 @@ A lookup reads a page of the index and then only the rows it needs.
   csvidx build orders.csv --key user_id
   csvidx get orders.csv 8841207
   csvidx get orders.csv --header 17 42 | head
+  csvidx update orders.csv        # after rows were appended
   csvidx info orders.csv`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -92,6 +93,8 @@ A lookup reads a page of the index and then only the rows it needs.
 		newGetCommand(g, s),
 		newInfoCommand(g, s),
 		newVerifyCommand(g, s),
+		newUpdateCommand(g, s),
+		newCompactCommand(g, s),
 		newBenchCommand(g, s),
 	)
 	return root

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/spf13/cobra"
+)
+
+func newCompactCommand(g *globals, s streams) *cobra.Command {
+	var noWait bool
+	cmd := &cobra.Command{
+		Use:   "compact FILE",
+		Short: "Merge the tail of FILE's index into its main index",
+		Long: `Compact merges FILE.csvidx.tail into FILE.csvidx: the two sorted files are
+merged as they are, without parsing FILE, into a new main index that
+replaces the old one atomically; then the tail is removed. The result is
+byte for byte what csvidx build writes. Without a tail it does nothing.`,
+		Example: `  csvidx update orders.csv --no-compact && csvidx compact orders.csv`,
+		Args:    exactFile,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			info, err := index.Compact(cmd.Context(), args[0], &index.CompactOptions{IndexPath: g.indexPath, NoWait: noWait})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.out, "the index of %s has %d rows, %d with a key, in one file of %s\n",
+				args[0], info.Rows, info.Records, formatBytes(info.IndexBytes))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")
+	return cmd
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/spf13/cobra"
+)
+
+type updateOptions struct {
+	noCompact bool
+	noWait    bool
+	res       resourceFlags
+}
+
+func newUpdateCommand(g *globals, s streams) *cobra.Command {
+	var o updateOptions
+	cmd := &cobra.Command{
+		Use:   "update FILE",
+		Short: "Index the rows appended to FILE since its index was built",
+		Long: `Update indexes the rows appended to FILE since the index was built, into
+FILE.csvidx.tail, without touching the main index: it rescans FILE from
+where the main index stops (including a last row that had no newline and
+may have been completed since). Lookups read the main index, then the tail.
+
+When the tail reaches a tenth of the main index, update merges the two
+(as csvidx compact does), unless --no-compact. An index whose CSV shrank or
+changed is stale and must be rebuilt.`,
+		Example: `  csvidx update orders.csv
+  csvidx update orders.csv --no-compact`,
+		Args: exactFile,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := o.res.resources()
+			if err != nil {
+				return err
+			}
+			bar := newProgress(s.err, "updating")
+			r, err := index.Update(cmd.Context(), args[0], &index.UpdateOptions{
+				IndexPath: g.indexPath,
+				Resources: res,
+				NoCompact: o.noCompact,
+				NoWait:    o.noWait,
+				Progress:  bar.update,
+			})
+			bar.finish()
+			if err != nil {
+				return err
+			}
+			info := r.Info
+			switch r.Action {
+			case "none":
+				fmt.Fprintf(s.out, "%s is up to date: nothing appended since it was indexed\n", args[0])
+			case "tail":
+				fmt.Fprintf(s.out, "indexed %d new bytes of %s into the tail: %d rows, %d with a key\n",
+					r.NewBytes, args[0], info.Tail.Rows, info.Tail.Records)
+			case "compact":
+				fmt.Fprintf(s.out, "indexed %d new bytes of %s and merged the tail into the main index: %d rows, %d with a key\n",
+					r.NewBytes, args[0], info.Rows, info.Records)
+			case "rebuild":
+				fmt.Fprintf(s.out, "rebuilt the index of %s (its header record was incomplete): %d rows, %d with a key\n",
+					args[0], info.Rows, info.Records)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.noCompact, "no-compact", false, "keep the tail, however large, instead of merging it into the main index")
+	f.BoolVar(&o.noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")
+	o.res.addFlags(f)
+	return cmd
+}

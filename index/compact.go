@@ -1,0 +1,199 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/csvidx/csvidx/internal/atomicfile"
+	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/sorter"
+)
+
+// CompactOptions say where the index is.
+type CompactOptions struct {
+	// IndexPath is the index file; CSVPATH.csvidx when empty.
+	IndexPath string
+	// NoWait fails at once, with ErrLocked, if another process is writing
+	// the index.
+	NoWait bool
+
+	hash func([]byte) uint64
+}
+
+// Compact merges the tail of the index of the CSV at csvPath into its main
+// index: the two files' records are merged as the two sorted streams they
+// are (the CSV is not parsed) into a new main index, which replaces the old
+// one atomically, and then the tail is removed. The new main index is byte
+// for byte what a build of the CSV's indexed bytes writes. Without a
+// current tail, Compact does nothing. It returns a description of the index.
+func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (*Info, error) {
+	if opts == nil {
+		opts = &CompactOptions{}
+	}
+	o := &Options{IndexPath: opts.IndexPath, hash: opts.hash}
+	idxPath := o.indexPath(csvPath)
+	lock, err := lockIndex(idxPath, opts.NoWait)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
+	csv, err := openCSV(csvPath, mapping.Random)
+	if err != nil {
+		return nil, err
+	}
+	defer csv.close()
+	if err := compactLocked(ctx, csv, idxPath, o); err != nil {
+		return nil, err
+	}
+	return ReadInfo(csvPath, o)
+}
+
+// compactLocked is Compact for a caller that holds the lock.
+func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options) error {
+	main, err := openPart(idxPath, csv.path, false)
+	if err != nil {
+		return err
+	}
+	defer main.close()
+	size := int64(len(csv.data))
+	if err := checkFresh(csv.f, size, main.h, csv.path, idxPath); err != nil {
+		return err
+	}
+	tail, err := openTail(tailPath(idxPath), csv.path, main)
+	if err != nil || tail == nil {
+		return err
+	}
+	defer tail.close()
+	if err := checkFresh(csv.f, size, tail.h, csv.path, tail.path); err != nil {
+		return fmt.Errorf("%w (csvidx update rescans the appended rows)", err)
+	}
+
+	out, err := atomicfile.Create(idxPath, true)
+	if err != nil {
+		return fmt.Errorf("create index: %w", err)
+	}
+	defer out.Abort()
+	w := newPageWriter(newFileSink(out))
+	var shadowed uint64
+	err = mapping.Guard(func() error {
+		var err error
+		shadowed, err = mergeRecords(ctx, main, tail, w.add)
+		return err
+	}, main.m, tail.m)
+	if errors.Is(err, mapping.ErrFault) {
+		err = fmt.Errorf("%s or its tail: %w", idxPath, ErrChanged)
+	}
+	if err != nil {
+		return err
+	}
+	h := mergedHeader(main.h, tail.h, shadowed)
+	err = mapping.Guard(func() error {
+		h.headChecksum, h.tailChecksum = fingerprint(csv.data[:h.scanned])
+		return nil
+	}, csv.m)
+	if err != nil {
+		return fmt.Errorf("%s: %w", csv.path, ErrChanged)
+	}
+	if err := w.finish(h); err != nil {
+		return err
+	}
+	if err := out.Commit(); err != nil {
+		return fmt.Errorf("write %s: %w", idxPath, err)
+	}
+	// The tail now belongs to the old main index; a crash right here leaves
+	// a stale tail, which readers ignore and the next update replaces.
+	if err := os.Remove(tail.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return atomicfile.SyncDir(filepath.Dir(idxPath))
+}
+
+// mergedHeader returns the header of the main index that merging tail t
+// into main m makes, short of what the writer and the CSV's fingerprint
+// add: the counts of both, less main's unterminated last row, which the
+// tail scanned again (shadowed is how many main records pointed at it: 1 if
+// it had a key, else main counted it as short).
+func mergedHeader(m, t *header, shadowed uint64) *header {
+	h := *m
+	h.flags &^= flagTail
+	h.parent, h.base = 0, 0
+	h.resume, h.scanned = t.resume, t.scanned
+	h.rows = m.rows + t.rows
+	h.shortRows = m.shortRows + t.shortRows
+	h.blanks = m.blanks + t.blanks
+	if m.resume < m.scanned {
+		h.rows--
+		if shadowed == 0 {
+			h.shortRows--
+		}
+	}
+	return &h
+}
+
+const mergeBatch = 1 << 14 // records handed to the writer at a time
+
+// mergeRecords emits the records of main (less those the tail shadows) and
+// of tail, merged by (hash, offset), checking every page it reads. It
+// returns how many main records the tail shadowed.
+func mergeRecords(ctx context.Context, main, tail *part, emit func([]sorter.Record) error) (uint64, error) {
+	mc, tc := cursor{p: main, limit: tail.h.base}, cursor{p: tail, limit: tail.h.scanned}
+	batch := make([]sorter.Record, 0, mergeBatch)
+	for {
+		mr, mok, err := mc.peek()
+		if err != nil {
+			return 0, err
+		}
+		tr, tok, err := tc.peek()
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case !mok && !tok:
+			return mc.skipped, emit(batch)
+		case !tok || mok && (mr.Hash < tr.Hash || mr.Hash == tr.Hash && mr.Offset < tr.Offset):
+			batch = append(batch, mr)
+			mc.i++
+		default:
+			batch = append(batch, tr)
+			tc.i++
+		}
+		if len(batch) == cap(batch) {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			if err := emit(batch); err != nil {
+				return 0, err
+			}
+			batch = batch[:0]
+		}
+	}
+}
+
+// cursor walks the records of a part in order, skipping those whose offset
+// is at or past limit, and checking each page before reading it.
+type cursor struct {
+	p       *part
+	i       uint64
+	limit   uint64
+	skipped uint64 // records at or past limit passed over
+}
+
+// peek returns the record at the cursor, or false at the end.
+func (c *cursor) peek() (sorter.Record, bool, error) {
+	for ; c.i < c.p.h.records; c.i++ {
+		if c.i%recordsPerPage == 0 {
+			if err := c.p.checkPage(c.i / recordsPerPage); err != nil {
+				return sorter.Record{}, false, err
+			}
+		}
+		if off := c.p.offsetAt(c.i); off < c.limit {
+			return sorter.Record{Hash: c.p.hashAt(c.i), Offset: off}, true, nil
+		}
+		c.skipped++
+	}
+	return sorter.Record{}, false, nil
+}

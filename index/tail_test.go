@@ -1,0 +1,248 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// appendCSV appends data to the file at p.
+func appendCSV(t *testing.T, p, data string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(data); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+func runUpdate(t *testing.T, p string, opts *UpdateOptions) *UpdateResult {
+	t.Helper()
+	res, err := Update(context.Background(), p, opts)
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	return res
+}
+
+// checkLookups opens the index of the CSV at p and checks every nasty key
+// against the generated rows.
+func checkLookups(t *testing.T, p string, g *genCSV) {
+	t.Helper()
+	ix, err := Open(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, k := range append(nastyKeys, "missing") {
+		if got, want := get(t, ix, k), g.want(k); got != want {
+			t.Fatalf("Get(%q) =\n%q\nwant\n%q", k, got, want)
+		}
+		if n, err := ix.Count([]byte(k)); err != nil || n != g.count(k) {
+			t.Fatalf("Count(%q) = %d, %v; want %d", k, n, err, g.count(k))
+		}
+	}
+}
+
+// splitCSV generates a CSV and cuts it at a random row boundary, or in the
+// middle of a row, so the first part ends with a complete or a partial row.
+func splitCSV(r *rand.Rand, n int, partial bool) (g genCSV, first, rest string) {
+	g = makeCSV(r, n, 1, ',', true, r.IntN(2) == 0)
+	row := g.rows[len(g.rows)/2+r.IntN(len(g.rows)/3)]
+	cut := row.off
+	if partial {
+		cut += 1 + r.IntN(max(1, len(row.text)-1))
+	}
+	return g, g.data[:cut], g.data[cut:]
+}
+
+// TestUpdate appends rows in one or several steps, cutting rows in the
+// middle too, and checks after each update that lookups see exactly the
+// rows of the whole file, that update leaves the main index untouched, and
+// that compact writes what a build writes.
+func TestUpdate(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 41))
+	for i := 0; i < 30; i++ {
+		g, first, rest := splitCSV(r, 200+r.IntN(800), i%2 == 0)
+		p := writeCSV(t, first)
+		build(t, p, BuildOptions{Key: "1"})
+		mainBefore, _ := os.ReadFile(DefaultIndexPath(p))
+		steps := 1 + r.IntN(3)
+		for s := 0; s < steps; s++ {
+			piece := rest
+			if s < steps-1 {
+				piece = rest[:r.IntN(len(rest)+1)]
+			}
+			rest = rest[len(piece):]
+			appendCSV(t, p, piece)
+			res := runUpdate(t, p, &UpdateOptions{NoCompact: true})
+			if piece != "" && res.Action != "tail" || piece == "" && res.Action != "none" && res.Action != "tail" {
+				t.Fatalf("update after appending %d bytes did %q", len(piece), res.Action)
+			}
+		}
+		if mainAfter, _ := os.ReadFile(DefaultIndexPath(p)); !bytes.Equal(mainAfter, mainBefore) {
+			t.Fatal("update changed the main index")
+		}
+		checkLookups(t, p, &g)
+		if _, err := Compact(context.Background(), p, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(tailPath(DefaultIndexPath(p))); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the tail outlived compact: %v", err)
+		}
+		compacted, _ := os.ReadFile(DefaultIndexPath(p))
+		built, _ := buildBytes(t, p, "1", false, Resources{})
+		if !bytes.Equal(compacted, built) {
+			t.Fatalf("compact and build differ (csv %d, first part %d bytes)", len(g.data), len(first))
+		}
+		checkLookups(t, p, &g)
+		if res, err := Verify(context.Background(), p, nil); err != nil || !res.Equal {
+			t.Fatalf("Verify after compact = %+v, %v", res, err)
+		}
+	}
+}
+
+// TestUpdateCompactsByItself: a tail of a tenth of the main index is merged
+// by update itself, unless NoCompact.
+func TestUpdateCompactsByItself(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,user\n")
+	for i := 0; i < 1000; i++ {
+		b.WriteString("1,u" + string(rune('a'+i%26)) + "\n")
+	}
+	p := writeCSV(t, b.String())
+	build(t, p, BuildOptions{Key: "user"})
+	appendCSV(t, p, strings.Repeat("2,new\n", 50))
+	if res := runUpdate(t, p, nil); res.Action != "tail" {
+		t.Fatalf("a 5%% append: %q, want a tail", res.Action)
+	}
+	appendCSV(t, p, strings.Repeat("3,new\n", 60))
+	if res := runUpdate(t, p, &UpdateOptions{NoCompact: true}); res.Action != "tail" {
+		t.Fatalf("an 11%% tail with NoCompact: %q, want a tail", res.Action)
+	}
+	if res := runUpdate(t, p, nil); res.Action != "none" {
+		t.Fatalf("nothing appended: %q", res.Action)
+	}
+	appendCSV(t, p, "4,new\n")
+	res := runUpdate(t, p, nil)
+	if res.Action != "compact" || res.Info.Tail != nil {
+		t.Fatalf("an 11%% tail: %q, tail %+v; want it merged", res.Action, res.Info.Tail)
+	}
+	if res.Info.Rows != 1111 || res.Info.Records != 1111 {
+		t.Fatalf("after the merge: %d rows, %d records; want 1111", res.Info.Rows, res.Info.Records)
+	}
+}
+
+// TestStaleTail: a tail made for another main index (a compact that was
+// killed after replacing the main index, before removing the tail) is
+// ignored by readers and replaced by the next update.
+func TestStaleTail(t *testing.T) {
+	r := rand.New(rand.NewPCG(42, 42))
+	g, first, rest := splitCSV(r, 600, true)
+	p := writeCSV(t, first)
+	build(t, p, BuildOptions{Key: "1"})
+	appendCSV(t, p, rest[:len(rest)/2])
+	runUpdate(t, p, &UpdateOptions{NoCompact: true})
+	tail := tailPath(DefaultIndexPath(p))
+	old, _ := os.ReadFile(tail)
+	if _, err := Compact(context.Background(), p, nil); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(tail, old, 0o644) // as if compact died before removing it
+	appendCSV(t, p, rest[len(rest)/2:])
+	ix, err := Open(p, nil)
+	if err != nil {
+		t.Fatalf("Open with a stale tail: %v", err)
+	}
+	if ix.tail != nil {
+		t.Fatal("a stale tail was used")
+	}
+	ix.Close()
+	runUpdate(t, p, &UpdateOptions{NoCompact: true})
+	checkLookups(t, p, &g)
+}
+
+// TestBrokenTail: a tail with a bad checksum or size is an error, never a
+// silent loss of the appended rows.
+func TestBrokenTail(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 43))
+	_, first, rest := splitCSV(r, 2000, false)
+	p := writeCSV(t, first)
+	build(t, p, BuildOptions{Key: "1"})
+	appendCSV(t, p, rest)
+	runUpdate(t, p, &UpdateOptions{NoCompact: true})
+	tail := tailPath(DefaultIndexPath(p))
+	good, _ := os.ReadFile(tail)
+	for _, off := range []int{9, 100, pageSize + 5} {
+		bad := bytes.Clone(good)
+		bad[off] ^= 0x40
+		os.WriteFile(tail, bad, 0o644)
+		ix, err := Open(p, nil)
+		if err == nil {
+			err = ix.Get([][]byte{[]byte("u1"), []byte("u2"), []byte("7"), []byte("")}, func([]byte) error { return nil })
+			ix.Close()
+		}
+		if !broken(err) {
+			t.Fatalf("a tail with byte %d flipped: %v, want an error saying it is broken", off, err)
+		}
+	}
+	os.WriteFile(tail, good[:len(good)-1], 0o644)
+	if _, err := Open(p, nil); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a truncated tail: %v", err)
+	}
+	os.WriteFile(tail, good, 0o644)
+	if _, err := Compact(context.Background(), p, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWritersSerialized: a writer that finds the lock taken waits, or with
+// NoWait fails at once with ErrLocked.
+func TestWritersSerialized(t *testing.T) {
+	p := writeCSV(t, "id,user\n1,u1\n")
+	build(t, p, BuildOptions{Key: "user"})
+	lock, err := lockIndex(DefaultIndexPath(p), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(context.Background(), p, BuildOptions{Key: "user", NoWait: true}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("Build with the lock taken: %v", err)
+	}
+	if _, err := Update(context.Background(), p, &UpdateOptions{NoWait: true}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("Update with the lock taken: %v", err)
+	}
+	if _, err := Compact(context.Background(), p, &CompactOptions{NoWait: true}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("Compact with the lock taken: %v", err)
+	}
+	done := make(chan error)
+	go func() {
+		_, err := Build(context.Background(), p, BuildOptions{Key: "user"})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("a build went ahead while the lock was held: %v", err)
+	case <-timeAfter():
+	}
+	lock.unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// Temporary files a killed writer left are removed by the next one.
+	left := DefaultIndexPath(p) + ".tmp-123"
+	os.WriteFile(left, []byte("junk"), 0o644)
+	os.WriteFile(tailPath(DefaultIndexPath(p))+".tmp-9", []byte("junk"), 0o644)
+	build(t, p, BuildOptions{Key: "user"})
+	checkOnlyFiles(t, p)
+}
+
+// timeAfter gives a waiting writer time to show it waits.
+func timeAfter() <-chan time.Time { return time.After(200 * time.Millisecond) }

@@ -1,0 +1,124 @@
+package index
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+)
+
+// compactShare sets when update merges the tail into the main index by
+// itself: when the tail holds at least 1/compactShare of the main index's
+// records.
+const compactShare = 10
+
+// UpdateOptions say where the index is and what update may do.
+type UpdateOptions struct {
+	// IndexPath is the index file; CSVPATH.csvidx when empty.
+	IndexPath string
+	// Resources bound the memory of the scan of the new rows.
+	Resources
+	// NoCompact keeps the tail, however large, instead of merging it into
+	// the main index when it reaches a tenth of it.
+	NoCompact bool
+	// NoWait fails at once, with ErrLocked, if another process is writing
+	// the index.
+	NoWait bool
+	// Progress, when set, is called now and then with the CSV bytes
+	// scanned so far and the CSV's size.
+	Progress func(done, total int64)
+
+	hash func([]byte) uint64
+}
+
+// UpdateResult says what an update did.
+type UpdateResult struct {
+	// Action is "none" (nothing was appended), "tail" (the appended rows
+	// were indexed into the tail), "compact" (and the tail was merged into
+	// the main index) or "rebuild" (the CSV had no complete header record
+	// when the index was built, so it was built again).
+	Action string
+	// NewBytes is how many CSV bytes were indexed for the first time.
+	NewBytes int64
+	// Info describes the index afterwards.
+	Info *Info
+}
+
+// Update indexes the rows appended to the CSV at csvPath since its index
+// was built: it rescans the CSV from where the main index stops (the start
+// of an unterminated last row, which may have been completed since) and
+// writes the result as the tail, FILE.csvidx.tail, leaving the main index
+// untouched. When the tail reaches a tenth of the main index, Update merges
+// them (see [Compact]) unless opts.NoCompact. A stale main index (the CSV
+// shrank or changed) is an error: it must be rebuilt.
+func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateResult, error) {
+	if opts == nil {
+		opts = &UpdateOptions{}
+	}
+	o := &Options{IndexPath: opts.IndexPath, hash: opts.hash}
+	idxPath := o.indexPath(csvPath)
+	lock, err := lockIndex(idxPath, opts.NoWait)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
+
+	main, err := openPart(idxPath, csvPath, false)
+	if err != nil {
+		return nil, err
+	}
+	defer main.close()
+	csv, err := openCSV(csvPath, mapping.Sequential)
+	if err != nil {
+		return nil, err
+	}
+	defer csv.close()
+	size := int64(len(csv.data))
+	if err := checkFresh(csv.f, size, main.h, csvPath, idxPath); err != nil {
+		return nil, err
+	}
+	covered := int64(main.h.scanned)
+	if tail, err := openTail(tailPath(idxPath), csvPath, main); err == nil && tail != nil {
+		if checkFresh(csv.f, size, tail.h, csvPath, tail.path) == nil {
+			covered = int64(tail.h.scanned)
+		}
+		tail.close()
+	}
+	res := &UpdateResult{Action: "none", NewBytes: size - covered}
+	h := main.h
+	switch {
+	case size == covered:
+		res.NewBytes = 0
+	case h.flags&flagHeader != 0 && (h.headerEnd == 0 || h.resume < h.headerEnd):
+		// The header record was missing or unterminated: it may have changed, and with it
+		// the key column's name. Build again, with the key column the index has.
+		sp := spec{delim: h.delim, header: true, keyCol: int(h.keyCol), hash: o.hashFunc()}
+		if _, _, err := writeFile(ctx, csv, sp, idxPath, opts.Resources, opts.Progress); err != nil {
+			return nil, err
+		}
+		if err := removeDerived(idxPath); err != nil {
+			return nil, err
+		}
+		res.Action = "rebuild"
+	default:
+		sp := spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCol: int(h.keyCol), hash: o.hashFunc(), main: h}
+		th, _, err := writeFile(ctx, csv, sp, tailPath(idxPath), opts.Resources, opts.Progress)
+		if err != nil {
+			return nil, err
+		}
+		res.Action = "tail"
+		if !opts.NoCompact && th.records*compactShare >= h.records {
+			main.close()
+			if err := compactLocked(ctx, csv, idxPath, o); err != nil {
+				return nil, fmt.Errorf("merge the tail into the main index: %w", err)
+			}
+			res.Action = "compact"
+		}
+	}
+	info, err := ReadInfo(csvPath, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Info = info
+	return res, nil
+}
