@@ -101,7 +101,12 @@ func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 		return nil, err
 	}
 	defer main.close()
-	f, err := os.Open(csvPath)
+	tail, err := openTail(tailPath(idxPath), csvPath, main)
+	if err != nil {
+		return nil, err
+	}
+	defer tail.close()
+	f, err := os.Open(csvPath) // after the index files: the CSV only grows
 	if err != nil {
 		return nil, err
 	}
@@ -115,11 +120,6 @@ func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 		info.Stale = err.Error()
 		return info, nil
 	}
-	tail, err := openTail(tailPath(idxPath), csvPath, main)
-	if err != nil {
-		return nil, err
-	}
-	defer tail.close()
 	info.addTail(tail)
 	if tail != nil {
 		if err := checkFresh(f, st.Size(), tail.h, csvPath, tail.path); err != nil {

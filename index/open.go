@@ -52,36 +52,36 @@ type Index struct {
 // interrupted compact or build (made for another main index) is ignored.
 func Open(csvPath string, opts *Options) (*Index, error) {
 	idxPath := opts.indexPath(csvPath)
-	main, err := openPart(idxPath, csvPath, false)
-	if err != nil {
-		return nil, err
-	}
-	csv, err := openCSV(csvPath, mapping.Random)
-	if err != nil {
-		main.close()
-		return nil, err
-	}
-	ix := &Index{csvPath: csvPath, idxPath: idxPath, csv: csv, main: main, hash: opts.hashFunc()}
-	if err := ix.openRest(); err != nil {
+	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: opts.hashFunc()}
+	if err := ix.open(); err != nil {
 		ix.Close()
 		return nil, err
 	}
 	return ix, nil
 }
 
-// openRest checks the main index against the CSV and opens the tail.
-func (ix *Index) openRest() error {
+// open opens the main index, then its tail, then the CSV, in that order: a
+// writer may replace the index files meanwhile, but the CSV, which only
+// grows, then covers whatever index files were opened.
+func (ix *Index) open() error {
+	var err error
+	if ix.main, err = openPart(ix.idxPath, ix.csvPath, false); err != nil {
+		return err
+	}
+	if ix.tail, err = openTail(tailPath(ix.idxPath), ix.csvPath, ix.main); err != nil {
+		return err
+	}
+	if ix.csv, err = openCSV(ix.csvPath, mapping.Random); err != nil {
+		return err
+	}
 	size := int64(len(ix.csv.data))
 	if err := checkFresh(ix.csv.f, size, ix.main.h, ix.csvPath, ix.idxPath); err != nil {
 		return err
 	}
-	tail, err := openTail(tailPath(ix.idxPath), ix.csvPath, ix.main)
-	if err != nil || tail == nil {
-		return err
-	}
-	ix.tail = tail
-	if err := checkFresh(ix.csv.f, size, tail.h, ix.csvPath, tail.path); err != nil {
-		return fmt.Errorf("%w (the tail indexes rows appended after the main index; csvidx update rescans them)", err)
+	if ix.tail != nil {
+		if err := checkFresh(ix.csv.f, size, ix.tail.h, ix.csvPath, ix.tail.path); err != nil {
+			return fmt.Errorf("%w (the tail indexes rows appended after the main index; csvidx update rescans them)", err)
+		}
 	}
 	return nil
 }
@@ -172,8 +172,10 @@ func (ix *Index) Close() error {
 	if terr := ix.tail.close(); err == nil {
 		err = terr
 	}
-	if cerr := ix.csv.close(); err == nil {
-		err = cerr
+	if ix.csv != nil {
+		if cerr := ix.csv.close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }
