@@ -92,6 +92,9 @@ func TestUpdate(t *testing.T) {
 			t.Fatal("update changed the main index")
 		}
 		checkLookups(t, p, &g)
+		if res, err := Verify(context.Background(), p, nil); err != nil || !res.Equal || res.BytesBehind != 0 {
+			t.Fatalf("Verify with a tail = %+v, %v", res, err)
+		}
 		if _, err := Compact(context.Background(), p, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -193,6 +196,12 @@ func TestBrokenTail(t *testing.T) {
 		if !broken(err) {
 			t.Fatalf("a tail with byte %d flipped: %v, want an error saying it is broken", off, err)
 		}
+	}
+	bad := bytes.Clone(good)
+	bad[pageSize+20] ^= 1
+	os.WriteFile(tail, bad, 0o644)
+	if res, err := Verify(context.Background(), p, nil); err != nil || res.Equal {
+		t.Fatalf("Verify of a tail with a flipped record byte = %+v, %v", res, err)
 	}
 	os.WriteFile(tail, good[:len(good)-1], 0o644)
 	if _, err := Open(p, nil); !errors.Is(err, ErrCorrupt) {

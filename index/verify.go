@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"path/filepath"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 )
@@ -53,32 +54,61 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 		return nil, err
 	}
 	defer main.close()
-	old := main.h
+	res := &VerifyResult{}
+	tail, err := openTail(tailPath(idxPath), csvPath, main)
+	if err != nil {
+		if !broken(err) {
+			return nil, err
+		}
+		res.Differences = append(res.Differences, err.Error())
+	}
+	defer tail.close()
 
 	csv, err := openCSV(csvPath, mapping.Sequential)
 	if err != nil {
 		return nil, err
 	}
 	defer csv.close()
-	res := &VerifyResult{}
-	if uint64(len(csv.data)) < old.scanned {
-		res.Differences = append(res.Differences, fmt.Sprintf("%s shrank from %d to %d bytes since the index was built; %s",
-			csvPath, old.scanned, len(csv.data), rebuildHint(csvPath, old)))
-		return res, nil
+	sp := spec{delim: main.h.delim, header: main.h.flags&flagHeader != 0, keyCol: int(main.h.keyCol), hash: o.hashFunc()}
+	for _, p := range []*part{main, tail} {
+		if p == nil {
+			continue
+		}
+		if p == tail {
+			sp.main = main.h
+		}
+		diffs, err := verifyPart(ctx, csv, p, sp, opts)
+		if err != nil {
+			return nil, err
+		}
+		res.Differences = append(res.Differences, diffs...)
+		res.BytesBehind = int64(len(csv.data)) - int64(p.h.scanned)
 	}
-	res.BytesBehind = int64(uint64(len(csv.data)) - old.scanned)
-	csv.data = csv.data[:old.scanned]
+	res.Equal = len(res.Differences) == 0
+	return res, nil
+}
 
-	sp := spec{delim: old.delim, header: old.flags&flagHeader != 0, keyCol: int(old.keyCol), hash: o.hashFunc()}
-	sink := &compareSink{old: main.data}
-	par, so := opts.Resources.plan(idxPath)
-	fresh, err := buildInto(ctx, csv, sp, sink, par, so, opts.Progress)
+// verifyPart rebuilds one index file, over the CSV bytes it covers, and
+// compares it with the file.
+func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *VerifyOptions) ([]string, error) {
+	old := p.h
+	if uint64(len(csv.data)) < old.scanned {
+		return []string{fmt.Sprintf("%s shrank from %d to %d bytes since %s was built; %s",
+			csv.path, old.scanned, len(csv.data), p.path, rebuildHint(csv.path, old))}, nil
+	}
+	covered := *csv
+	covered.data = csv.data[:old.scanned]
+	sink := &compareSink{old: p.data}
+	par, so := opts.Resources.plan(p.path)
+	fresh, err := buildInto(ctx, &covered, sp, sink, par, so, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
-	res.Differences = sink.report(old, fresh)
-	res.Equal = len(res.Differences) == 0
-	return res, nil
+	diffs := sink.report(old, fresh)
+	for i, d := range diffs {
+		diffs[i] = filepath.Base(p.path) + ": " + d
+	}
+	return diffs, nil
 }
 
 // compareSink compares the pages of a fresh build with an index file.
