@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -78,6 +79,8 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 	}
 	defer out.Abort()
 	w := newPageWriter(newFileSink(out))
+	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end
+	tail.m.Advise(mapping.Sequential)
 	var shadowed uint64
 	err = mapping.Guard(func() error {
 		var err error
@@ -138,62 +141,89 @@ const mergeBatch = 1 << 14 // records handed to the writer at a time
 
 // mergeRecords emits the records of main (less those the tail shadows) and
 // of tail, merged by (hash, offset), checking every page it reads. It
-// returns how many main records the tail shadowed.
+// returns how many main records the tail shadowed. The tail is small next
+// to the main index, so the loop runs over the main records and lets tail
+// records in where they belong.
 func mergeRecords(ctx context.Context, main, tail *part, emit func([]sorter.Record) error) (uint64, error) {
-	mc, tc := cursor{p: main, limit: tail.h.base}, cursor{p: tail, limit: tail.h.scanned}
+	tc := cursor{p: tail}
+	next, more, err := tc.next()
+	if err != nil {
+		return 0, err
+	}
 	batch := make([]sorter.Record, 0, mergeBatch)
-	for {
-		mr, mok, err := mc.peek()
-		if err != nil {
+	flush := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := emit(batch)
+		batch = batch[:0]
+		return err
+	}
+	var shadowed uint64
+	limit, le := tail.h.base, binary.LittleEndian
+	for pg := uint64(0); pg < main.h.pages; pg++ {
+		if err := main.checkPage(pg); err != nil {
 			return 0, err
 		}
-		tr, tok, err := tc.peek()
-		if err != nil {
-			return 0, err
+		page := main.data[pageSize*(1+pg):][:pageSize]
+		k := int(le.Uint32(page[pageLenOffset:]))
+		for j := 0; j < k; j++ {
+			r := sorter.Record{Hash: le.Uint64(page[recordSize*j:]), Offset: le.Uint64(page[recordSize*j+8:])}
+			if r.Offset >= limit {
+				shadowed++
+				continue
+			}
+			for more && (next.Hash < r.Hash || next.Hash == r.Hash && next.Offset < r.Offset) {
+				batch = append(batch, next)
+				if len(batch) == cap(batch) {
+					if err := flush(); err != nil {
+						return 0, err
+					}
+				}
+				if next, more, err = tc.next(); err != nil {
+					return 0, err
+				}
+			}
+			batch = append(batch, r)
+			if len(batch) == cap(batch) {
+				if err := flush(); err != nil {
+					return 0, err
+				}
+			}
 		}
-		switch {
-		case !mok && !tok:
-			return mc.skipped, emit(batch)
-		case !tok || mok && (mr.Hash < tr.Hash || mr.Hash == tr.Hash && mr.Offset < tr.Offset):
-			batch = append(batch, mr)
-			mc.i++
-		default:
-			batch = append(batch, tr)
-			tc.i++
-		}
+	}
+	for ; more; next, more, err = tc.next() {
+		batch = append(batch, next)
 		if len(batch) == cap(batch) {
-			if err := ctx.Err(); err != nil {
+			if err := flush(); err != nil {
 				return 0, err
 			}
-			if err := emit(batch); err != nil {
-				return 0, err
-			}
-			batch = batch[:0]
 		}
 	}
+	if err != nil {
+		return 0, err
+	}
+	return shadowed, flush()
 }
 
-// cursor walks the records of a part in order, skipping those whose offset
-// is at or past limit, and checking each page before reading it.
+// cursor walks the records of a part in order, checking each page before
+// reading it.
 type cursor struct {
-	p       *part
-	i       uint64
-	limit   uint64
-	skipped uint64 // records at or past limit passed over
+	p *part
+	i uint64
 }
 
-// peek returns the record at the cursor, or false at the end.
-func (c *cursor) peek() (sorter.Record, bool, error) {
-	for ; c.i < c.p.h.records; c.i++ {
-		if c.i%recordsPerPage == 0 {
-			if err := c.p.checkPage(c.i / recordsPerPage); err != nil {
-				return sorter.Record{}, false, err
-			}
-		}
-		if off := c.p.offsetAt(c.i); off < c.limit {
-			return sorter.Record{Hash: c.p.hashAt(c.i), Offset: off}, true, nil
-		}
-		c.skipped++
+// next returns the next record, or false at the end.
+func (c *cursor) next() (sorter.Record, bool, error) {
+	if c.i >= c.p.h.records {
+		return sorter.Record{}, false, nil
 	}
-	return sorter.Record{}, false, nil
+	if c.i%recordsPerPage == 0 {
+		if err := c.p.checkPage(c.i / recordsPerPage); err != nil {
+			return sorter.Record{}, false, err
+		}
+	}
+	r := sorter.Record{Hash: c.p.hashAt(c.i), Offset: c.p.offsetAt(c.i)}
+	c.i++
+	return r, true, nil
 }

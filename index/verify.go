@@ -98,6 +98,7 @@ func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *Verif
 	}
 	covered := *csv
 	covered.data = csv.data[:old.scanned]
+	p.m.Advise(mapping.Sequential) // the comparison reads the file from end to end
 	sink := &compareSink{old: p.data}
 	par, so := opts.Resources.plan(p.path)
 	fresh, err := buildInto(ctx, &covered, sp, sink, par, so, opts.Progress)

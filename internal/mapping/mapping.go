@@ -48,6 +48,13 @@ func File(f *os.File, size int64, advice Advice) (*Map, error) {
 	return &Map{m: m}, nil
 }
 
+// Advise tells the kernel how the mapping will be read from now on.
+func (m *Map) Advise(a Advice) {
+	if len(m.m) > 0 {
+		advise(m.m, a)
+	}
+}
+
 // Bytes returns the mapped bytes. Reading them may fault if the file
 // shrinks: read them inside [Guard].
 func (m *Map) Bytes() []byte { return m.m }
