@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
@@ -123,35 +124,55 @@ func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error
 		return nil, err
 	}
 	defer csv.close()
-	h, par, err := writeFile(ctx, csv, sp, idxPath, opts.Resources, opts.Progress)
+	b, par, err := writeMain(ctx, csv, sp, idxPath, opts.Resources, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
-	if err := removeDerived(idxPath); err != nil {
-		return nil, err
-	}
-	info := newInfo(csvPath, idxPath, h, int64(h.size()), int64(h.scanned))
+	info := newInfo(csvPath, idxPath, b.h, int64(b.h.size()), int64(b.h.scanned))
 	info.Build = par.buildStats()
 	return info, nil
 }
 
+// built is what building an index file made: its header and the first hash
+// of each record page, which is the fence.
+type built struct {
+	h      *header
+	firsts []uint64
+}
+
+// writeMain builds a main index at idxPath and replaces what went with the
+// old one: the tail is removed, the fence rewritten.
+func writeMain(ctx context.Context, csv *csvFile, sp spec, idxPath string, res Resources, progress func(done, total int64)) (*built, *parallel, error) {
+	b, par, err := writeFile(ctx, csv, sp, idxPath, res, progress)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := removeDerived(idxPath); err != nil {
+		return nil, nil, err
+	}
+	if err := fence.Write(fencePath(idxPath), b.h.generation, b.firsts); err != nil {
+		return nil, nil, fmt.Errorf("write the fence: %w", err)
+	}
+	return b, par, nil
+}
+
 // writeFile builds an index file (a main index, or a tail when sp.main is
 // set) from csv and puts it at path atomically.
-func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Resources, progress func(done, total int64)) (*header, *parallel, error) {
+func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Resources, progress func(done, total int64)) (*built, *parallel, error) {
 	out, err := atomicfile.Create(path, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("create index: %w", err)
 	}
 	defer out.Abort()
 	par, so := res.plan(path)
-	h, err := buildInto(ctx, csv, sp, newFileSink(out), par, so, progress)
+	b, err := buildInto(ctx, csv, sp, newFileSink(out), par, so, progress)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := out.Commit(); err != nil {
 		return nil, nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	return h, par, nil
+	return b, par, nil
 }
 
 // removeDerived removes the tail and the fence of a main index that was just
@@ -168,16 +189,17 @@ func removeDerived(idxPath string) error {
 
 // buildInto scans the CSV, sorts its records and writes the index pages to
 // sink. It is the whole build, shared by Build and Verify.
-func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *parallel, so sorter.Options, progress func(done, total int64)) (*header, error) {
+func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *parallel, so sorter.Options, progress func(done, total int64)) (*built, error) {
 	srt := sorter.New(so)
 	defer srt.Close()
 	var h *header
+	var w *pageWriter
 	err := mapping.Guard(func() error {
 		var err error
 		if h, err = scanInto(ctx, csv, sp, par, srt, progress); err != nil {
 			return err
 		}
-		w := newPageWriter(sink)
+		w = newPageWriter(sink)
 		err = srt.Finish(func(batch []sorter.Record) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -192,7 +214,10 @@ func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *p
 	if err == mapping.ErrFault {
 		err = fmt.Errorf("%s: %w", csv.path, ErrChanged)
 	}
-	return h, err
+	if err != nil {
+		return nil, err
+	}
+	return &built{h: h, firsts: w.firsts}, nil
 }
 
 const (

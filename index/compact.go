@@ -5,10 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
+	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/sorter"
@@ -107,12 +105,16 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 	if err := out.Commit(); err != nil {
 		return fmt.Errorf("write %s: %w", idxPath, err)
 	}
-	// The tail now belongs to the old main index; a crash right here leaves
-	// a stale tail, which readers ignore and the next update replaces.
-	if err := os.Remove(tail.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	// The tail and the fence now belong to the old main index; a crash right
+	// here leaves them stale, which readers notice by generation and ignore,
+	// and the next update or compact replaces.
+	if err := removeDerived(idxPath); err != nil {
 		return err
 	}
-	return atomicfile.SyncDir(filepath.Dir(idxPath))
+	if err := fence.Write(fencePath(idxPath), h.generation, w.firsts); err != nil {
+		return fmt.Errorf("write the fence: %w", err)
+	}
+	return nil
 }
 
 // mergedHeader returns the header of the main index that merging tail t

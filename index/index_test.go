@@ -106,7 +106,7 @@ func TestLookupGenerated(t *testing.T) {
 }
 
 // checkOnlyFiles fails unless dir holds exactly the CSV at csvPath, its
-// index and the index's lock file: no temporary file of any kind.
+// index, fence and lock file: no temporary file of any kind.
 func checkOnlyFiles(t *testing.T, csvPath string) {
 	t.Helper()
 	entries, err := os.ReadDir(filepath.Dir(csvPath))
@@ -118,7 +118,7 @@ func checkOnlyFiles(t *testing.T, csvPath string) {
 		names = append(names, e.Name())
 	}
 	base := filepath.Base(csvPath)
-	if want := []string{base, base + ".csvidx", base + ".csvidx.lock"}; strings.Join(names, " ") != strings.Join(want, " ") {
+	if want := []string{base, base + ".csvidx", base + ".csvidx.fence", base + ".csvidx.lock"}; strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Fatalf("the directory holds %q, want %q", names, want)
 	}
 }

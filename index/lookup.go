@@ -181,11 +181,8 @@ func (ix *Index) emit(r span, fn func([]byte) error) error {
 // guard runs fn, turning a fault on the mappings (a file shrank under
 // them) into an error.
 func (ix *Index) guard(fn func() error) error {
-	maps := []*mapping.Map{ix.csv.m, ix.main.m}
-	if ix.tail != nil {
-		maps = append(maps, ix.tail.m)
-	}
-	err := mapping.Guard(fn, maps...)
+	maps := append([]*mapping.Map{ix.csv.m}, ix.main.maps()...)
+	err := mapping.Guard(fn, append(maps, ix.tail.maps()...)...)
 	if err == mapping.ErrFault {
 		return fmt.Errorf("%s or its index: %w", ix.csvPath, ErrChanged)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/zeebo/xxh3"
 )
@@ -15,6 +16,9 @@ import (
 type Options struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
+	// NoFence searches the index without its fence file, for comparison:
+	// the answers are the same.
+	NoFence bool
 
 	hash func([]byte) uint64 // the key hash; xxh3 unless a test says otherwise
 }
@@ -44,6 +48,7 @@ type Index struct {
 	main             *part
 	tail             *part // nil without a current tail
 	hash             func([]byte) uint64
+	noFence          bool // search the index without its fence
 }
 
 // Open opens the index of the CSV at csvPath, with its tail if it has a
@@ -52,7 +57,7 @@ type Index struct {
 // interrupted compact or build (made for another main index) is ignored.
 func Open(csvPath string, opts *Options) (*Index, error) {
 	idxPath := opts.indexPath(csvPath)
-	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: opts.hashFunc()}
+	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: opts.hashFunc(), noFence: opts != nil && opts.NoFence}
 	if err := ix.open(); err != nil {
 		ix.Close()
 		return nil, err
@@ -67,6 +72,9 @@ func (ix *Index) open() error {
 	var err error
 	if ix.main, err = openPart(ix.idxPath, ix.csvPath, false); err != nil {
 		return err
+	}
+	if !ix.noFence { // a fence that cannot be used only costs speed
+		ix.main.fence, _ = fence.Open(fencePath(ix.idxPath), ix.main.h.generation, ix.main.h.pages)
 	}
 	if ix.tail, err = openTail(tailPath(ix.idxPath), ix.csvPath, ix.main); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
@@ -22,6 +23,7 @@ type part struct {
 	data    []byte // the mapped file
 	h       *header
 	checked []atomic.Uint64 // a bit per record page whose CRC matched
+	fence   *fence.Fence    // for a main index, when it has a usable one
 }
 
 // openPart maps the index file at path and validates its header and size.
@@ -77,7 +79,19 @@ func (p *part) close() error {
 	if p == nil {
 		return nil
 	}
+	p.fence.Close()
 	return p.m.Close()
+}
+
+// maps returns the part's mappings, for guarding reads of them.
+func (p *part) maps() []*mapping.Map {
+	if p == nil {
+		return nil
+	}
+	if p.fence != nil {
+		return []*mapping.Map{p.m, p.fence.Map()}
+	}
+	return []*mapping.Map{p.m}
 }
 
 // run returns the records [first, end) whose hash is h. It checks the CRC of
@@ -112,7 +126,45 @@ func (p *part) run(h uint64) (first, end uint64, err error) {
 	return first, end, nil
 }
 
-// lowerBound returns the index of the first record whose hash is h or more.
+// lowerBound returns the index of the first record whose hash is h or more:
+// through the fence when there is one, else by searching the index.
+func (p *part) lowerBound(h uint64) uint64 {
+	if p.fence != nil {
+		if i, ok := p.fenced(h); ok {
+			return i
+		}
+	}
+	return p.search(h)
+}
+
+// fenced finds the lower bound of h through the fence: the one index page it
+// names, searched. The fence is not trusted: unless the records around the
+// answer bracket h (one below it, the next not), it reports false and the
+// caller searches the index. The caller checks the pages of those records,
+// so a bracket that holds on them is the true one.
+func (p *part) fenced(h uint64) (uint64, bool) {
+	n := p.h.records
+	lo := p.fence.Find(h) * recordsPerPage
+	if lo >= n {
+		return 0, false
+	}
+	hi := min(lo+recordsPerPage, n)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if p.hashAt(mid) < h {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo > 0 && p.hashAt(lo-1) >= h || lo < n && p.hashAt(lo) < h {
+		return 0, false
+	}
+	return lo, true
+}
+
+// search returns the index of the first record whose hash is h or more,
+// searching the index itself.
 //
 // Hashes are uniform, so it interpolates: the record holding h should sit at
 // the fraction of the range that h is of the range's hashes. Each probe reads
@@ -123,7 +175,7 @@ func (p *part) run(h uint64) (first, end uint64, err error) {
 // heavy keys, which skew the estimate, cost a probe or two more. After
 // maxProbes the search finishes by bisection, so the worst case stays
 // logarithmic.
-func (p *part) lowerBound(h uint64) uint64 {
+func (p *part) search(h uint64) uint64 {
 	// The answer lies in [lo, hi]; records [lo, hi) have hashes in
 	// [hlo, hhi]. span is hhi-hlo+1, with 0 standing for 2^64.
 	lo, hi := uint64(0), p.h.records

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,9 +103,16 @@ func TestUpdate(t *testing.T) {
 			t.Fatalf("the tail outlived compact: %v", err)
 		}
 		compacted, _ := os.ReadFile(DefaultIndexPath(p))
-		built, _ := buildBytes(t, p, "1", false, Resources{})
+		compactedFence, _ := os.ReadFile(fencePath(DefaultIndexPath(p)))
+		out := filepath.Join(t.TempDir(), "fresh.csvidx")
+		build(t, p, BuildOptions{Key: "1", IndexPath: out})
+		built, _ := os.ReadFile(out)
+		builtFence, _ := os.ReadFile(fencePath(out))
 		if !bytes.Equal(compacted, built) {
 			t.Fatalf("compact and build differ (csv %d, first part %d bytes)", len(g.data), len(first))
+		}
+		if len(builtFence) == 0 || !bytes.Equal(compactedFence, builtFence) {
+			t.Fatal("the fence compact wrote differs from the one build writes")
 		}
 		checkLookups(t, p, &g)
 		if res, err := Verify(context.Background(), p, nil); err != nil || !res.Equal {

@@ -93,21 +93,18 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 		// The header record was missing or unterminated: it may have changed, and with it
 		// the key column's name. Build again, with the key column the index has.
 		sp := spec{delim: h.delim, header: true, keyCol: int(h.keyCol), hash: o.hashFunc()}
-		if _, _, err := writeFile(ctx, csv, sp, idxPath, opts.Resources, opts.Progress); err != nil {
-			return nil, err
-		}
-		if err := removeDerived(idxPath); err != nil {
+		if _, _, err := writeMain(ctx, csv, sp, idxPath, opts.Resources, opts.Progress); err != nil {
 			return nil, err
 		}
 		res.Action = "rebuild"
 	default:
 		sp := spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCol: int(h.keyCol), hash: o.hashFunc(), main: h}
-		th, _, err := writeFile(ctx, csv, sp, tailPath(idxPath), opts.Resources, opts.Progress)
+		tb, _, err := writeFile(ctx, csv, sp, tailPath(idxPath), opts.Resources, opts.Progress)
 		if err != nil {
 			return nil, err
 		}
 		res.Action = "tail"
-		if !opts.NoCompact && th.records*compactShare >= h.records {
+		if !opts.NoCompact && tb.h.records*compactShare >= h.records {
 			main.close()
 			if err := compactLocked(ctx, csv, idxPath, o); err != nil {
 				return nil, fmt.Errorf("merge the tail into the main index: %w", err)

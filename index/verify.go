@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
+	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
@@ -77,11 +81,14 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 		if p == tail {
 			sp.main = main.h
 		}
-		diffs, err := verifyPart(ctx, csv, p, sp, opts)
+		diffs, fresh, err := verifyPart(ctx, csv, p, sp, opts)
 		if err != nil {
 			return nil, err
 		}
 		res.Differences = append(res.Differences, diffs...)
+		if p == main && fresh != nil {
+			res.Differences = append(res.Differences, verifyFence(fencePath(idxPath), fresh)...)
+		}
 		res.BytesBehind = int64(len(csv.data)) - int64(p.h.scanned)
 	}
 	res.Equal = len(res.Differences) == 0
@@ -90,11 +97,11 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 
 // verifyPart rebuilds one index file, over the CSV bytes it covers, and
 // compares it with the file.
-func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *VerifyOptions) ([]string, error) {
+func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *VerifyOptions) ([]string, *built, error) {
 	old := p.h
 	if uint64(len(csv.data)) < old.scanned {
 		return []string{fmt.Sprintf("%s shrank from %d to %d bytes since %s was built; %s",
-			csv.path, old.scanned, len(csv.data), p.path, rebuildHint(csv.path, old))}, nil
+			csv.path, old.scanned, len(csv.data), p.path, rebuildHint(csv.path, old))}, nil, nil
 	}
 	covered := *csv
 	covered.data = csv.data[:old.scanned]
@@ -103,13 +110,38 @@ func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *Verif
 	par, so := opts.Resources.plan(p.path)
 	fresh, err := buildInto(ctx, &covered, sp, sink, par, so, opts.Progress)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	diffs := sink.report(old, fresh)
+	diffs := sink.report(old, fresh.h)
 	for i, d := range diffs {
 		diffs[i] = filepath.Base(p.path) + ": " + d
 	}
-	return diffs, nil
+	return diffs, fresh, nil
+}
+
+// verifyFence compares the fence file at path with the one a build writes.
+func verifyFence(path string, fresh *built) []string {
+	name := filepath.Base(path)
+	got, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []string{name + ": missing; lookups search the index without it, more slowly (csvidx build or compact writes it)"}
+	}
+	if err != nil {
+		return []string{name + ": " + err.Error()}
+	}
+	want := fence.Encode(fresh.h.generation, fresh.firsts)
+	if bytes.Equal(got, want) {
+		return nil
+	}
+	if len(got) != len(want) {
+		return []string{fmt.Sprintf("%s: %d bytes, a fresh build writes %d", name, len(got), len(want))}
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return []string{fmt.Sprintf("%s: differs from a fresh build's from byte %d (lookups ignore a broken fence, but run csvidx build to repair it)", name, i)}
+		}
+	}
+	return nil
 }
 
 // compareSink compares the pages of a fresh build with an index file.

@@ -23,6 +23,7 @@ type pageWriter struct {
 	pages   uint64 // record pages sealed so far
 	records uint64
 	gen     *xxh3.Hasher // running generation hash: the CRC of every record page
+	firsts  []uint64     // the first hash of every record page: the fence
 }
 
 func newPageWriter(sink pageSink) *pageWriter {
@@ -50,6 +51,7 @@ func (w *pageWriter) add(recs []sorter.Record) error {
 // seal finishes the page being filled and hands it to the sink.
 func (w *pageWriter) seal() error {
 	le := binary.LittleEndian
+	w.firsts = append(w.firsts, le.Uint64(w.page))
 	clear(w.page[recordSize*w.inPage : pageNoOffset])
 	le.PutUint64(w.page[pageNoOffset:], w.pages)
 	le.PutUint32(w.page[pageLenOffset:], uint32(w.inPage))

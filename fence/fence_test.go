@@ -1,0 +1,100 @@
+package fence
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+)
+
+// TestFind holds Find to its definition, the last entry below h, on sorted
+// entries that are uniform, clustered, repeated or piled at the ends.
+func TestFind(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	gens := map[string]func() uint64{
+		"uniform":   r.Uint64,
+		"clustered": func() uint64 { return r.Uint64() >> 44 << 44 },
+		"repeated":  func() uint64 { return r.Uint64() % 5 * (math.MaxUint64 / 5) },
+		"low":       func() uint64 { return r.Uint64() % 3000 },
+	}
+	for name, gen := range gens {
+		for _, n := range []int{1, 2, 511, 512, 513, 3000, 40000} {
+			entries := make([]uint64, n)
+			for i := range entries {
+				entries[i] = gen()
+			}
+			slices.Sort(entries)
+			p := filepath.Join(t.TempDir(), "f")
+			if err := Write(p, 7, entries); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(p, 7, uint64(n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Verify(); err != nil {
+				t.Fatal(err)
+			}
+			want := func(h uint64) uint64 {
+				i := sort.Search(n, func(i int) bool { return entries[i] >= h })
+				return uint64(max(i-1, 0))
+			}
+			probes := []uint64{0, 1, math.MaxUint64}
+			for i := 0; i < 3000; i++ {
+				e := entries[r.IntN(n)]
+				probes = append(probes, e, e+1, e-1, r.Uint64())
+			}
+			for _, h := range probes {
+				if got := f.Find(h); got != want(h) {
+					t.Fatalf("%s, %d entries: Find(%#x) = %d, want %d", name, n, h, got, want(h))
+				}
+			}
+			f.Close()
+		}
+	}
+}
+
+// TestOpenRefuses: a fence for another index, of the wrong size, or with a
+// broken header is unusable; a broken entry is caught by Verify.
+func TestOpenRefuses(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	entries := []uint64{1, 5, 9, 12}
+	if err := Write(p, 3, entries); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile(p)
+	check := func(what string, gen, pages uint64) {
+		t.Helper()
+		if f, err := Open(p, gen, pages); !errors.Is(err, ErrUnusable) {
+			f.Close()
+			t.Errorf("%s: Open = %v, want ErrUnusable", what, err)
+		}
+	}
+	check("another index's generation", 4, 4)
+	check("another page count", 3, 5)
+	os.Remove(p)
+	check("missing", 3, 4)
+	for _, off := range []int{0, 8, 12, 16, 24, 32, 100, 4092} {
+		bad := slices.Clone(good)
+		bad[off] ^= 1
+		os.WriteFile(p, bad, 0o644)
+		check("a flipped header byte", 3, 4)
+	}
+	os.WriteFile(p, good[:len(good)-1], 0o644)
+	check("truncated", 3, 4)
+	bad := slices.Clone(good)
+	bad[headerSize+9] ^= 1
+	os.WriteFile(p, bad, 0o644)
+	f, err := Open(p, 3, 4)
+	if err != nil {
+		t.Fatalf("a flipped entry byte is not seen at open: %v", err)
+	}
+	if f.Verify() == nil {
+		t.Error("Verify missed a flipped entry byte")
+	}
+	f.Close()
+}

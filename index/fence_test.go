@@ -1,0 +1,134 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/zeebo/xxh3"
+)
+
+// fenceCSV builds an index of many pages whose hashes (from hash) are
+// uniform, or repeat in runs that span pages, and returns the CSV's path
+// and its keys.
+func fenceCSV(t *testing.T, hash func([]byte) uint64) (string, []string) {
+	var b strings.Builder
+	b.WriteString("id,key\n")
+	r := rand.New(rand.NewPCG(61, 61))
+	var keys []string
+	for i := 0; i < 3000; i++ {
+		keys = append(keys, fmt.Sprintf("k%d", i))
+	}
+	for i := 0; i < 30000; i++ {
+		k := keys[r.IntN(len(keys))]
+		if i%7 == 0 {
+			k = keys[0] // one heavy key: a run of equal hashes over many pages
+		}
+		fmt.Fprintf(&b, "%d,%s\n", i, k)
+	}
+	p := writeCSV(t, b.String())
+	build(t, p, BuildOptions{Key: "key", hash: hash})
+	return p, keys
+}
+
+// TestFenceSameAnswers: lookups through the fence give what lookups without
+// it give, for every key, for hashes at page boundaries, and for runs of
+// equal hashes that span pages.
+func TestFenceSameAnswers(t *testing.T) {
+	hashes := map[string]func([]byte) uint64{
+		"uniform":  xxh3.Hash,
+		"repeated": func(k []byte) uint64 { return xxh3.Hash(k) % 9 * (math.MaxUint64 / 9) },
+	}
+	for name, hash := range hashes {
+		t.Run(name, func(t *testing.T) {
+			p, keys := fenceCSV(t, hash)
+			with, err := Open(p, &Options{hash: hash})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer with.Close()
+			without, err := Open(p, &Options{hash: hash, NoFence: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer without.Close()
+			if with.main.fence == nil || without.main.fence != nil {
+				t.Fatal("the fence was not opened, or opened when told not to")
+			}
+			for _, k := range append(keys, "missing", "") {
+				if got, want := get(t, with, k), get(t, without, k); got != want {
+					t.Fatalf("%s: with the fence %d bytes, without %d", k, len(got), len(want))
+				}
+			}
+			m := with.main
+			for pg := uint64(0); pg < m.h.pages; pg++ { // every page's first hash, and its neighbours
+				h := m.hashAt(pg * recordsPerPage)
+				for _, x := range []uint64{h - 1, h, h + 1} {
+					if a, b := with.main.lowerBound(x), without.main.lowerBound(x); a != b {
+						t.Fatalf("lowerBound(%#x) through the fence %d, without %d", x, a, b)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestBadFences: a missing, truncated, foreign or corrupted fence never
+// changes an answer; verify reports a corrupted one.
+func TestBadFences(t *testing.T) {
+	p, keys := fenceCSV(t, xxh3.Hash)
+	fp := fencePath(DefaultIndexPath(p))
+	good, err := os.ReadFile(fp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	ix, _ := Open(p, &Options{NoFence: true})
+	for _, k := range keys[:300] {
+		want[k] = get(t, ix, k)
+	}
+	ix.Close()
+	other := writeCSV(t, "id,key\n1,x\n")
+	build(t, other, BuildOptions{Key: "key"})
+	foreign, _ := os.ReadFile(fencePath(DefaultIndexPath(other)))
+
+	r := rand.New(rand.NewPCG(62, 62))
+	cases := map[string][]byte{"missing": nil, "truncated": good[:len(good)/2], "foreign": foreign}
+	for i := 0; i < 20; i++ { // entries scrambled: a lying fence
+		bad := bytes.Clone(good)
+		for j := 0; j < 50; j++ {
+			bad[4096+r.IntN(len(bad)-4096)] = byte(r.Uint32())
+		}
+		cases[fmt.Sprintf("scrambled%d", i)] = bad
+	}
+	for name, data := range cases {
+		if data == nil {
+			os.Remove(fp)
+		} else {
+			os.WriteFile(fp, data, 0o644)
+		}
+		ix, err := Open(p, nil)
+		if err != nil {
+			t.Fatalf("%s fence: Open: %v", name, err)
+		}
+		for _, k := range keys[:300] {
+			if got := get(t, ix, k); got != want[k] {
+				t.Fatalf("%s fence: Get(%s) differs", name, k)
+			}
+		}
+		ix.Close()
+		res, err := Verify(context.Background(), p, nil)
+		if err != nil || res.Equal {
+			t.Fatalf("%s fence: Verify = %+v, %v; want a difference", name, res, err)
+		}
+	}
+	os.WriteFile(fp, good, 0o644)
+	if res, err := Verify(context.Background(), p, nil); err != nil || !res.Equal {
+		t.Fatalf("Verify with the good fence = %+v, %v", res, err)
+	}
+}
