@@ -132,3 +132,37 @@ func TestBadFences(t *testing.T) {
 		t.Fatalf("Verify with the good fence = %+v, %v", res, err)
 	}
 }
+
+// TestColdLookups drops the files from the page cache before each lookup,
+// which sends lookups down the cold path (rows asked for all at once): the
+// answers must not change, and the fence must keep index reads to about one
+// page.
+func TestColdLookups(t *testing.T) {
+	p, keys := fenceCSV(t, xxh3.Hash)
+	ix, err := Open(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	want := map[string]string{}
+	for _, k := range keys[:200] {
+		want[k] = get(t, ix, k)
+	}
+	var pages int
+	for _, k := range keys[:200] {
+		if err := ix.DropCache(); err != nil {
+			t.Skipf("no cache control here: %v", err)
+		}
+		if got := get(t, ix, k); got != want[k] {
+			t.Fatalf("cold Get(%s) differs from the warm one", k)
+		}
+		r, err := ix.Resident()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages += r.Index
+	}
+	if per := float64(pages) / 200; per > 1.5 {
+		t.Fatalf("%.2f index pages read per cold lookup through the fence, want about 1", per)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"time"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
@@ -126,13 +127,17 @@ func (ix *Index) rows(s *scan.Scanner, key []byte, fn func(span) error) error {
 
 // partRows is rows in one index file: the candidates below shadow.
 func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow uint64, fn func(span) error) error {
+	start := time.Now()
 	first, end, err := p.run(h)
 	if err != nil {
 		return err
 	}
+	// An index search that took long read from storage: the rows are
+	// likely not in memory either, so ask for them all at once.
+	cold := time.Since(start) > coldSearch
 	for i := first; i < end; i++ {
 		if (i-first)%prefetchRows == 0 {
-			ix.touchRows(p, i, min(end, i+prefetchRows))
+			ix.touchRows(p, i, min(end, i+prefetchRows), cold)
 		}
 		off := p.offsetAt(i)
 		if off >= p.h.scanned || off < p.h.base {
@@ -153,12 +158,26 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 	return nil
 }
 
-const prefetchRows = 16 // candidate rows whose first bytes are loaded together
+const (
+	prefetchRows = 16                    // candidate rows whose first bytes are loaded together
+	coldSearch   = 20 * time.Microsecond // an index search slower than this went to storage
+)
 
 // touchRows loads the first byte of the rows of p's records [from, to). The
 // loads do not depend on each other, so the processor overlaps their cache
 // and TLB misses, which would otherwise queue one behind each row's parse.
-func (ix *Index) touchRows(p *part, from, to uint64) {
+// When cold, it first asks the kernel to read all their pages at once
+// (madvise WILLNEED), so that the storage serves them in parallel instead of
+// one page fault after the other; on a warm cache those system calls would
+// cost more than the lookup, so they are skipped.
+func (ix *Index) touchRows(p *part, from, to uint64, cold bool) {
+	if cold && to-from > 1 {
+		var offs [prefetchRows]uint64
+		for i := from; i < to; i++ {
+			offs[i-from] = p.offsetAt(i)
+		}
+		ix.csv.m.WillNeed(offs[:to-from])
+	}
 	var sum byte
 	for i := from; i < to; i++ {
 		if off := p.offsetAt(i); off < uint64(len(ix.csv.data)) {

@@ -11,12 +11,16 @@ import (
 )
 
 type benchOptions struct {
-	rounds int
-	asJSON bool
+	rounds  int
+	cold    bool
+	noFence bool
+	asJSON  bool
 }
 
 // benchResult is what bench measures, in nanoseconds per lookup.
 type benchResult struct {
+	Cold        bool    `json:"cold"`
+	Fence       bool    `json:"fence"`
 	Keys        int     `json:"keys"`
 	Lookups     int     `json:"lookups"`
 	Rows        int64   `json:"rows"`
@@ -27,6 +31,11 @@ type benchResult struct {
 	Max         int64   `json:"max_ns"`
 	Mean        int64   `json:"mean_ns"`
 	OpenLatency int64   `json:"open_ns"`
+	// Pages read per lookup, on a cold cache: of the index files (main and
+	// tail), of the fence, and of the CSV.
+	IndexPages float64 `json:"index_pages_per_lookup,omitempty"`
+	FencePages float64 `json:"fence_pages_per_lookup,omitempty"`
+	CSVPages   float64 `json:"csv_pages_per_lookup,omitempty"`
 }
 
 func newBenchCommand(g *globals, s streams) *cobra.Command {
@@ -37,9 +46,17 @@ func newBenchCommand(g *globals, s streams) *cobra.Command {
 		Long: `Bench opens the index of FILE once and looks up every key of KEYSFILE (one
 per line) as a program using the index package would: each lookup finds the
 key's records, reads every candidate row and compares its key. It prints the
-latency percentiles of one lookup, after a first round that warms the cache.`,
+latency percentiles of one lookup.
+
+Warm (the default), a first round fills the cache and --rounds rounds are
+timed. With --cold, before every lookup the pages of the CSV and the index
+files are dropped from the page cache (posix_fadvise, no privilege needed),
+as on a machine that has not read them yet, and bench reports how many pages
+of each file a lookup read (mincore). --no-fence searches the index without
+its fence file, for comparison.`,
 		Example: `  csvidx bench orders.csv keys.txt
-  csvidx bench orders.csv keys.txt --rounds 5 --json`,
+  csvidx bench orders.csv keys.txt --cold
+  csvidx bench orders.csv keys.txt --cold --no-fence --json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			keys, err := readKeys(args[1], s.in)
@@ -61,46 +78,87 @@ latency percentiles of one lookup, after a first round that warms the cache.`,
 				fmt.Fprintf(s.out, "%s\n", b)
 				return nil
 			}
-			fmt.Fprintf(s.out, "%d lookups of %d keys, %.1f rows per key; open %s\n", res.Lookups, res.Keys, res.RowsPerKey, time.Duration(res.OpenLatency))
+			mode := "warm"
+			if res.Cold {
+				mode = "cold"
+			}
+			fence := "with the fence"
+			if !res.Fence {
+				fence = "without a fence"
+			}
+			fmt.Fprintf(s.out, "%d %s lookups of %d keys %s, %.1f rows per key; open %s\n",
+				res.Lookups, mode, res.Keys, fence, res.RowsPerKey, time.Duration(res.OpenLatency))
 			fmt.Fprintf(s.out, "p50 %s  p90 %s  p99 %s  max %s  mean %s\n",
 				time.Duration(res.P50), time.Duration(res.P90), time.Duration(res.P99), time.Duration(res.Max), time.Duration(res.Mean))
+			if res.Cold {
+				fmt.Fprintf(s.out, "pages read per lookup: index %.2f, fence %.2f, CSV %.2f\n", res.IndexPages, res.FencePages, res.CSVPages)
+			}
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&o.rounds, "rounds", 3, "timed rounds over the keys, after one warm-up round")
-	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print one JSON object")
+	f := cmd.Flags()
+	f.IntVar(&o.rounds, "rounds", 3, "timed rounds over the keys (warm: after one warm-up round)")
+	f.BoolVar(&o.cold, "cold", false, "drop the files from the page cache before every lookup, and count the pages read")
+	f.BoolVar(&o.noFence, "no-fence", false, "search the index without its fence file")
+	f.BoolVar(&o.asJSON, "json", false, "print one JSON object")
 	return cmd
 }
 
 func bench(csvPath string, keys [][]byte, g *globals, o *benchOptions) (*benchResult, error) {
 	start := time.Now()
-	ix, err := index.Open(csvPath, g.options())
+	opts := g.options()
+	opts.NoFence = o.noFence
+	ix, err := index.Open(csvPath, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer ix.Close()
-	open := time.Since(start)
-	var rows, bytes int64
-	visit := func(row []byte) error {
+	res := &benchResult{Cold: o.cold, Fence: ix.HasFence(), Keys: len(keys), OpenLatency: int64(time.Since(start))}
+	var rows int64
+	visit := func([]byte) error {
 		rows++
-		bytes += int64(len(row))
 		return nil
 	}
-	for _, k := range keys { // warm-up: the cache holds what the lookups read
-		if err := ix.Lookup(k, visit); err != nil {
-			return nil, err
+	rounds := o.rounds
+	if !o.cold {
+		for _, k := range keys { // warm-up: the cache holds what the lookups read
+			if err := ix.Lookup(k, visit); err != nil {
+				return nil, err
+			}
 		}
+		res.Rows, rows = rows, 0
+	} else {
+		rounds = 1
 	}
-	warmRows := rows
-	lat := make([]int64, 0, len(keys)*o.rounds)
-	for r := 0; r < o.rounds; r++ {
+	lat := make([]int64, 0, len(keys)*rounds)
+	var pages index.Residency
+	for r := 0; r < rounds; r++ {
 		for _, k := range keys {
+			if o.cold {
+				if err := ix.DropCache(); err != nil {
+					return nil, err
+				}
+			}
 			t := time.Now()
 			if err := ix.Lookup(k, visit); err != nil {
 				return nil, err
 			}
 			lat = append(lat, int64(time.Since(t)))
+			if o.cold {
+				p, err := ix.Resident()
+				if err != nil {
+					return nil, err
+				}
+				pages.Index += p.Index
+				pages.Fence += p.Fence
+				pages.CSV += p.CSV
+			}
 		}
+	}
+	if o.cold {
+		res.Rows = rows
+		n := float64(len(lat))
+		res.IndexPages, res.FencePages, res.CSVPages = float64(pages.Index)/n, float64(pages.Fence)/n, float64(pages.CSV)/n
 	}
 	slices.Sort(lat)
 	var sum int64
@@ -108,10 +166,9 @@ func bench(csvPath string, keys [][]byte, g *globals, o *benchOptions) (*benchRe
 		sum += d
 	}
 	pct := func(p float64) int64 { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
-	return &benchResult{
-		Keys: len(keys), Lookups: len(lat), Rows: warmRows,
-		RowsPerKey: float64(warmRows) / float64(len(keys)),
-		P50:        pct(0.50), P90: pct(0.90), P99: pct(0.99), Max: lat[len(lat)-1],
-		Mean: sum / int64(len(lat)), OpenLatency: int64(open),
-	}, nil
+	res.Lookups = len(lat)
+	res.RowsPerKey = float64(res.Rows) / float64(len(keys))
+	res.P50, res.P90, res.P99, res.Max = pct(0.50), pct(0.90), pct(0.99), lat[len(lat)-1]
+	res.Mean = sum / int64(len(lat))
+	return res, nil
 }

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package mapping
+
+import "errors"
+
+var errNoEvict = errors.New("evicting pages from the cache is only implemented on Linux")
+
+// Evict is only implemented on Linux.
+func (m *Map) Evict(string) error { return errNoEvict }
+
+// Resident is only implemented on Linux.
+func (m *Map) Resident() (int, error) { return 0, errNoEvict }
+
+// WillNeed does nothing here.
+func (m *Map) WillNeed([]uint64) {}
