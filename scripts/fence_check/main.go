@@ -1,0 +1,199 @@
+// Command fence_check measures lookups with and without the fence file, on
+// a warm and a cold page cache, in one process (csvidx bench) and as one
+// csvidx get process per key, and prints a table; JSON goes to results/.
+//
+// Usage:
+//
+//	go run ./scripts/fence_check -csv orders.csv -keys keys.txt
+//	go run ./scripts/fence_check -rows 10000000
+//
+// The cache is dropped with posix_fadvise(DONTNEED) on the CSV and the
+// index files, which needs no privilege. "Without the fence" moves the
+// fence file aside for the separate processes and passes --no-fence to
+// bench; the answers are the same either way.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/csvidx/csvidx/scripts/internal/run"
+	"golang.org/x/sys/unix"
+)
+
+type row struct {
+	Mode       string  `json:"mode"` // in-process or processes
+	Cache      string  `json:"cache"`
+	Fence      bool    `json:"fence"`
+	P50Micros  float64 `json:"p50_us"`
+	P90Micros  float64 `json:"p90_us"`
+	IndexPages float64 `json:"index_pages_per_lookup,omitempty"`
+	FencePages float64 `json:"fence_pages_per_lookup,omitempty"`
+	CSVPages   float64 `json:"csv_pages_per_lookup,omitempty"`
+	RowsPerKey float64 `json:"rows_per_key,omitempty"`
+	Lookups    int     `json:"lookups"`
+}
+
+func main() {
+	rows := flag.Int("rows", 1_000_000, "rows to generate when -csv is not given")
+	csv := flag.String("csv", "", "an orders CSV (generated when empty); its index is built if missing")
+	keysPath := flag.String("keys", "", "keys, one per line (generated with the CSV)")
+	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
+	n := flag.Int("n", 200, "keys to look up in each measurement")
+	results := flag.String("results", "results", "directory for the JSON results")
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("fence_check: ")
+
+	work, err := os.MkdirTemp("", "csvidx-fence")
+	check(err)
+	defer os.RemoveAll(work)
+	if *bin == "" {
+		*bin, err = run.Binary(work)
+		check(err)
+	}
+	if *csv == "" {
+		*csv, *keysPath = filepath.Join(work, "orders.csv"), filepath.Join(work, "keys.txt")
+		check(run.Generate(*csv, *rows, "-keys-out", *keysPath, "-keys-n", "1000"))
+	}
+	idx := *csv + ".csvidx"
+	if _, err := os.Stat(idx); err != nil {
+		check(exec.Command(*bin, "build", *csv, "--key", "user_id").Run())
+	}
+	data, err := os.ReadFile(*keysPath)
+	check(err)
+	keys := strings.Fields(string(data))
+	keys = keys[:min(*n, len(keys))]
+	sample := filepath.Join(work, "sample.txt")
+	check(os.WriteFile(sample, []byte(strings.Join(keys, "\n")+"\n"), 0o644))
+
+	var table []row
+	for _, cold := range []bool{false, true} {
+		for _, fence := range []bool{true, false} {
+			table = append(table, inProcess(*bin, *csv, sample, cold, fence))
+		}
+	}
+	fencePath := idx + ".fence"
+	for _, cold := range []bool{false, true} {
+		for _, fence := range []bool{true, false} {
+			if !fence {
+				check(os.Rename(fencePath, fencePath+".aside"))
+			}
+			table = append(table, processes(*bin, *csv, keys, cold, fence, []string{*csv, idx, fencePath}))
+			if !fence {
+				check(os.Rename(fencePath+".aside", fencePath))
+			}
+		}
+	}
+
+	st, err := os.Stat(*csv)
+	check(err)
+	fmt.Printf("%s: %d bytes, %d keys, %d cores\n\n", *csv, st.Size(), len(keys), runtime.NumCPU())
+	fmt.Printf("%-11s %-5s %-8s %10s %10s %12s %12s %10s\n", "lookups", "cache", "fence", "p50", "p90", "index pages", "fence pages", "CSV pages")
+	for _, r := range table {
+		fence := "without"
+		if r.Fence {
+			fence = "with"
+		}
+		pages := func(v float64) string {
+			if r.Cache == "warm" || r.Mode == "processes" {
+				return "-"
+			}
+			return fmt.Sprintf("%.2f", v)
+		}
+		fmt.Printf("%-11s %-5s %-8s %9.1fµs %9.1fµs %12s %12s %10s\n", r.Mode, r.Cache, fence, r.P50Micros, r.P90Micros,
+			pages(r.IndexPages), pages(r.FencePages), pages(r.CSVPages))
+	}
+	check(os.MkdirAll(*results, 0o755))
+	name := filepath.Join(*results, fmt.Sprintf("fence-%d-%s.json", st.Size(), time.Now().UTC().Format("20060102T150405")))
+	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "keys": len(keys), "rows": table}, "", "  ")
+	check(err)
+	check(os.WriteFile(name, append(b, '\n'), 0o644))
+	fmt.Println("\nwrote", name)
+}
+
+// inProcess runs csvidx bench.
+func inProcess(bin, csv, keys string, cold, fence bool) row {
+	args := []string{"bench", csv, keys, "--json", "--rounds", "5"}
+	if cold {
+		args = append(args, "--cold")
+	}
+	if !fence {
+		args = append(args, "--no-fence")
+	}
+	out, err := exec.Command(bin, args...).Output()
+	check(err)
+	var raw map[string]any
+	check(json.Unmarshal(out, &raw))
+	return row{Mode: "in-process", Cache: cacheName(cold), Fence: fence,
+		Lookups: int(num(raw["lookups"])), RowsPerKey: num(raw["rows_per_key"]),
+		P50Micros: num(raw["p50_ns"]) / 1000, P90Micros: num(raw["p90_ns"]) / 1000,
+		IndexPages: num(raw["index_pages_per_lookup"]), FencePages: num(raw["fence_pages_per_lookup"]), CSVPages: num(raw["csv_pages_per_lookup"])}
+}
+
+// processes times one csvidx get process per key.
+func processes(bin, csv string, keys []string, cold, fence bool, files []string) row {
+	var lat []time.Duration
+	for i, k := range keys {
+		if cold {
+			for _, f := range files {
+				dropCache(f)
+			}
+		} else if i == 0 { // warm the cache
+			exec.Command(bin, "get", csv, k).Run()
+		}
+		cmd := exec.Command(bin, "get", csv, k)
+		cmd.Stdout = io.Discard
+		t := time.Now()
+		if err := cmd.Run(); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				log.Fatal(err)
+			}
+		}
+		lat = append(lat, time.Since(t))
+	}
+	slices.Sort(lat)
+	us := func(d time.Duration) float64 { return float64(d) / 1000 }
+	return row{Mode: "processes", Cache: cacheName(cold), Fence: fence, Lookups: len(lat),
+		P50Micros: us(lat[len(lat)/2]), P90Micros: us(lat[len(lat)*9/10])}
+}
+
+// dropCache evicts a file's pages from the page cache.
+func dropCache(path string) {
+	fd, err := unix.Open(path, unix.O_RDONLY, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
+}
+
+func cacheName(cold bool) string {
+	if cold {
+		return "cold"
+	}
+	return "warm"
+}
+
+func num(v any) float64 {
+	f, _ := v.(float64)
+	return f
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
