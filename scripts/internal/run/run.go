@@ -8,14 +8,18 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Binary builds csvidx (statically, as the README says) into dir.
@@ -100,4 +104,73 @@ func Generate(path string, rows int, extra ...string) error {
 	cmd := exec.Command("go", args...)
 	cmd.Stderr = os.Stderr
 	return cmd.Run()
+}
+
+// Output runs a command and returns its standard output; on failure the
+// error holds its standard error too.
+func Output(name string, args ...string) (string, error) {
+	var out, errb bytes.Buffer
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, errb.String())
+	}
+	return out.String(), nil
+}
+
+// OutputAllowing1 is Output for commands that exit 1 for "no match".
+func OutputAllowing1(name string, args ...string) (string, error) {
+	var out, errb bytes.Buffer
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			return "", fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, errb.String())
+		}
+	}
+	return out.String(), nil
+}
+
+// Time runs a command with its output read through a pipe (GNU grep stops
+// at the first match when its output is /dev/null) and returns how long it
+// took. Exit status 1 (no match) is not an error.
+func Time(name string, args ...string) (time.Duration, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Stdout = io.Discard
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		err = nil
+	}
+	return d, err
+}
+
+// Median runs fn n times and returns the median of what it returns.
+func Median(n int, fn func() (time.Duration, error)) (time.Duration, error) {
+	ds := make([]time.Duration, 0, n)
+	for range n {
+		d, err := fn()
+		if err != nil {
+			return 0, err
+		}
+		ds = append(ds, d)
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2], nil
+}
+
+// DropCache evicts the files' pages from the page cache
+// (posix_fadvise DONTNEED: no privilege needed). Missing files are skipped.
+func DropCache(paths ...string) {
+	for _, p := range paths {
+		fd, err := unix.Open(p, unix.O_RDONLY, 0)
+		if err != nil {
+			continue
+		}
+		unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
+		unix.Close(fd)
+	}
 }
