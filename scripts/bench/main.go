@@ -89,6 +89,8 @@ func benchmark(c *config) error {
 		if err := generate(c); err != nil {
 			return err
 		}
+	} else {
+		c.rows = 0 // not generated: the index says how many
 	}
 	if c.ordinary == "" {
 		keys, err := os.ReadFile(c.keys)
