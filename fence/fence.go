@@ -32,11 +32,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
-	"math"
-	"math/bits"
 	"os"
 
 	"github.com/csvidx/csvidx/internal/atomicfile"
+	"github.com/csvidx/csvidx/internal/interp"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/zeebo/xxh3"
 )
@@ -179,46 +178,15 @@ func (f *Fence) Entry(j uint64) uint64 {
 // Find returns the index page where the first record whose hash is h or
 // more should be: the last page whose first hash is below h, or 0. The
 // answer may also be the first record of the next page, when every record
-// of that page is below h. Hashes are uniform, so Find interpolates, probing
-// the first and last entries of the fence page the estimate falls on: two or
-// three fence pages for a 100M-row index, where a binary search reads ten.
+// of that page is below h. It searches the entries by interpolation, probing
+// whole 4 KiB pages of the fence: two or three for a 100M-row index, where a
+// binary search reads ten.
 func (f *Fence) Find(h uint64) uint64 {
-	// Entries [lo, hi) hold the answer's neighbourhood, in [hlo, hhi].
-	lo, hi := uint64(0), f.n
-	hlo, hhi := uint64(0), uint64(math.MaxUint64)
-	for probes := 0; hi-lo > perPage && probes < maxProbes; probes++ {
-		offHi, offLo := bits.Mul64(h-hlo, hi-lo)
-		pos := lo + offHi
-		if span := hhi - hlo + 1; span != 0 {
-			pos, _ = bits.Div64(offHi, offLo, span)
-			pos += lo
-		}
-		first := max(lo, pos-pos%perPage)
-		last := min(hi, pos-pos%perPage+perPage) - 1
-		switch vf, vl := f.Entry(first), f.Entry(last); {
-		case vl < h:
-			lo, hlo = last+1, vl
-		case vf >= h:
-			hi, hhi = first, vf
-		default:
-			lo, hi = first+1, last
-		}
+	if i := interp.LowerBound(f.n, perPage, h, f.Entry); i > 0 {
+		return i - 1
 	}
-	for lo < hi { // the first entry >= h
-		mid := lo + (hi-lo)/2
-		if f.Entry(mid) < h {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo == 0 {
-		return 0
-	}
-	return lo - 1
+	return 0
 }
-
-const maxProbes = 8 // interpolation probes before bisection
 
 // Verify checks the entries against the header's checksum.
 func (f *Fence) Verify() error {

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
-	"math/bits"
 	"os"
 	"sync/atomic"
 
 	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/internal/interp"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
@@ -164,52 +163,10 @@ func (p *part) fenced(h uint64) (uint64, bool) {
 }
 
 // search returns the index of the first record whose hash is h or more,
-// searching the index itself.
-//
-// Hashes are uniform, so it interpolates: the record holding h should sit at
-// the fraction of the range that h is of the range's hashes. Each probe reads
-// the first and last records of the page the estimate falls on, so one page
-// (one cache and TLB miss, or one disk read when cold) either holds the
-// answer or bounds the range from one side. On 10M records a lookup touches
-// three to five pages where a binary search touches twenty; equal hashes of
-// heavy keys, which skew the estimate, cost a probe or two more. After
-// maxProbes the search finishes by bisection, so the worst case stays
-// logarithmic.
+// searching the index itself, by interpolation over its pages.
 func (p *part) search(h uint64) uint64 {
-	// The answer lies in [lo, hi]; records [lo, hi) have hashes in
-	// [hlo, hhi]. span is hhi-hlo+1, with 0 standing for 2^64.
-	lo, hi := uint64(0), p.h.records
-	hlo, hhi := uint64(0), uint64(math.MaxUint64)
-	for probes := 0; hi-lo > recordsPerPage && probes < maxProbes; probes++ {
-		offHi, offLo := bits.Mul64(h-hlo, hi-lo)
-		pos := lo + offHi
-		if span := hhi - hlo + 1; span != 0 {
-			pos, _ = bits.Div64(offHi, offLo, span)
-			pos += lo
-		}
-		first := max(lo, pos-pos%recordsPerPage)
-		last := min(hi, pos-pos%recordsPerPage+recordsPerPage) - 1
-		switch vf, vl := p.hashAt(first), p.hashAt(last); {
-		case vl < h:
-			lo, hlo = last+1, vl
-		case vf >= h:
-			hi, hhi = first, vf
-		default: // vf < h <= vl: the answer is in (first, last]
-			lo, hi = first+1, last
-		}
-	}
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if p.hashAt(mid) < h {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return lo
+	return interp.LowerBound(p.h.records, recordsPerPage, h, p.hashAt)
 }
-
-const maxProbes = 8 // interpolation probes before falling back to bisection
 
 func (p *part) hashAt(i uint64) uint64 {
 	return binary.LittleEndian.Uint64(p.data[recordPos(i):])
