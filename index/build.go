@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -180,7 +179,7 @@ func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Reso
 // generation).
 func removeDerived(idxPath string) error {
 	for _, p := range []string{tailPath(idxPath), fencePath(idxPath)} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := atomicfile.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}

@@ -37,6 +37,9 @@ type VerifyResult struct {
 	// BytesBehind is how much the CSV grew after the index was built; those
 	// bytes are not compared.
 	BytesBehind int64
+	// Notes are findings that are not differences: a fence that is missing
+	// or belongs to another index only costs speed, and lookups ignore it.
+	Notes []string
 }
 
 // Verify rebuilds the index of the CSV at csvPath in memory, with the
@@ -87,7 +90,9 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 		}
 		res.Differences = append(res.Differences, diffs...)
 		if p == main && fresh != nil {
-			res.Differences = append(res.Differences, verifyFence(fencePath(idxPath), fresh)...)
+			diffs, notes := verifyFence(fencePath(idxPath), main.h.generation, fresh)
+			res.Differences = append(res.Differences, diffs...)
+			res.Notes = append(res.Notes, notes...)
 		}
 		res.BytesBehind = int64(len(csv.data)) - int64(p.h.scanned)
 	}
@@ -119,29 +124,34 @@ func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *Verif
 	return diffs, fresh, nil
 }
 
-// verifyFence compares the fence file at path with the one a build writes.
-func verifyFence(path string, fresh *built) []string {
+// verifyFence compares the fence file at path, of the main index with
+// generation gen, with the one a build writes. A missing fence, or one left
+// by an interrupted writer for another index, is a note: lookups ignore it.
+func verifyFence(path string, gen uint64, fresh *built) (diffs, notes []string) {
 	name := filepath.Base(path)
 	got, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return []string{name + ": missing; lookups search the index without it, more slowly (csvidx build or compact writes it)"}
+		return nil, []string{name + " is missing: lookups search the index without it, more slowly (csvidx build or compact writes it)"}
 	}
 	if err != nil {
-		return []string{name + ": " + err.Error()}
+		return []string{name + ": " + err.Error()}, nil
+	}
+	if len(got) >= 24 && string(got[:8]) == "\x89csvfnc\n" && binary.LittleEndian.Uint64(got[16:]) != gen {
+		return nil, []string{name + " belongs to another index (an interrupted writer left it): lookups ignore it; csvidx build or compact rewrites it"}
 	}
 	want := fence.Encode(fresh.h.generation, fresh.firsts)
 	if bytes.Equal(got, want) {
-		return nil
+		return nil, nil
 	}
 	if len(got) != len(want) {
-		return []string{fmt.Sprintf("%s: %d bytes, a fresh build writes %d", name, len(got), len(want))}
+		return []string{fmt.Sprintf("%s: %d bytes, a fresh build writes %d", name, len(got), len(want))}, nil
 	}
 	for i := range got {
 		if got[i] != want[i] {
-			return []string{fmt.Sprintf("%s: differs from a fresh build's from byte %d (lookups ignore a broken fence, but run csvidx build to repair it)", name, i)}
+			return []string{fmt.Sprintf("%s: differs from a fresh build's from byte %d (lookups ignore a broken fence, but run csvidx build to repair it)", name, i)}, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // compareSink compares the pages of a fresh build with an index file.

@@ -42,6 +42,9 @@ and a CSV that shrank.`,
 					fmt.Fprintf(s.out, "  %s\n", d)
 				}
 			}
+			for _, n := range res.Notes {
+				fmt.Fprintf(s.out, "note: %s\n", n)
+			}
 			if res.BytesBehind > 0 {
 				fmt.Fprintf(s.out, "note: %d bytes appended since the build are not indexed; run csvidx update\n", res.BytesBehind)
 			}

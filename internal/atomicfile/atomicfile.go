@@ -44,6 +44,9 @@ func Create(target string, direct bool) (*File, error) {
 	dir, base := filepath.Dir(target), filepath.Base(target)
 	for range 1000 {
 		name := filepath.Join(dir, base+tempInfix+strconv.FormatUint(rand.Uint64(), 36))
+		if err := fault("create", name); err != nil {
+			return nil, err
+		}
 		f, isDirect, err := create(name, direct)
 		if errors.Is(err, os.ErrExist) {
 			continue
@@ -61,6 +64,9 @@ func (f *File) Direct() bool { return f.direct }
 
 // Write writes p at the file's offset.
 func (f *File) Write(p []byte) (int, error) {
+	if err := fault("write", f.Name()); err != nil {
+		return 0, err
+	}
 	n, err := f.File.Write(p)
 	if err != nil && f.direct && n == 0 && refused(err) && f.undirect() == nil {
 		return f.File.Write(p)
@@ -70,6 +76,9 @@ func (f *File) Write(p []byte) (int, error) {
 
 // WriteAt writes p at off.
 func (f *File) WriteAt(p []byte, off int64) (int, error) {
+	if err := fault("write", f.Name()); err != nil {
+		return 0, err
+	}
 	n, err := f.File.WriteAt(p, off)
 	if err != nil && f.direct && n == 0 && refused(err) && f.undirect() == nil {
 		return f.File.WriteAt(p, off)
@@ -83,9 +92,15 @@ func (f *File) Commit() error {
 		return errors.New("atomicfile: commit after commit or abort")
 	}
 	f.done = true
-	err := f.Sync()
+	err := fault("sync", f.Name())
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = fault("rename", f.target)
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), f.target)
@@ -110,6 +125,9 @@ func (f *File) Abort() error {
 
 // SyncDir makes renames and removals in dir durable.
 func SyncDir(dir string) error {
+	if err := fault("syncdir", dir); err != nil {
+		return err
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
