@@ -1,0 +1,64 @@
+//go:build cgo
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/scan"
+)
+
+const firstRecordRead = 64 << 10 // bytes read first to find the first record; doubled until it ends
+
+// firstRecord returns the first record of ix's CSV verbatim: the header of
+// a CSV that has one, the first data row of one that has not. Python parses
+// it to learn the columns of an empty result of a CSV without a header, as
+// pandas.read_csv(header=None) learns them from the first line. A BOM and
+// blank lines before it are skipped; an empty CSV has no first record (nil).
+func firstRecord(ix *index.Index) ([]byte, error) {
+	info := ix.Info()
+	f, err := os.Open(info.CSVPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	delim := info.Delimiter[0]
+	for size := firstRecordRead; ; size *= 2 {
+		data := make([]byte, size)
+		n, err := f.ReadAt(data, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		data = data[:n]
+		whole := n < size
+		start := 0
+		if bytes.HasPrefix(data, scan.BOM) {
+			start = len(scan.BOM)
+		}
+		for {
+			switch {
+			case bytes.HasPrefix(data[start:], []byte("\n")):
+				start++
+				continue
+			case bytes.HasPrefix(data[start:], []byte("\r\n")):
+				start += 2
+				continue
+			}
+			break
+		}
+		if start == len(data) {
+			if whole {
+				return nil, nil
+			}
+			continue
+		}
+		_, end, terminated := scan.Fields(data, start, delim)
+		if terminated || whole {
+			return data[start:end], nil
+		}
+	}
+}

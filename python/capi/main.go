@@ -1,0 +1,415 @@
+// Command capi is csvidx's C ABI: the index package behind a few C
+// functions, built as a shared library for the Python package csvidx
+// (python/csvidx), which loads it with ctypes:
+//
+//	go build -buildmode=c-shared -o python/csvidx/_libcsvidx.so ./python/capi
+//
+// (python/build.sh does exactly that). Built as an ordinary program, as
+// `go build ./...` does, it is an empty main that does nothing.
+//
+// # Conventions
+//
+// Every function returns an int status: 0 for success, -1 for an error. On
+// an error, *err points to a NUL-terminated message, allocated with malloc,
+// that the caller frees with csvidx_free: the message the csvidx command
+// prints on standard error, without its "csvidx: " prefix (for example
+// "orders.csv.csvidx is stale: ...; run csvidx build"). Results come back
+// through pointer arguments; byte strings and JSON documents are allocated
+// with malloc and freed by the caller with csvidx_free.
+//
+// Strings passed in (paths, key column, delimiter) are NUL-terminated; NULL
+// means "" (the default). Keys are passed as one buffer of length-prefixed
+// byte strings, so a key may hold any byte, NUL included:
+//
+//	keys:  [len uint32 little-endian][len bytes] ... repeated nkeys times
+//
+// An open index is an int64 handle (never 0), an entry in a table on the Go
+// side: no Go pointer ever reaches C. Handles are safe for concurrent use
+// from any number of threads; csvidx_close waits for lookups in progress on
+// that handle. A call never keeps a pointer it was given after it returns.
+//
+// No Go panic crosses into C: one is turned into an "internal error"
+// message.
+//
+// # Functions
+//
+//	int csvidx_abi_version(void)
+//	int csvidx_build(path, key, no_header, delimiter, mem_limit_mib, threads, tmp_dir, index_path, no_wait, char **info_json, char **err)
+//	int csvidx_update(path, no_compact, mem_limit_mib, threads, tmp_dir, index_path, no_wait, char **result_json, char **err)
+//	int csvidx_compact(path, index_path, no_wait, char **info_json, char **err)
+//	int csvidx_verify(path, mem_limit_mib, threads, tmp_dir, index_path, char **result_json, char **err)
+//	int csvidx_open(path, index_path, int64_t *handle, char **err)
+//	int csvidx_info(handle, char **info_json, char **err)
+//	int csvidx_get(handle, keys, keys_len, nkeys, with_header, char **rows, int64_t *rows_len, char **err)
+//	int csvidx_count(handle, keys, keys_len, nkeys, int64_t *counts, char **err)
+//	int csvidx_header(handle, char **header, int64_t *header_len, char **err)
+//	int csvidx_first_record(handle, char **record, int64_t *record_len, char **err)
+//	int csvidx_bytes_behind(handle, int64_t *n, char **err)
+//	int csvidx_drop_cache(handle, char **err)
+//	int csvidx_close(handle, char **err)
+//	void csvidx_free(void *p)
+//
+// The JSON documents are index.Info (as `csvidx info --json` prints it) for
+// build, compact and info; {"action", "new_bytes", "info"} for update;
+// {"equal", "differences", "bytes_behind"} for verify.
+package main
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/csvidx/csvidx/index"
+)
+
+// abiVersion changes whenever a function's signature or meaning does, so the
+// Python package refuses a stale library instead of calling it wrongly.
+const abiVersion = 1
+
+func main() {}
+
+//export csvidx_abi_version
+func csvidx_abi_version() C.int { return abiVersion }
+
+//export csvidx_free
+func csvidx_free(p unsafe.Pointer) { C.free(p) }
+
+//export csvidx_build
+func csvidx_build(path, key *C.char, noHeader C.int, delimiter *C.char, memLimitMiB C.int64_t, threads C.int,
+	tmpDir, indexPath *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		delim, err := parseDelimiter(goString(delimiter))
+		if err != nil {
+			return err
+		}
+		res, err := resources(memLimitMiB, threads, tmpDir)
+		if err != nil {
+			return err
+		}
+		defer limitMemory(res.MemLimit)()
+		info, err := index.Build(context.Background(), goString(path), index.BuildOptions{
+			Key:       goString(key),
+			NoHeader:  noHeader != 0,
+			Delimiter: delim,
+			IndexPath: goString(indexPath),
+			Resources: res,
+			NoWait:    noWait != 0,
+		})
+		if err != nil {
+			return err
+		}
+		return setJSON(infoJSON, info)
+	})
+}
+
+//export csvidx_update
+func csvidx_update(path *C.char, noCompact C.int, memLimitMiB C.int64_t, threads C.int,
+	tmpDir, indexPath *C.char, noWait C.int, resultJSON, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		res, err := resources(memLimitMiB, threads, tmpDir)
+		if err != nil {
+			return err
+		}
+		defer limitMemory(res.MemLimit)()
+		r, err := index.Update(context.Background(), goString(path), &index.UpdateOptions{
+			IndexPath: goString(indexPath),
+			Resources: res,
+			NoCompact: noCompact != 0,
+			NoWait:    noWait != 0,
+		})
+		if err != nil {
+			return err
+		}
+		return setJSON(resultJSON, struct {
+			Action   string      `json:"action"`
+			NewBytes int64       `json:"new_bytes"`
+			Info     *index.Info `json:"info"`
+		}{r.Action, r.NewBytes, r.Info})
+	})
+}
+
+//export csvidx_compact
+func csvidx_compact(path, indexPath *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		info, err := index.Compact(context.Background(), goString(path),
+			&index.CompactOptions{IndexPath: goString(indexPath), NoWait: noWait != 0})
+		if err != nil {
+			return err
+		}
+		return setJSON(infoJSON, info)
+	})
+}
+
+//export csvidx_verify
+func csvidx_verify(path *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, indexPath *C.char,
+	resultJSON, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		res, err := resources(memLimitMiB, threads, tmpDir)
+		if err != nil {
+			return err
+		}
+		defer limitMemory(res.MemLimit)()
+		r, err := index.Verify(context.Background(), goString(path), &index.VerifyOptions{
+			IndexPath: goString(indexPath),
+			Resources: res,
+		})
+		if err != nil {
+			return err
+		}
+		return setJSON(resultJSON, struct {
+			Equal       bool     `json:"equal"`
+			Differences []string `json:"differences"`
+			BytesBehind int64    `json:"bytes_behind"`
+		}{r.Equal, r.Differences, r.BytesBehind})
+	})
+}
+
+//export csvidx_open
+func csvidx_open(path, indexPath *C.char, h *C.int64_t, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		ix, err := index.Open(goString(path), &index.Options{IndexPath: goString(indexPath)})
+		if err != nil {
+			return err
+		}
+		*h = C.int64_t(addHandle(ix))
+		return nil
+	})
+}
+
+//export csvidx_info
+func csvidx_info(h C.int64_t, infoJSON, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		return withIndex(int64(h), func(ix *index.Index) error {
+			return setJSON(infoJSON, ix.Info())
+		})
+	})
+}
+
+//export csvidx_get
+func csvidx_get(h C.int64_t, keys *C.char, keysLen, nkeys C.int64_t, withHeader C.int,
+	rows **C.char, rowsLen *C.int64_t, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		ks, err := splitKeys(keys, keysLen, nkeys)
+		if err != nil {
+			return err
+		}
+		var b cbuf
+		done := false
+		defer func() {
+			if !done { // an error, or a panic on its way to call's recover
+				b.release()
+			}
+		}()
+		err = withIndex(int64(h), func(ix *index.Index) error {
+			if withHeader != 0 {
+				header, err := ix.Header()
+				if err != nil {
+					return err
+				}
+				if _, err := b.Write(header); err != nil {
+					return err
+				}
+			}
+			if err := ix.Get(ks, func(row []byte) error {
+				_, err := b.Write(row)
+				return err
+			}); err != nil {
+				return err
+			}
+			// The rows were read from a mapping of the CSV: if it shrank
+			// meanwhile, they may be wrong (as the CLI checks after get).
+			return ix.Check()
+		})
+		if err != nil {
+			return err
+		}
+		*rows, *rowsLen = (*C.char)(b.p), C.int64_t(b.n)
+		done = true
+		return nil
+	})
+}
+
+//export csvidx_count
+func csvidx_count(h C.int64_t, keys *C.char, keysLen, nkeys C.int64_t, counts *C.int64_t, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		ks, err := splitKeys(keys, keysLen, nkeys)
+		if err != nil {
+			return err
+		}
+		out := unsafe.Slice(counts, len(ks))
+		return withIndex(int64(h), func(ix *index.Index) error {
+			for i, k := range ks {
+				n, err := ix.Count(k)
+				if err != nil {
+					return err
+				}
+				out[i] = C.int64_t(n)
+			}
+			return nil
+		})
+	})
+}
+
+//export csvidx_header
+func csvidx_header(h C.int64_t, header **C.char, headerLen *C.int64_t, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		return withIndex(int64(h), func(ix *index.Index) error {
+			row, err := ix.Header()
+			if err != nil {
+				return err
+			}
+			var b cbuf
+			if _, err := b.Write(row); err != nil {
+				return err
+			}
+			*header, *headerLen = (*C.char)(b.p), C.int64_t(b.n)
+			return nil
+		})
+	})
+}
+
+//export csvidx_bytes_behind
+func csvidx_bytes_behind(h C.int64_t, n *C.int64_t, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		return withIndex(int64(h), func(ix *index.Index) error {
+			*n = C.int64_t(ix.BytesBehind())
+			return nil
+		})
+	})
+}
+
+//export csvidx_drop_cache
+func csvidx_drop_cache(h C.int64_t, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		return withIndex(int64(h), func(ix *index.Index) error { return ix.DropCache() })
+	})
+}
+
+//export csvidx_close
+func csvidx_close(h C.int64_t, errOut **C.char) C.int {
+	return call(errOut, func() error { return closeHandle(int64(h)) })
+}
+
+// call runs fn and turns its error, or its panic, into a status and a
+// message for C.
+func call(errOut **C.char, fn func() error) (status C.int) {
+	defer func() {
+		if r := recover(); r != nil {
+			status = setErr(errOut, fmt.Errorf("internal error (a bug in csvidx; please report it): %v", r))
+		}
+	}()
+	if err := fn(); err != nil {
+		return setErr(errOut, err)
+	}
+	return 0
+}
+
+func setErr(errOut **C.char, err error) C.int {
+	if errOut != nil {
+		*errOut = C.CString(err.Error())
+	}
+	return -1
+}
+
+func setJSON(out **C.char, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	*out = C.CString(string(data))
+	return nil
+}
+
+func goString(s *C.char) string {
+	if s == nil {
+		return ""
+	}
+	return C.GoString(s)
+}
+
+// errKeys is a malformed key buffer: a bug in the caller, not bad input.
+var errKeys = errors.New("malformed key buffer (a bug in the caller of the csvidx library)")
+
+// splitKeys reads nkeys length-prefixed keys from the n bytes at p. The keys
+// alias the caller's memory, valid for the call only.
+func splitKeys(p *C.char, n, nkeys C.int64_t) ([][]byte, error) {
+	if n < 0 || nkeys < 0 || (n > 0 && p == nil) {
+		return nil, errKeys
+	}
+	var buf []byte
+	if n > 0 {
+		buf = unsafe.Slice((*byte)(unsafe.Pointer(p)), int(n))
+	}
+	keys := make([][]byte, 0, min(int(nkeys), len(buf)/4))
+	for range int(nkeys) {
+		if len(buf) < 4 {
+			return nil, errKeys
+		}
+		l := binary.LittleEndian.Uint32(buf)
+		buf = buf[4:]
+		if uint64(l) > uint64(len(buf)) {
+			return nil, errKeys
+		}
+		keys = append(keys, buf[:l:l])
+		buf = buf[l:]
+	}
+	if len(buf) != 0 {
+		return nil, errKeys
+	}
+	return keys, nil
+}
+
+// resources checks the writers' options with the CLI's messages (the flag
+// names included: they are the names in the documentation).
+func resources(memLimitMiB C.int64_t, threads C.int, tmpDir *C.char) (index.Resources, error) {
+	if memLimitMiB < 1 {
+		return index.Resources{}, fmt.Errorf("--mem-limit-mib %d: give at least 1", memLimitMiB)
+	}
+	if threads < 0 {
+		return index.Resources{}, fmt.Errorf("--threads %d: give 0 (all cores) or more", threads)
+	}
+	if memLimitMiB > 1<<40 {
+		return index.Resources{}, fmt.Errorf("--mem-limit-mib %d: give at most %d", memLimitMiB, int64(1)<<40)
+	}
+	return index.Resources{MemLimit: int64(memLimitMiB) << 20, TmpDir: goString(tmpDir), Threads: int(threads)}, nil
+}
+
+// parseDelimiter reads a delimiter as the CLI's --delimiter flag does: one
+// byte, or \t or "tab".
+func parseDelimiter(s string) (byte, error) {
+	switch s {
+	case `\t`, "tab":
+		return '\t', nil
+	}
+	if len(s) != 1 {
+		return 0, fmt.Errorf("--delimiter %q: give one byte, or '\\t' for tabs", s)
+	}
+	return s[0], nil
+}
+
+//export csvidx_first_record
+func csvidx_first_record(h C.int64_t, record **C.char, recordLen *C.int64_t, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		return withIndex(int64(h), func(ix *index.Index) error {
+			rec, err := firstRecord(ix)
+			if err != nil {
+				return err
+			}
+			var b cbuf
+			if _, err := b.Write(rec); err != nil {
+				return err
+			}
+			*record, *recordLen = (*C.char)(b.p), C.int64_t(b.n)
+			return nil
+		})
+	})
+}

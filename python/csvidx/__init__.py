@@ -1,0 +1,37 @@
+"""csvidx: the rows of one key of a huge CSV file, in about a millisecond.
+
+csvidx indexes a CSV by one column without importing it: the CSV stays as it
+is and FILE.csvidx, next to it, maps key hashes to row offsets. This package
+is the Go library behind a small C ABI (python/capi), loaded with ctypes; the
+index files are the same as the csvidx command's.
+
+    import csvidx
+    csvidx.build("orders.csv", key="user_id")   # once (or: csvidx build ...)
+    idx = csvidx.Index("orders.csv")             # maps the files, loads nothing
+    df = idx.get(8841207)                        # a DataFrame of the user's rows
+    df = idx.get([1, 2, 3], dtype={"amount": "float64"})  # kwargs go to read_csv
+    idx.count([1, 2, 3])                         # {1: 8, 2: 5, 3: 0}, no rows read
+    idx.get_bytes(42)                            # the rows' CSV bytes, no header
+    csvidx.update("orders.csv")                  # after rows were appended
+
+Keys are compared byte for byte with the key field's text: "007" is not "7".
+An int key means str(int); float, bool and None raise TypeError. Every
+error of the library is a CsvIdxError with the message the command prints.
+"""
+
+from ._api import DEFAULT_MEM_LIMIT_MIB, Index, VerifyResult, build, compact, update, verify
+from ._errors import CsvIdxError, CsvIdxWarning
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_MEM_LIMIT_MIB",
+    "CsvIdxError",
+    "CsvIdxWarning",
+    "Index",
+    "VerifyResult",
+    "build",
+    "compact",
+    "update",
+    "verify",
+]

@@ -1,0 +1,349 @@
+"""csvidx's Python API over the C functions of the Go library."""
+
+import dataclasses
+import io
+import json
+import os
+import warnings
+from collections.abc import Mapping
+
+from . import _keys
+from . import _native as _n
+from ._errors import CsvIdxError, CsvIdxWarning
+
+DEFAULT_MEM_LIMIT_MIB = 1024  # as the CLI's --mem-limit-mib
+
+# pandas reads a small result in one chunk whatever low_memory says, so
+# low_memory=False gives the same frame, a little faster; a large one keeps
+# pandas' default.
+_SMALL_RESULT = 64 << 10  # bytes
+
+
+def _path(p, what="path"):
+    if p is None:
+        return None
+    b = os.fsencode(os.fspath(p))
+    if b"\0" in b:
+        raise ValueError(f"csvidx: embedded null byte in {what}")
+    return b
+
+
+def _int(v, what):
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"csvidx: {what} must be an int, not {type(v).__name__}")
+    return v
+
+
+def _text(v, what):
+    if isinstance(v, str):
+        b = v.encode("utf-8", "surrogateescape")
+    elif isinstance(v, bytes):
+        b = v
+    else:
+        raise TypeError(f"csvidx: {what} must be str or bytes, not {type(v).__name__}")
+    if b"\0" in b:
+        raise ValueError(f"csvidx: embedded null byte in {what}")
+    return b
+
+
+def _resources(mem_limit_mib, threads):
+    # The ranges are checked by the library, with the CLI's messages; C's
+    # types must hold the values for that.
+    m = _int(mem_limit_mib, "mem_limit_mib")
+    t = _int(threads, "threads")
+    return max(min(m, 1 << 62), -1), max(min(t, 1 << 30), -1)
+
+
+def _json(ptr):
+    return json.loads(_n.take(ptr))
+
+
+def build(path, key, *, no_header=False, delimiter=",", mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0,
+          tmp_dir=None, index_path=None, no_wait=False):
+    """Index the CSV at path by the column key, as ``csvidx build`` does,
+    and return the new index's description (``csvidx info --json``).
+
+    key is a header field's name or, when no header field has that name, a
+    0-based column number (an int or its text). delimiter is one byte ("\\t"
+    for TSV). mem_limit_mib bounds the memory of the index records (beyond
+    it they spill to tmp_dir, next to the index by default); threads is 0 for
+    all cores. The index goes to PATH.csvidx unless index_path says
+    otherwise. A build waits for another writer of the same index unless
+    no_wait. The GIL is released during the build."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        key = str(key)
+    key_b = _text(key, "key")
+    delim = _text(delimiter, "delimiter")
+    mem, thr = _resources(mem_limit_mib, threads)
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_build(_path(path), key_b, bool(no_header), delim, mem, thr, _path(tmp_dir, "tmp_dir"),
+                                 _path(index_path, "index_path"), bool(no_wait), _n.byref(out), _n.byref(err)), err)
+    return _json(out)
+
+
+def update(path, *, no_compact=False, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None,
+           index_path=None, no_wait=False):
+    """Index the rows appended to the CSV at path since it was indexed, as
+    ``csvidx update`` does: into the tail, merged into the main index when
+    the tail reaches a tenth of it unless no_compact. Returns a dict:
+    ``action`` ("none", "tail", "compact" or "rebuild"), ``new_bytes`` and
+    ``info``. An open Index keeps its snapshot: open a new one to see the
+    rows."""
+    mem, thr = _resources(mem_limit_mib, threads)
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_update(_path(path), bool(no_compact), mem, thr, _path(tmp_dir, "tmp_dir"),
+                                  _path(index_path, "index_path"), bool(no_wait), _n.byref(out), _n.byref(err)), err)
+    return _json(out)
+
+
+def compact(path, *, index_path=None, no_wait=False):
+    """Merge the tail of the index of path into its main index, as
+    ``csvidx compact`` does, and return the index's description."""
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_compact(_path(path), _path(index_path, "index_path"), bool(no_wait),
+                                   _n.byref(out), _n.byref(err)), err)
+    return _json(out)
+
+
+@dataclasses.dataclass(frozen=True)
+class VerifyResult:
+    """What csvidx.verify found. True when the index equals a fresh build."""
+    equal: bool
+    differences: list  # one finding a line, as csvidx verify prints them
+    bytes_behind: int  # CSV bytes appended since the build: not compared
+
+    def __bool__(self):
+        return self.equal
+
+
+def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None, index_path=None):
+    """Rebuild the index of path in memory and compare it with the index
+    file byte for byte, as ``csvidx verify`` does. A difference (a broken or
+    stale index included) is a VerifyResult with equal False, not an error;
+    errors are for what stops the comparison, such as a missing index."""
+    mem, thr = _resources(mem_limit_mib, threads)
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_verify(_path(path), mem, thr, _path(tmp_dir, "tmp_dir"), _path(index_path, "index_path"),
+                                  _n.byref(out), _n.byref(err)), err)
+    r = _json(out)
+    return VerifyResult(bool(r["equal"]), list(r["differences"] or []), int(r["bytes_behind"]))
+
+
+def _pandas():
+    try:
+        import pandas  # pylint: disable=import-outside-toplevel
+    except ImportError as e:
+        raise ImportError("csvidx.Index.get needs pandas (Debian: apt-get install python3-pandas; "
+                          "or pip install pandas); get_bytes and count do not") from e
+    return pandas
+
+
+class Index:
+    """An open index of a CSV file: lookups of its key column.
+
+    Opening maps the index files and the CSV and loads nothing, so it takes
+    a fraction of a millisecond. The Index sees the files as they were when
+    it was opened (rows appended later are not found: see bytes_behind); a
+    missing, broken or stale index is a CsvIdxError that says what to do.
+    It is safe to use from several threads at once: lookups release the GIL
+    and run in parallel. Close it with close() or a with block.
+
+    >>> with csvidx.Index("orders.csv") as idx:
+    ...     df = idx.get(8841207)
+    """
+
+    _handle = 0
+
+    def __init__(self, path, *, index_path=None):
+        self._path = os.fspath(path)
+        h, err = _n.out_i64(), _n.out_ptr()
+        _n.check(_n.lib.csvidx_open(_path(path), _path(index_path, "index_path"), _n.byref(h), _n.byref(err)), err)
+        self._handle = h.value
+        self._meta = None
+        behind = self.bytes_behind
+        if behind > 0:
+            warnings.warn(f"{behind} bytes at the end of {self._path} are not indexed; csvidx.update will add them",
+                          CsvIdxWarning, stacklevel=2)
+
+    # --- lookups ---
+
+    def get_bytes(self, keys):
+        """The rows whose key is keys (one key, or a collection of keys):
+        their bytes verbatim, each through its line terminator, in file
+        order, each row once; no header. b"" when nothing matches."""
+        ks, _ = _keys.to_list(keys)
+        return self._rows(ks, False)
+
+    def get(self, keys, **read_csv_kwargs):
+        """The rows whose key is keys (one key, or a collection of keys) as a
+        pandas DataFrame, in file order, each row once.
+
+        The frame is what ``pandas.read_csv`` makes of the header followed by
+        the rows found, with the index's delimiter (for a CSV without a
+        header: header=None, so the columns are 0, 1, ...), and the key column
+        read as text (dtype str), so "007" stays "007". read_csv_kwargs go to
+        read_csv and win over these defaults (dtype=... for the key column
+        too). Column types are inferred from the rows found, not the whole
+        file: pass dtype= for stable types. When nothing matches, the frame
+        is empty with the CSV's columns."""
+        pd = _pandas()
+        ks, _ = _keys.to_list(keys)
+        meta = self._metadata()
+        data = self._rows(ks, meta["header"])
+        kw = dict(read_csv_kwargs)
+        if "sep" not in kw and "delimiter" not in kw:
+            kw["sep"] = meta["delimiter"]
+        if not meta["header"]:
+            kw.setdefault("header", None)
+        self._key_as_text(kw, meta)
+        if "low_memory" not in kw and len(data) <= _SMALL_RESULT:
+            kw["low_memory"] = False
+        if not meta["header"] and not data:  # nothing found: the columns of the first row
+            kw["nrows"] = 0
+            data = self._first_record()
+        if not data:  # an empty CSV: no columns at all
+            return pd.DataFrame()
+        return pd.read_csv(io.BytesIO(data), **kw)
+
+    def count(self, keys):
+        """How many rows each key has, without reading the rows: an int for
+        one key, a dict {key: count} in request order for a collection
+        (bytearray and memoryview keys become bytes). The count is of index
+        records with the key's 64-bit hash: the row count unless two keys
+        share a hash."""
+        if _keys.is_single(keys):
+            ks = [_keys.key_bytes(keys)]
+            return self._counts(ks)[0]
+        given = {}
+        for k in keys:
+            b = _keys.key_bytes(k)
+            if isinstance(k, (bytearray, memoryview)):
+                k = b
+            given.setdefault(k, b)
+        counts = self._counts(list(given.values()))
+        return dict(zip(given, counts))
+
+    # --- description ---
+
+    @property
+    def path(self):
+        """The CSV's path, as given."""
+        return self._path
+
+    @property
+    def bytes_behind(self):
+        """How many bytes the CSV had grown by, when this Index was opened,
+        since it was indexed: rows there are not found until csvidx.update
+        indexes them (and a new Index is opened)."""
+        n, err = _n.out_i64(), _n.out_ptr()
+        _n.check(_n.lib.csvidx_bytes_behind(self._h(), _n.byref(n), _n.byref(err)), err)
+        return n.value
+
+    @property
+    def header(self):
+        """The CSV's header record verbatim (ending with a newline), or None
+        when the index was built with no_header."""
+        if not self._metadata()["header"]:
+            return None
+        out, n, err = _n.out_ptr(), _n.out_i64(), _n.out_ptr()
+        _n.check(_n.lib.csvidx_header(self._h(), _n.byref(out), _n.byref(n), _n.byref(err)), err)
+        return _n.take(out, n.value)
+
+    @property
+    def info(self):
+        """The index's description, as ``csvidx info --json`` prints it."""
+        out, err = _n.out_ptr(), _n.out_ptr()
+        _n.check(_n.lib.csvidx_info(self._h(), _n.byref(out), _n.byref(err)), err)
+        return _json(out)
+
+    def close(self):
+        """Release the mappings and files. Lookups in progress in other
+        threads finish first. Closing twice is harmless."""
+        h, self._handle = self._handle, 0
+        if h:
+            err = _n.out_ptr()
+            _n.check(_n.lib.csvidx_close(h, _n.byref(err)), err)
+
+    @property
+    def closed(self):
+        return not self._handle
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # pylint: disable=broad-except
+            pass  # at interpreter exit the library may be gone already
+
+    def __repr__(self):
+        state = "closed" if self.closed else "open"
+        return f"<csvidx.Index {self._path!r} {state}>"
+
+    # --- internals ---
+
+    def _h(self):
+        h = self._handle
+        if not h:
+            raise CsvIdxError(f"the index of {self._path} is closed")
+        return h
+
+    def _rows(self, ks, with_header):
+        buf = _n.pack_keys(ks)
+        out, n, err = _n.out_ptr(), _n.out_i64(), _n.out_ptr()
+        status = _n.lib.csvidx_get(self._h(), buf, len(buf), len(ks), with_header, _n.byref(out), _n.byref(n),
+                                   _n.byref(err))
+        _n.check(status, err)
+        return _n.take(out, n.value)
+
+    def _counts(self, ks):
+        buf = _n.pack_keys(ks)
+        counts = _n.counts_array(len(ks))
+        err = _n.out_ptr()
+        _n.check(_n.lib.csvidx_count(self._h(), buf, len(buf), len(ks), counts, _n.byref(err)), err)
+        return list(counts)
+
+    def _first_record(self):
+        out, n, err = _n.out_ptr(), _n.out_i64(), _n.out_ptr()
+        _n.check(_n.lib.csvidx_first_record(self._h(), _n.byref(out), _n.byref(n), _n.byref(err)), err)
+        return _n.take(out, n.value)
+
+    def _metadata(self):
+        m = self._meta
+        if m is None:
+            info = self.info
+            m = self._meta = {
+                "header": bool(info["header"]),
+                "delimiter": info["delimiter"],
+                "key_column": int(info["key_column"]),
+                "key_name": info.get("key_name"),
+            }
+        return m
+
+    def _drop_cache(self):
+        """Evict the index's and the CSV's pages from memory, so the next
+        lookup reads from storage (for cold-cache benchmarks; Linux only)."""
+        err = _n.out_ptr()
+        _n.check(_n.lib.csvidx_drop_cache(self._h(), _n.byref(err)), err)
+
+    @staticmethod
+    def _key_as_text(kw, meta):
+        """Make read_csv read the key column as str unless the caller typed
+        it (or typed every column with one dtype)."""
+        col = meta["key_column"]
+        names = kw.get("names")
+        if names is not None and len(names) > col:
+            label = list(names)[col]
+        elif meta["header"] and kw.get("header", "infer") not in (None,):
+            label = meta["key_name"] if meta["key_name"] is not None else col
+        else:
+            label = col
+        dtype = kw.get("dtype")
+        if dtype is None:
+            kw["dtype"] = {label: str}
+        elif isinstance(dtype, Mapping) and label not in dtype and col not in dtype:
+            kw["dtype"] = {**dtype, label: str}
