@@ -156,6 +156,18 @@ func checkHeader(b []byte, gen, pages uint64) error {
 	return nil
 }
 
+// Generation returns the generation of the main index that the fence file
+// b belongs to, and false when b has no intact fence header: one with the
+// magic, this version and a matching checksum.
+func Generation(b []byte) (uint64, bool) {
+	le := binary.LittleEndian
+	if len(b) < headerSize || string(b[:8]) != magic || le.Uint32(b[8:]) != version ||
+		le.Uint32(b[crcOffset:]) != crc32.ChecksumIEEE(b[:crcOffset]) {
+		return 0, false
+	}
+	return le.Uint64(b[16:]), true
+}
+
 // Close unmaps the fence. A nil *Fence is fine to close.
 func (f *Fence) Close() error {
 	if f == nil {

@@ -111,6 +111,7 @@ const (
 	flagTail       = 1 << 0         // header flag: a tail file
 	flagHeader     = 1 << 1         // header flag: the CSV's first record is a header
 	knownFlags     = flagTail | flagHeader
+	maxOffset      = 1 << 62 // no file offset or size in a valid header is larger
 )
 
 // pageCRC returns the checksum of page, which must be pageSize bytes long.

@@ -107,6 +107,8 @@ func decodeHeader(page []byte) (*header, error) {
 		problem = fmt.Sprintf("key name of %d bytes", nameLen)
 	case !allZero(page[keyNameOffset+nameLen : crcOffset]):
 		problem = "reserved bytes are not zero"
+	case h.scanned > maxOffset || h.pages > maxOffset/pageSize:
+		problem = fmt.Sprintf("sizes out of range: %d bytes scanned, %d pages", h.scanned, h.pages)
 	case h.pages != recordPages(h.records):
 		problem = fmt.Sprintf("%d records on %d pages", h.records, h.pages)
 	case h.records > h.rows:

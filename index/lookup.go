@@ -146,8 +146,8 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 		if off >= shadow {
 			continue
 		}
-		if !s.At(int(off)) || s.Start() != int(off) {
-			continue
+		if !ix.lineStart(int(off)) || !s.At(int(off)) || s.Start() != int(off) {
+			return ix.movedRow(p, off)
 		}
 		if k, ok := s.Key(); ok && bytes.Equal(k, key) {
 			if err := fn(span{s.Start(), s.End(), s.Terminated()}); err != nil {
@@ -156,6 +156,22 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 		}
 	}
 	return nil
+}
+
+// lineStart reports whether a record can start at off: at the start of the
+// data (after a byte order mark) or after a newline. Every record the
+// index holds does, unless the CSV was rewritten in place.
+func (ix *Index) lineStart(off int) bool {
+	d := ix.csv.data
+	return off == 0 || d[off-1] == '\n' || off == len(scan.BOM) && bytes.HasPrefix(d, scan.BOM)
+}
+
+// movedRow is the error for a record of p whose row is not where the index
+// says: the CSV was edited in place, keeping its size and both ends, which
+// the freshness check cannot see (or the index was forged).
+func (ix *Index) movedRow(p *part, off uint64) error {
+	return fmt.Errorf("%s is %w: no row starts at byte %d of %s, where the index has one: the CSV was edited in place; %s",
+		p.path, ErrStale, off, ix.csvPath, rebuildHint(ix.csvPath, p.h))
 }
 
 const (

@@ -136,7 +136,7 @@ func verifyFence(path string, gen uint64, fresh *built) (diffs, notes []string) 
 	if err != nil {
 		return []string{name + ": " + err.Error()}, nil
 	}
-	if len(got) >= 24 && string(got[:8]) == "\x89csvfnc\n" && binary.LittleEndian.Uint64(got[16:]) != gen {
+	if g, ok := fence.Generation(got); ok && g != gen {
 		return nil, []string{name + " belongs to another index (an interrupted writer left it): lookups ignore it; csvidx build or compact rewrites it"}
 	}
 	want := fence.Encode(fresh.h.generation, fresh.firsts)
