@@ -127,14 +127,16 @@ func (ix *Index) rows(s *scan.Scanner, key []byte, fn func(span) error) error {
 
 // partRows is rows in one index file: the candidates below shadow.
 func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow uint64, fn func(span) error) error {
+	// An index search that took long read from storage: the rows are
+	// likely not in memory either, so ask for them all at once. (Only the
+	// search is timed: walking a long run takes long from memory too.)
 	start := time.Now()
-	first, end, err := p.run(h)
+	first := p.lowerBound(h)
+	cold := time.Since(start) > coldSearch
+	first, end, err := p.runFrom(h, first)
 	if err != nil {
 		return err
 	}
-	// An index search that took long read from storage: the rows are
-	// likely not in memory either, so ask for them all at once.
-	cold := time.Since(start) > coldSearch
 	for i := first; i < end; i++ {
 		if (i-first)%prefetchRows == 0 {
 			ix.touchRows(p, i, min(end, i+prefetchRows), cold)

@@ -99,8 +99,12 @@ func (p *part) maps() []*mapping.Map {
 // run bracketed by smaller and larger hashes on checked pages is the
 // complete run, wherever the search's unchecked steps went.
 func (p *part) run(h uint64) (first, end uint64, err error) {
+	return p.runFrom(h, p.lowerBound(h))
+}
+
+// runFrom is run, given first, the lower bound of h that lowerBound found.
+func (p *part) runFrom(h, first uint64) (_, end uint64, err error) {
 	n := p.h.records
-	first = p.lowerBound(h)
 	checked := ^uint64(0) // the last page checked; pages come in increasing order
 	check := func(i uint64) error {
 		if pg := i / recordsPerPage; pg != checked {
