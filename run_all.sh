@@ -30,6 +30,7 @@ need=()
 command -v rg > /dev/null || need+=(ripgrep)
 command -v sqlite3 > /dev/null || need+=(sqlite3)
 /usr/bin/python3 -c 'import pandas' 2> /dev/null || need+=(python3-pandas)
+/usr/bin/python3 -c 'import pytest' 2> /dev/null || need+=(python3-pytest)
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
 		apt-get update -qq && apt-get install -y -qq "${need[@]}" > /dev/null
@@ -42,14 +43,10 @@ step "build the csvidx binary (static: it starts faster)"
 CGO_ENABLED=0 go build -o "$WORK/csvidx" ./cmd/csvidx
 csvidx="$WORK/csvidx"
 
-step "unit, fuzz-corpus, golden, fault and end-to-end tests (go test ./...)"
+step "every test (./test.sh: Go tests, the differential test against Python's csv module, the Python binding)"
 t=$(now)
-go test ./...
-note "go test ./..." "passed in $(elapsed "$t") s"
-
-step "differential test against Python's csv module (8 dialects, nasty keys)"
-python3 scripts/oracle_test.py
-note "scripts/oracle_test.py" "passed"
+./test.sh
+note "./test.sh" "passed in $(elapsed "$t") s"
 
 step "generate $ROWS orders rows"
 go run ./scripts/csvgen -rows "$ROWS" -o "$WORK/orders.csv" -keys-out "$WORK/keys.txt" -keys-n 1000 -stats 2> "$WORK/stats.txt"
