@@ -73,6 +73,10 @@ step "external sort: the same index at every memory limit, memory near the limit
 go run ./scripts/extsort_check -csv "$WORK/orders.csv" -bin "$csvidx" -limits 32,64,256,1024,100000
 note "scripts/extsort_check" "identical at every limit, no temp file"
 
+step "SIGKILL at random moments of build, update and compact (up to 5M rows)"
+go run ./scripts/killcheck -rows $((ROWS < 5000000 ? ROWS : 5000000)) -kills 40 -bin "$csvidx"
+note "scripts/killcheck" "0 broken"
+
 step "the fence: lookups with and without it, warm and cold"
 go run ./scripts/fence_check -csv "$WORK/orders.csv" -keys "$WORK/keys.txt" -bin "$csvidx"
 note "scripts/fence_check" "table above"
