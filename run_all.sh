@@ -77,6 +77,10 @@ step "SIGKILL at random moments of build, update and compact (up to 5M rows)"
 go run ./scripts/killcheck -rows $((ROWS < 5000000 ? ROWS : 5000000)) -kills 40 -bin "$csvidx"
 note "scripts/killcheck" "0 broken"
 
+step "disk full (tmpfs, as root) and file size limit during build, external sort, update and compact"
+go run ./scripts/diskfull -rows 1000000 -bin "$csvidx"
+note "scripts/diskfull" "old index intact, no temp bytes"
+
 step "the fence: lookups with and without it, warm and cold"
 go run ./scripts/fence_check -csv "$WORK/orders.csv" -keys "$WORK/keys.txt" -bin "$csvidx"
 note "scripts/fence_check" "table above"

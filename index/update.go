@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/csvidx/csvidx/internal/mapping"
@@ -38,6 +39,10 @@ type UpdateResult struct {
 	// the main index) or "rebuild" (the CSV had no complete header record
 	// when the index was built, so it was built again).
 	Action string
+	// CompactError is why merging the tail into the main index failed,
+	// when update tried to and could not. The update itself succeeded:
+	// Action is "tail", and the index with its tail is complete.
+	CompactError error
 	// NewBytes is how many CSV bytes were indexed for the first time.
 	NewBytes int64
 	// Info describes the index afterwards.
@@ -106,10 +111,17 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 		res.Action = "tail"
 		if !opts.NoCompact && tb.h.records*compactShare >= h.records {
 			main.close()
-			if err := compactLocked(ctx, csv, idxPath, o); err != nil {
-				return nil, fmt.Errorf("merge the tail into the main index: %w", err)
+			// The appended rows are indexed already: a merge that fails
+			// (a full disk, say) leaves a good index with a tail, which
+			// the next update or compact merges.
+			switch err := compactLocked(ctx, csv, idxPath, o); {
+			case errors.Is(err, context.Canceled):
+				return nil, err
+			case err != nil:
+				res.CompactError = fmt.Errorf("merge the tail into the main index: %w", err)
+			default:
+				res.Action = "compact"
 			}
-			res.Action = "compact"
 		}
 	}
 	info, err := ReadInfo(csvPath, o)

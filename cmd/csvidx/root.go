@@ -59,7 +59,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "csvidx: interrupted")
 		return exitInterrupted
 	}
-	fmt.Fprintf(stderr, "csvidx: %v\n", err)
+	fmt.Fprintf(stderr, "csvidx: %v\n", explainDiskFull(err, "the index is as it was before this command"))
 	return exitError
 }
 
