@@ -3,6 +3,7 @@ package index
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/zeebo/xxh3"
@@ -10,10 +11,11 @@ import (
 
 // csvFile is a CSV file opened and mapped for reading.
 type csvFile struct {
-	path string
-	f    *os.File
-	m    *mapping.Map
-	data []byte
+	path    string
+	f       *os.File
+	m       *mapping.Map
+	data    []byte
+	modTime time.Time // when it was last written, as of opening
 }
 
 // openCSV opens and maps the CSV at path.
@@ -36,7 +38,7 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
-	return &csvFile{path: path, f: f, m: m, data: m.Bytes()}, nil
+	return &csvFile{path: path, f: f, m: m, data: m.Bytes(), modTime: st.ModTime()}, nil
 }
 
 // size returns the file's current size, which may differ from the mapping's.

@@ -151,10 +151,16 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 		if !ix.lineStart(int(off)) || !s.At(int(off)) || s.Start() != int(off) {
 			return ix.movedRow(p, off)
 		}
-		if k, ok := s.Key(); ok && bytes.Equal(k, key) {
+		k, ok := s.Key()
+		switch {
+		case ok && bytes.Equal(k, key):
 			if err := fn(span{s.Start(), s.End(), s.Terminated()}); err != nil {
 				return err
 			}
+		case !ok || ix.hash(k) != h:
+			// Not a hash collision (another key with the same hash): this
+			// row is not the one that was indexed here.
+			return ix.movedRow(p, off)
 		}
 	}
 	return nil
@@ -168,11 +174,12 @@ func (ix *Index) lineStart(off int) bool {
 	return off == 0 || d[off-1] == '\n' || off == len(scan.BOM) && bytes.HasPrefix(d, scan.BOM)
 }
 
-// movedRow is the error for a record of p whose row is not where the index
-// says: the CSV was edited in place, keeping its size and both ends, which
-// the freshness check cannot see (or the index was forged).
+// movedRow is the error for a record of p whose row is not what the index
+// says: no row starts there, or it has no key with the record's hash. The
+// CSV was edited in place, keeping its size and both ends, which the
+// freshness check cannot see (or the index was forged).
 func (ix *Index) movedRow(p *part, off uint64) error {
-	return fmt.Errorf("%s is %w: no row starts at byte %d of %s, where the index has one: the CSV was edited in place; %s",
+	return fmt.Errorf("%s is %w: the row at byte %d of %s is not the one it indexed: the CSV was edited in place; %s",
 		p.path, ErrStale, off, ix.csvPath, rebuildHint(ix.csvPath, p.h))
 }
 

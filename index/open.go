@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/mapping"
@@ -210,15 +211,36 @@ func (ix *Index) Info() *Info {
 	return info
 }
 
-// Check reports an error if the CSV shrank since the index was opened, which
-// makes rows read since then unreliable.
+// Check reports an error wrapping ErrChanged if the CSV changed, since the
+// index was opened, in a way that makes rows read since then unreliable:
+// it shrank, it was written in place (its size is the same, its
+// modification time is not), or the first or last 64 KiB of what the index
+// covers differ. Rows appended meanwhile are fine. It costs two reads of
+// 64 KiB per index file; csvidx get calls it before printing its last
+// buffer of rows.
 func (ix *Index) Check() error {
-	size, err := ix.csv.size()
+	st, err := ix.csv.f.Stat()
 	if err != nil {
 		return err
 	}
-	if size < int64(len(ix.csv.data)) {
-		return fmt.Errorf("%s: %w: it shrank from %d to %d bytes", ix.csvPath, ErrChanged, len(ix.csv.data), size)
+	size, mapped := st.Size(), int64(len(ix.csv.data))
+	changed := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %w: %s", ix.csvPath, ErrChanged, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case size < mapped:
+		return changed("it shrank from %d to %d bytes", mapped, size)
+	case size == mapped && !st.ModTime().Equal(ix.csv.modTime):
+		return changed("it was written in place (modified at %s, opened as of %s)",
+			st.ModTime().Format(time.RFC3339Nano), ix.csv.modTime.Format(time.RFC3339Nano))
+	}
+	for _, p := range []*part{ix.main, ix.tail} {
+		if p == nil {
+			continue
+		}
+		if err := checkFresh(ix.csv.f, size, p.h, ix.csvPath, p.path); err != nil {
+			return changed("the bytes its index covers changed (%v)", err)
+		}
 	}
 	return nil
 }

@@ -89,11 +89,11 @@ func get(csvPath string, keys [][]byte, g *globals, o *getOptions, s streams) er
 			return err
 		})
 	}
-	if err == nil {
-		err = w.Flush()
+	if err == nil { // before the last buffer goes out: a short answer is never printed
+		err = ix.Check()
 	}
 	if err == nil {
-		err = ix.Check()
+		err = w.Flush()
 	}
 	switch {
 	case errors.Is(err, syscall.EPIPE):
