@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -147,4 +148,114 @@ func TestRandomCorruption(t *testing.T) {
 	}
 	t.Logf("%d random corruptions: %d opens refused, %d lookups failed cleanly, %d right, 0 wrong; verify reported %d",
 		total.runs, total.refused, total.failed, total.right, total.verified)
+}
+
+// TestTruncatedTailAndFence cuts the tail and the fence to every shorter
+// length: a cut tail is refused as broken; a cut fence is ignored, and
+// lookups answer exactly as without it.
+func TestTruncatedTailAndFence(t *testing.T) {
+	s, err := setupFuzz(t.TempDir(), 800, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := DefaultIndexPath(s.csvPath)
+	keys := []string{"u1", "7", "", "missing"}
+	for n := len(s.tail) - 1; n >= 0; n-- {
+		if err := os.WriteFile(tailPath(idx), s.tail[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := Open(s.csvPath, nil)
+		if err == nil {
+			ix.Close()
+			t.Fatalf("a tail cut to %d of %d bytes opened", n, len(s.tail))
+		}
+		if !broken(err) {
+			t.Fatalf("tail cut to %d bytes: %v does not say the tail is broken", n, err)
+		}
+	}
+	if err := os.WriteFile(tailPath(idx), s.tail, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for n := len(s.fence) - 1; n >= 0; n-- {
+		if err := os.WriteFile(fencePath(idx), s.fence[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := Open(s.csvPath, nil)
+		if err != nil {
+			t.Fatalf("fence cut to %d bytes: Open: %v", n, err)
+		}
+		for _, k := range keys {
+			var got []byte
+			if err := ix.Lookup([]byte(k), func(row []byte) error { got = append(got, row...); return nil }); err != nil {
+				t.Fatalf("fence cut to %d bytes: Lookup(%q): %v", n, k, err)
+			}
+			if want := s.g.want(k); string(got) != want {
+				t.Fatalf("fence cut to %d bytes: Lookup(%q) = %q, want %q", n, k, got, want)
+			}
+		}
+		ix.Close()
+	}
+}
+
+// TestByteFlipsTailAndFence flips one bit of every byte of a tail and of a
+// fence in turn. Each lookup must give exactly the right rows or fail with
+// ErrCorrupt (a fence is never trusted, so its flips cost at most speed),
+// and Verify, on every 16th flip, must report the change.
+func TestByteFlipsTailAndFence(t *testing.T) {
+	s, err := setupFuzz(t.TempDir(), 800, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := DefaultIndexPath(s.csvPath)
+	keys := append(nastyKeys, "missing")
+	for _, file := range []struct {
+		path string
+		good []byte
+	}{{tailPath(idx), s.tail}, {fencePath(idx), s.fence}} {
+		f, err := os.OpenFile(file.path, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refused, failed, verified int
+		for i := range file.good {
+			if _, err := f.WriteAt([]byte{file.good[i] ^ 1<<(i%8)}, int64(i)); err != nil {
+				t.Fatal(err)
+			}
+			ix, err := Open(s.csvPath, nil)
+			if err != nil {
+				if !broken(err) {
+					t.Fatalf("%s, flip at %d: Open: %v does not say it is broken", file.path, i, err)
+				}
+				refused++
+			} else {
+				covered := int(ix.covered().scanned)
+				for _, k := range keys {
+					var got []byte
+					err := ix.Lookup([]byte(k), func(row []byte) error { got = append(got, row...); return nil })
+					if err != nil {
+						if !errors.Is(err, ErrCorrupt) {
+							t.Fatalf("%s, flip at %d: Lookup(%q): %v is not ErrCorrupt", file.path, i, k, err)
+						}
+						failed++
+					} else if want := s.g.wantUpTo(k, covered); string(got) != want {
+						t.Fatalf("%s, flip at %d: Lookup(%q) = %q, want %q", file.path, i, k, got, want)
+					}
+				}
+				ix.Close()
+			}
+			if i%16 == 0 {
+				res, err := Verify(context.Background(), s.csvPath, nil)
+				if err != nil || res.Equal {
+					t.Fatalf("%s, flip at %d: Verify = %+v, %v; want a difference", file.path, i, res, err)
+				}
+				verified++
+			}
+			if _, err := f.WriteAt(file.good[i:i+1], int64(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.Close()
+		t.Logf("%s: %d flips: %d opens refused, %d lookups failed cleanly, 0 wrong; %d verified as differing",
+			filepath.Base(file.path), len(file.good), refused, failed, verified)
+	}
 }
