@@ -41,15 +41,6 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 	return &csvFile{path: path, f: f, m: m, data: m.Bytes(), modTime: st.ModTime()}, nil
 }
 
-// size returns the file's current size, which may differ from the mapping's.
-func (c *csvFile) size() (int64, error) {
-	st, err := c.f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	return st.Size(), nil
-}
-
 func (c *csvFile) close() error {
 	err := c.m.Close()
 	if cerr := c.f.Close(); err == nil {
