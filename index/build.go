@@ -84,11 +84,12 @@ type spec struct {
 	keyCol int // resolved column, or -1 to resolve key by name
 	key    string
 	hash   func([]byte) uint64
+	custom bool    // hash is a test's, not xxh3: it cannot stream long keys
 	main   *header // for a tail: the main index it extends
 }
 
 func (o *BuildOptions) spec() (spec, error) {
-	sp := spec{delim: o.Delimiter, header: !o.NoHeader, keyCol: -1, key: o.Key, hash: o.hash}
+	sp := spec{delim: o.Delimiter, header: !o.NoHeader, keyCol: -1, key: o.Key, hash: o.hash, custom: o.hash != nil}
 	if sp.delim == 0 {
 		sp.delim = defaultDelim
 	}

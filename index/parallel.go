@@ -26,6 +26,7 @@ package index
 // writing are sequential.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -35,6 +36,7 @@ import (
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/sorter"
+	"github.com/zeebo/xxh3"
 )
 
 const (
@@ -109,21 +111,27 @@ func scanRange(data []byte, from, limit int, sp spec, buf []sorter.Record, add f
 	s.SetLimit(limit)
 	t := tally{resume: -1}
 	batch := buf[:0]
+	var long *xxh3.Hasher // for keys the scanner calls long
 	for s.Next() {
 		t.rows++
-		if key, ok := s.Key(); ok {
-			batch = append(batch, sorter.Record{Hash: sp.hash(key), Offset: uint64(s.Start())})
-			if len(batch) == cap(batch) {
-				if err := add(batch); err != nil {
-					return 0, t, err
-				}
-				batch = batch[:0]
-			}
-		} else {
-			t.short++
-		}
 		if !s.Terminated() {
 			t.resume = int64(s.Start())
+		}
+		var h uint64
+		if s.LongKey() && !sp.custom {
+			h = hashLong(s, &long)
+		} else if key, ok := s.Key(); ok {
+			h = sp.hash(key)
+		} else {
+			t.short++
+			continue
+		}
+		batch = append(batch, sorter.Record{Hash: h, Offset: uint64(s.Start())})
+		if len(batch) == cap(batch) {
+			if err := add(batch); err != nil {
+				return 0, t, err
+			}
+			batch = batch[:0]
 		}
 	}
 	t.blanks = uint64(s.Blanks())
@@ -133,6 +141,18 @@ func scanRange(data []byte, from, limit int, sp spec, buf []sorter.Record, add f
 		}
 	}
 	return s.Pos(), t, nil
+}
+
+// hashLong hashes the current key, a long one that needs unescaping (over
+// 64 KiB), as the scanner streams it: a key field of gigabytes takes no
+// memory. The result is xxh3.Hash of the decoded key.
+func hashLong(s *scan.Scanner, h **xxh3.Hasher) uint64 {
+	if *h == nil {
+		*h = xxh3.New()
+	}
+	(*h).Reset()
+	s.WriteKey(*h) // a Hasher's Write never fails
+	return (*h).Sum64()
 }
 
 // scanRecords scans the records of data from start, with par's workers, and
@@ -297,7 +317,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 func scanChunk(csv *csvFile, k int, bounds []int, limit int, sp spec, batch, recs []sorter.Record) (chunkResult, []sorter.Record) {
 	from := bounds[0]
 	if k > 0 {
-		from = guessStart(csv.data, bounds[k])
+		from = guessStart(csv.data, bounds[k], limit)
 	}
 	r := chunkResult{from: from}
 	r.err = mapping.Guard(func() error {
@@ -315,12 +335,13 @@ func scanChunk(csv *csvFile, k int, bounds []int, limit int, sp spec, batch, rec
 }
 
 // guessStart guesses where the first record at or after b starts: just past
-// the first newline at or after b-1.
-func guessStart(data []byte, b int) int {
-	for i := b - 1; i < len(data); i++ {
-		if data[i] == '\n' {
-			return i + 1
-		}
+// the first newline at or after b-1. With no newline before limit, it
+// guesses that no record starts in the chunk and returns limit: a line of
+// gigabytes must not cost every chunk it spans a search to its end.
+func guessStart(data []byte, b, limit int) int {
+	end := min(len(data), limit)
+	if i := bytes.IndexByte(data[b-1:end], '\n'); i >= 0 {
+		return b + i
 	}
-	return len(data)
+	return end
 }

@@ -1,6 +1,10 @@
 package scan
 
-import "bytes"
+import (
+	"bytes"
+	"io"
+	"math"
+)
 
 const quote = '"' // the quote character; it is not configurable
 
@@ -38,44 +42,94 @@ func skipField(data []byte, i int, delim byte) int {
 	return index2(data, i, delim, '\n')
 }
 
+// longField is the size above which the scanner does not build a key that
+// needs a copy to be decoded (a quoted field with "" escapes or with text
+// after its closing quote) until asked: a hostile file can hold a key of
+// gigabytes, which [Scanner.WriteKey] streams in fixed memory. A variable so
+// that tests can lower it.
+var longField = 64 << 10
+
+// quotedField is a quoted field, split into the parts its value is made of.
+type quotedField struct {
+	content []byte // between the quotes, "" escapes and all
+	trail   []byte // after the closing quote, up to the delimiter or terminator
+	escaped bool   // content holds "" escapes
+}
+
+// splitQuoted splits the quoted field whose opening quote is at data[i]. It
+// returns the field and the index of the delimiter or newline that ends it
+// (len(data) when it runs to the end).
+func splitQuoted(data []byte, i int, delim byte) (f quotedField, end int) {
+	q, escaped, closed := closeQuote(data, i)
+	if !closed {
+		return quotedField{content: data[i+1:], escaped: escaped}, len(data)
+	}
+	end = index2(data, q, delim, '\n')
+	f = quotedField{content: data[i+1 : q-1], trail: data[q:end], escaped: escaped}
+	if end < len(data) && data[end] == '\n' && len(f.trail) > 0 && f.trail[len(f.trail)-1] == '\r' {
+		f.trail = f.trail[:len(f.trail)-1]
+	}
+	return f, end
+}
+
+// aliased reports whether the field's value is a slice of the data: no
+// escapes to undo, nothing after the closing quote.
+func (f *quotedField) aliased() bool { return !f.escaped && len(f.trail) == 0 }
+
+// appendTo appends the field's value to dst.
+func (f *quotedField) appendTo(dst []byte) []byte {
+	if f.escaped {
+		dst = unescape(dst, f.content)
+	} else {
+		dst = append(dst, f.content...)
+	}
+	return append(dst, f.trail...)
+}
+
+// writeTo writes the field's value to w in pieces, never holding it whole.
+func (f *quotedField) writeTo(w io.Writer) error {
+	s := f.content
+	for f.escaped {
+		j := bytes.IndexByte(s, quote)
+		if j < 0 || j+1 >= len(s) {
+			break
+		}
+		if _, err := w.Write(s[:j+1]); err != nil {
+			return err
+		}
+		s = s[j+2:]
+	}
+	if _, err := w.Write(s); err != nil {
+		return err
+	}
+	_, err := w.Write(f.trail)
+	return err
+}
+
 // decodeField decodes the field starting at i. It returns the index of the
 // delimiter or newline that ends the field (len(data) when it runs to the
 // end) and the field's value. The value aliases data when the field needs no
 // unescaping; otherwise it is built in scratch, which is returned for reuse.
-func decodeField(data []byte, i int, delim byte, scratch []byte) (end int, value, buf []byte) {
+// A value that would have to be built and is longer than limit is not:
+// value is nil, long is true and f holds the field.
+func decodeField(data []byte, i int, delim byte, scratch []byte, limit int) (end int, value, buf []byte, f quotedField, long bool) {
 	if i >= len(data) || data[i] != quote {
 		end = index2(data, i, delim, '\n')
 		value = data[i:end]
 		if end < len(data) && data[end] == '\n' && end > i && data[end-1] == '\r' {
 			value = value[:len(value)-1]
 		}
-		return end, value, scratch
+		return end, value, scratch, f, false
 	}
-	q, escaped, closed := closeQuote(data, i)
-	if !closed {
-		value = data[i+1:]
-		if escaped {
-			scratch = unescape(scratch[:0], value)
-			value = scratch
-		}
-		return len(data), value, scratch
+	f, end = splitQuoted(data, i, delim)
+	switch {
+	case f.aliased():
+		return end, f.content, scratch, f, false
+	case len(f.content)+len(f.trail) > limit:
+		return end, nil, scratch, f, true
 	}
-	end = index2(data, q, delim, '\n')
-	content, trail := data[i+1:q-1], data[q:end]
-	if end < len(data) && data[end] == '\n' && len(trail) > 0 && trail[len(trail)-1] == '\r' {
-		trail = trail[:len(trail)-1]
-	}
-	if !escaped && len(trail) == 0 {
-		return end, content, scratch
-	}
-	scratch = scratch[:0]
-	if escaped {
-		scratch = unescape(scratch, content)
-	} else {
-		scratch = append(scratch, content...)
-	}
-	scratch = append(scratch, trail...)
-	return end, scratch, scratch
+	scratch = f.appendTo(scratch[:0])
+	return end, scratch, scratch, f, false
 }
 
 // unescape appends s to dst with every "" turned into ".
@@ -123,7 +177,7 @@ func recordEnd(data []byte, i int, delim byte) (end int, terminated bool) {
 func Fields(data []byte, start int, delim byte) (fields [][]byte, end int, terminated bool) {
 	var scratch []byte
 	for i := start; ; {
-		e, v, buf := decodeField(data, i, delim, scratch)
+		e, v, buf, _, _ := decodeField(data, i, delim, scratch, math.MaxInt)
 		scratch = buf
 		fields = append(fields, bytes.Clone(v))
 		switch {

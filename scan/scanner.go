@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 )
 
@@ -43,8 +44,10 @@ type Scanner struct {
 	hasKey     bool
 	terminated bool   // the record ends with a newline
 	scratch    []byte // holds keys that need unescaping
-	nextQuote  int    // the first quote at or after pos, or len(data) when none
-	limit      int    // no record starting at or past it is read
+	long       bool   // the key is a long field, not yet decoded: see longField
+	longKey    quotedField
+	nextQuote  int // the first quote at or after pos, or where the search for one ended (see quoteFrom)
+	limit      int // no record starting at or past it is read
 
 	blanks int64 // blank lines skipped so far
 }
@@ -82,18 +85,19 @@ func (s *Scanner) Reset(pos int) {
 		pos = len(BOM)
 	}
 	s.pos, s.nextQuote = pos, -1
-	s.start, s.end, s.key, s.hasKey = pos, pos, nil, false
+	s.start, s.end, s.key, s.hasKey, s.long = pos, pos, nil, false, false
 }
 
 // Next advances to the next record. It returns false at the end of the data,
 // and before a record that starts at or past the limit (see
 // [Scanner.SetLimit]).
 func (s *Scanner) Next() bool {
-	i, blanks := s.skipBlanks(s.pos)
-	if i >= s.limit {
-		return false // the blank lines belong to whoever scans on from here
-	}
+	i, blanks := s.skipBlanks(s.pos) // up to the limit
 	s.blanks += blanks
+	if i >= s.limit {
+		s.pos = i
+		return false
+	}
 	if i >= len(s.data) {
 		s.none(i)
 		return false
@@ -103,7 +107,7 @@ func (s *Scanner) Next() bool {
 	// fields are what lies between delimiters. The position of the next
 	// quote in the data tells, for the price of one search per quote.
 	if s.nextQuote < i {
-		s.nextQuote = indexFrom(s.data, i, quote)
+		s.nextQuote = s.quoteFrom(i)
 	}
 	if nl := indexFrom(s.data, i, '\n'); nl < s.nextQuote {
 		s.plainRecord(i, nl)
@@ -134,12 +138,35 @@ func (s *Scanner) At(off int) bool {
 	return true
 }
 
+// quoteLookahead is how far past its limit a scanner searches for the next
+// quote, for the record that crosses the limit. A variable so that tests
+// can shorten it.
+var quoteLookahead = 64 << 10
+
+// quoteFrom returns the offset of the first quote at or after i, or, when
+// there is none, where the search ended: the end of the data, or a little
+// past the limit. Either way data[i:quoteFrom(i)] holds no quote. Bounding
+// the search keeps a scan of a small range of a large quote-free file
+// small: a parallel scan has thousands of them.
+func (s *Scanner) quoteFrom(i int) int {
+	end := len(s.data)
+	if s.limit < end-quoteLookahead {
+		end = max(s.limit, i) + quoteLookahead
+	}
+	if j := bytes.IndexByte(s.data[i:end], quote); j >= 0 {
+		return i + j
+	}
+	return end
+}
+
 // skipBlanks returns the first offset at or after i that does not start a
-// blank line, and the number of blank lines skipped.
+// blank line, or the first at or past the limit, and the number of blank
+// lines skipped. The blank lines that start before the limit are the
+// scanner's; the others belong to whoever scans on from there.
 func (s *Scanner) skipBlanks(i int) (int, int64) {
 	data := s.data
 	var n int64
-	for i < len(data) {
+	for i < len(data) && i < s.limit {
 		if c := data[i]; c == '\n' {
 			i++
 		} else if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
@@ -157,13 +184,13 @@ func (s *Scanner) skipBlanks(i int) (int, int64) {
 // each chunk of the data the records that start in its range.
 func (s *Scanner) SetLimit(limit int) { s.limit = limit }
 
-// Pos returns where the scan goes on: just past the last record read (or
-// past trailing blank lines at the end of the data).
+// Pos returns where the scan goes on: just past the last record read, or
+// past the blank lines after it that start before the limit.
 func (s *Scanner) Pos() int { return s.pos }
 
 // none leaves the scanner at the end of the data, on no record.
 func (s *Scanner) none(i int) {
-	s.pos, s.start, s.end, s.key, s.hasKey, s.terminated = i, i, i, nil, false, false
+	s.pos, s.start, s.end, s.key, s.hasKey, s.terminated, s.long = i, i, i, nil, false, false, false
 }
 
 // quotedRecord reads the record starting at i with the quote-aware search.
@@ -173,13 +200,13 @@ func (s *Scanner) quotedRecord(i int) {
 		e := skipField(data, i, delim)
 		if e >= len(data) || data[e] == '\n' { // too short to have the key
 			s.setEnd(e)
-			s.key, s.hasKey = nil, false
+			s.key, s.hasKey, s.long = nil, false, false
 			return
 		}
 		i = e + 1
 	}
-	e, key, scratch := decodeField(data, i, delim, s.scratch)
-	s.key, s.hasKey, s.scratch = key, true, scratch
+	e, key, scratch, f, long := decodeField(data, i, delim, s.scratch, longField)
+	s.key, s.hasKey, s.scratch, s.long, s.longKey = key, true, scratch, long, f
 	switch {
 	case e >= len(data) || data[e] == '\n':
 		s.setEnd(e)
@@ -193,7 +220,7 @@ func (s *Scanner) quotedRecord(i int) {
 // (or running to the end when nl is len(data)), which holds no quote.
 func (s *Scanner) plainRecord(i, nl int) {
 	start, end, ok := nthField(s.data, i, nl, s.delim, s.keyCol)
-	s.key, s.hasKey = nil, ok
+	s.key, s.hasKey, s.long = nil, ok, false
 	if ok {
 		if end == nl && end > start && nl < len(s.data) && s.data[end-1] == '\r' {
 			end--
@@ -226,8 +253,36 @@ func (s *Scanner) Terminated() bool { return s.terminated }
 
 // Key returns the current record's decoded key field, and false when the
 // record has too few fields to have one. The slice is valid until the next
-// call to Next or Reset.
-func (s *Scanner) Key() ([]byte, bool) { return s.key, s.hasKey }
+// call to Next or Reset. A key is usually a slice of the data; one that
+// needs unescaping is built in a buffer the scanner reuses, and a long one
+// of those (see [Scanner.LongKey]) only when Key is called.
+func (s *Scanner) Key() ([]byte, bool) {
+	if s.long {
+		s.scratch = s.longKey.appendTo(s.scratch[:0])
+		s.key, s.long = s.scratch, false
+	}
+	return s.key, s.hasKey
+}
+
+// LongKey reports whether the current key is longer than 64 KiB and needs
+// unescaping to be decoded, so that [Scanner.Key] would build a copy of
+// it. A caller that only hashes keys streams such a key with
+// [Scanner.WriteKey] instead, in fixed memory however long the field.
+func (s *Scanner) LongKey() bool { return s.long }
+
+// WriteKey writes the current record's decoded key to w, in pieces and
+// without building it, and returns the first error from w. It writes
+// nothing when the record has no key.
+func (s *Scanner) WriteKey(w io.Writer) error {
+	if s.long {
+		return s.longKey.writeTo(w)
+	}
+	if !s.hasKey {
+		return nil
+	}
+	_, err := w.Write(s.key)
+	return err
+}
 
 // Blanks returns the number of blank lines skipped so far.
 func (s *Scanner) Blanks() int64 { return s.blanks }

@@ -146,8 +146,18 @@ func TestScanner(t *testing.T) {
 	}
 }
 
-// checkAgainstRef holds the scanner and Fields to the reference parser.
+// checkAgainstRef holds the scanner and Fields to the reference parser,
+// with long keys (see longField) as long as usual and with every key
+// that needs a copy taken as long.
 func checkAgainstRef(t *testing.T, data []byte, delim byte, key int) {
+	t.Helper()
+	checkRef(t, data, delim, key)
+	defer func(n int) { longField = n }(longField)
+	longField = 0
+	checkRef(t, data, delim, key)
+}
+
+func checkRef(t *testing.T, data []byte, delim byte, key int) {
 	t.Helper()
 	want, wantBlanks := refParse(data, delim)
 	s, err := New(data, delim, key)
@@ -160,11 +170,19 @@ func checkAgainstRef(t *testing.T, data []byte, delim byte, key int) {
 			t.Fatalf("scanner found a record at %d after the reference's %d records", s.Start(), len(want))
 		}
 		w := want[n]
-		k, ok := s.Key()
 		wantKey, wantOK := "", key < len(w.fields)
 		if wantOK {
 			wantKey = w.fields[key]
 		}
+		var streamed bytes.Buffer
+		long := s.LongKey()
+		if err := s.WriteKey(&streamed); err != nil || streamed.String() != wantKey {
+			t.Fatalf("record %d: WriteKey wrote %q (err %v, long %v), reference key %q\ninput %q", n, streamed.Bytes(), err, long, wantKey, data)
+		}
+		if long && len(wantKey) <= longField {
+			t.Fatalf("record %d: key %q is long, but not longer than %d bytes\ninput %q", n, wantKey, longField, data)
+		}
+		k, ok := s.Key()
 		if s.Start() != w.start || s.End() != w.end || s.Terminated() != w.terminated || ok != wantOK || string(k) != wantKey {
 			t.Fatalf("record %d: scanner [%d,%d) term=%v key=%q/%v; reference [%d,%d) term=%v key=%q/%v\ninput %q",
 				n, s.Start(), s.End(), s.Terminated(), k, ok, w.start, w.end, w.terminated, wantKey, wantOK, data)
@@ -259,8 +277,17 @@ func TestNoAllocs(t *testing.T) {
 
 // checkChunked scans data in chunks of size bytes, each from where the last
 // one stopped and up to a limit, as a parallel build stitches them, and
-// holds the result to one scan of the whole.
+// holds the result to one scan of the whole; with the usual search for the
+// next quote and with one that gives up a byte or two past the limit.
 func checkChunked(t *testing.T, data []byte, delim byte, key, size int) {
+	t.Helper()
+	defer func(n int) { quoteLookahead = n }(quoteLookahead)
+	for _, quoteLookahead = range []int{64 << 10, 0, 1, 2} {
+		checkChunks(t, data, delim, key, size)
+	}
+}
+
+func checkChunks(t *testing.T, data []byte, delim byte, key, size int) {
 	t.Helper()
 	want := scanAll(t, data, delim, key)
 	whole, _ := New(data, delim, key)
