@@ -65,6 +65,7 @@ type BuildStats struct {
 	Threads int `json:"threads"` // workers of the scan and the sort
 	Chunks  int `json:"chunks"`  // pieces the CSV was scanned in
 	Repairs int `json:"repairs"` // chunks whose guessed start was wrong and were scanned again
+	Skipped int `json:"skipped"` // chunks inside one record (a field of megabytes): no record starts in them
 }
 
 func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {

@@ -32,6 +32,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
@@ -76,7 +77,7 @@ func newParallel(threads int, budget int64, chunk int) *parallel {
 
 // buildStats reports how the scan went.
 func (p *parallel) buildStats() *BuildStats {
-	return &BuildStats{Threads: p.threads, Chunks: p.stats.chunks, Repairs: p.stats.repairs}
+	return &BuildStats{Threads: p.threads, Chunks: p.stats.chunks, Repairs: p.stats.repairs, Skipped: p.stats.skipped}
 }
 
 // tally is what a scan of records counts.
@@ -96,7 +97,7 @@ func (t *tally) add(u tally) {
 
 // scanStats says how a parallel scan went.
 type scanStats struct {
-	chunks, repairs int
+	chunks, repairs, skipped int
 }
 
 // scanRange scans the records of data that start at or after from and before
@@ -225,6 +226,8 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 	// Group buffers go round between the workers and the stitcher: fresh
 	// memory is slow to touch, and a sync.Pool would drop them at each GC.
 	groups := make(chan *sorter.Group, cap(tokens)+par.threads)
+	var stitched atomic.Int64 // where the next chunk really starts, as far as known
+	stitched.Store(int64(start))
 	var wg sync.WaitGroup
 	defer func() {
 		cancel() // stops the hand-out, which stops the workers
@@ -253,6 +256,12 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 			var recs []sorter.Record
 			dist := srt.NewDistributor()
 			for k := range jobs {
+				if limitOf(k) <= int(stitched.Load()) {
+					// A record stitched already runs past this chunk (a
+					// field of gigabytes): no record starts in it.
+					results[k] <- chunkResult{from: -1, t: tally{resume: -1}}
+					continue
+				}
 				var r chunkResult
 				r, recs = scanChunk(csv, k, bounds, limitOf(k), sp, batch, recs[:0])
 				if r.err == nil {
@@ -281,11 +290,15 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		if r.err != nil {
 			return total, stats, r.err
 		}
-		if r.from == expect {
+		switch {
+		case r.from == expect:
 			if err := srt.AddGroup(r.group); err != nil {
 				return total, stats, err
 			}
-		} else { // a wrong guess: scan the chunk again from where it really starts
+		case expect >= limitOf(k): // no record starts in the chunk
+			stats.skipped++
+			r.stop, r.t = expect, tally{resume: -1}
+		default: // a wrong guess: scan the chunk again from where it really starts
 			stats.repairs++
 			var err error
 			r.stop, r.t, err = scanRange(data, expect, limitOf(k), sp, buf, srt.Add)
@@ -295,6 +308,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		}
 		total.add(r.t)
 		expect = r.stop
+		stitched.Store(int64(expect))
 		if r.group != nil {
 			select {
 			case groups <- r.group:

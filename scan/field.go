@@ -86,24 +86,49 @@ func (f *quotedField) appendTo(dst []byte) []byte {
 	return append(dst, f.trail...)
 }
 
-// writeTo writes the field's value to w in pieces, never holding it whole.
-func (f *quotedField) writeTo(w io.Writer) error {
+// writeTo writes the field's value to w in pieces, never holding it whole:
+// runs between "" escapes are gathered in buf (reused, returned) and
+// written a few KiB at a time, longer ones as they are.
+func (f *quotedField) writeTo(w io.Writer, buf []byte) ([]byte, error) {
+	const size = 32 << 10
+	buf = buf[:0]
+	put := func(p []byte) error {
+		if len(buf)+len(p) > size && len(buf) > 0 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		if len(p) >= size {
+			_, err := w.Write(p)
+			return err
+		}
+		buf = append(buf, p...)
+		return nil
+	}
 	s := f.content
 	for f.escaped {
 		j := bytes.IndexByte(s, quote)
 		if j < 0 || j+1 >= len(s) {
 			break
 		}
-		if _, err := w.Write(s[:j+1]); err != nil {
-			return err
+		if err := put(s[:j+1]); err != nil {
+			return buf, err
 		}
 		s = s[j+2:]
 	}
-	if _, err := w.Write(s); err != nil {
-		return err
+	if err := put(s); err != nil {
+		return buf, err
 	}
-	_, err := w.Write(f.trail)
-	return err
+	if err := put(f.trail); err != nil {
+		return buf, err
+	}
+	if len(buf) > 0 {
+		if _, err := w.Write(buf); err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 // decodeField decodes the field starting at i. It returns the index of the

@@ -275,7 +275,9 @@ func (s *Scanner) LongKey() bool { return s.long }
 // nothing when the record has no key.
 func (s *Scanner) WriteKey(w io.Writer) error {
 	if s.long {
-		return s.longKey.writeTo(w)
+		var err error
+		s.scratch, err = s.longKey.writeTo(w, s.scratch)
+		return err
 	}
 	if !s.hasKey {
 		return nil

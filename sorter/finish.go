@@ -152,6 +152,10 @@ func (s *Sorter) finishLarge(d int, out batcher) error {
 	if err := s.spillArenas(0); err != nil {
 		return err
 	}
+	if c := s.cur; c != nil && c.refs == 0 {
+		s.release(c.buf)
+		s.cur = nil
+	}
 	s.dropFree()
 	if err := s.spill.flush(); err != nil {
 		return err

@@ -15,24 +15,45 @@ type sortResult struct {
 	err  error
 }
 
-// finishParallel finishes the partitions as Finish does, sorting up to
-// workers partitions at once and emitting them in order. A partition too
-// large for memory is finished alone, after everything before it is out.
-func (s *Sorter) finishParallel(sizes []int64, workers int, out batcher) (err error) {
-	jobs := make(chan sortJob)
-	done := make(chan struct{})
+// sortPool is a set of workers that gather and sort partitions, each in
+// its own pair of buffers, allocated once.
+type sortPool struct {
+	jobs chan sortJob
+	done chan struct{}
+	n    int
+}
+
+func (s *Sorter) startPool(workers int) *sortPool {
+	p := &sortPool{jobs: make(chan sortJob), done: make(chan struct{}), n: workers}
 	for range workers {
 		go func() {
-			defer func() { done <- struct{}{} }()
+			defer func() { p.done <- struct{}{} }()
 			buf := make([]Record, 2*s.largest)
 			var r radix
-			for j := range jobs {
+			for j := range p.jobs {
 				recs, err := s.gatherSort(j.d, j.n, buf, &r)
 				j.result <- sortResult{recs, err}
 				<-j.release
 			}
 		}()
 	}
+	return p
+}
+
+// stop ends the workers, which lets go of their buffers.
+func (p *sortPool) stop() {
+	close(p.jobs)
+	for range p.n {
+		<-p.done
+	}
+}
+
+// finishParallel finishes the partitions as Finish does, sorting up to
+// workers partitions at once and emitting them in order. A partition too
+// large for memory is finished alone, after everything before it is out and
+// the workers have let go of their buffers: it takes the whole budget.
+func (s *Sorter) finishParallel(sizes []int64, workers int, out batcher) (err error) {
+	var pool *sortPool    // nil while a large partition is finished
 	var pending []sortJob // handed out, not yet emitted, in partition order
 	// emitOldest emits the oldest pending partition and frees its worker.
 	emitOldest := func() error {
@@ -50,9 +71,8 @@ func (s *Sorter) finishParallel(sizes []int64, workers int, out batcher) (err er
 			<-j.result
 			close(j.release)
 		}
-		close(jobs)
-		for range workers {
-			<-done
+		if pool != nil {
+			pool.stop()
 		}
 	}()
 	for d, n := range sizes {
@@ -64,14 +84,21 @@ func (s *Sorter) finishParallel(sizes []int64, workers int, out batcher) (err er
 					return err
 				}
 			}
+			if pool == nil {
+				pool = s.startPool(workers)
+			}
 			j := sortJob{d: d, n: n, result: make(chan sortResult, 1), release: make(chan struct{})}
-			jobs <- j
+			pool.jobs <- j
 			pending = append(pending, j)
 		default:
 			for len(pending) > 0 {
 				if err := emitOldest(); err != nil {
 					return err
 				}
+			}
+			if pool != nil {
+				pool.stop()
+				pool = nil
 			}
 			if err := s.finishLarge(d, out); err != nil {
 				return err

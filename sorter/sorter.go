@@ -284,7 +284,9 @@ func (s *Sorter) spillArenas(target int64) error {
 			}
 		}
 	}
-	s.arenas = append(s.arenas[:0], s.arenas[k:]...)
+	n := copy(s.arenas, s.arenas[k:])
+	clear(s.arenas[n:]) // or the spilled arenas' buffers stay reachable
+	s.arenas = s.arenas[:n]
 	s.gens = append(s.gens, g)
 	return nil
 }

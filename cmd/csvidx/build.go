@@ -63,8 +63,12 @@ is byte for byte the same at any limit.`,
 				return err
 			}
 			b := info.Build
-			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs with %d threads (%d chunks, %d repaired): %d with a key, %d too short; %s is %s\n",
-				info.Rows, info.CSVPath, describeKey(info), time.Since(start).Seconds(), b.Threads, b.Chunks, b.Repairs,
+			chunks := fmt.Sprintf("%d chunks, %d repaired", b.Chunks, b.Repairs)
+			if b.Skipped > 0 {
+				chunks += fmt.Sprintf(", %d inside one record", b.Skipped)
+			}
+			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs with %d threads (%s): %d with a key, %d too short; %s is %s\n",
+				info.Rows, info.CSVPath, describeKey(info), time.Since(start).Seconds(), b.Threads, chunks,
 				info.Records, info.ShortRows, info.IndexPath, formatBytes(info.IndexBytes))
 			return nil
 		},
