@@ -81,6 +81,10 @@ step "disk full (tmpfs, as root) and file size limit during build, external sort
 go run ./scripts/diskfull -rows 1000000 -bin "$csvidx"
 note "scripts/diskfull" "old index intact, no temp bytes"
 
+step "hostile CSV files of 1 GiB (unterminated quote, 1 GiB field and key, newlines in quotes, 10^8 tiny rows, NUL, invalid UTF-8, a million columns) at --mem-limit-mib 64"
+go run ./scripts/hostile -size 1073741824 -mem 64 -bin "$csvidx" -work "$WORK/hostile"
+note "scripts/hostile" "each built within 64+32 MiB and 4x a plain build, and checked"
+
 step "the fence: lookups with and without it, warm and cold"
 go run ./scripts/fence_check -csv "$WORK/orders.csv" -keys "$WORK/keys.txt" -bin "$csvidx"
 note "scripts/fence_check" "table above"

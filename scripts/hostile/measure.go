@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// proc is what one run of a command did.
+type proc struct {
+	Seconds     float64 `json:"seconds"`
+	PeakAnonMiB float64 `json:"peak_anon_mib"` // highest RssAnon, polled every 5 ms
+	MaxRSSMiB   float64 `json:"maxrss_mib"`    // ru_maxrss: every resident page, the CSV's mapped ones too
+	Exit        int     `json:"exit"`          // -1 when killed by a signal
+	TimedOut    bool    `json:"timed_out,omitempty"`
+	Stdout      []byte  `json:"-"`
+	Stderr      string  `json:"stderr,omitempty"`
+}
+
+// measure runs name with args and kills it after timeout. It times the run, polls the process's RssAnon
+// (which leaves out the CSV's mapped pages: file pages, which the kernel
+// can drop) and reads its ru_maxrss at the end. The error is only for a
+// command that could not start.
+func measure(timeout time.Duration, name string, args ...string) (proc, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return proc{}, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+	var p proc
+	var peak int64
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			p.Seconds = time.Since(start).Seconds()
+			p.PeakAnonMiB = float64(peak) / 1024
+			p.Stdout, p.Stderr = out.Bytes(), errb.String()
+			p.TimedOut = ctx.Err() != nil
+			var ee *exec.ExitError
+			if err != nil && !errors.As(err, &ee) {
+				return p, err
+			}
+			p.Exit = cmd.ProcessState.ExitCode()
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				p.MaxRSSMiB = float64(ru.Maxrss) / 1024 // KiB on Linux
+			}
+			return p, nil
+		case <-tick.C:
+			peak = max(peak, rssAnon(status))
+		}
+	}
+}
+
+// rssAnon reads RssAnon (KiB) from a /proc status file, or 0.
+func rssAnon(path string) int64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "RssAnon:"); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
+}
