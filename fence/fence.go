@@ -37,7 +37,7 @@ import (
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/interp"
 	"github.com/csvidx/csvidx/internal/mapping"
-	"github.com/zeebo/xxh3"
+	"github.com/csvidx/csvidx/internal/xxh3"
 )
 
 const (

@@ -12,9 +12,9 @@ import (
 	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/internal/xxh3"
 	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/sorter"
-	"github.com/zeebo/xxh3"
 )
 
 // BuildOptions say what to index and how. The zero value indexes nothing:

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/internal/mapping"
-	"github.com/zeebo/xxh3"
+	"github.com/csvidx/csvidx/internal/xxh3"
 )
 
 // csvFile is a CSV file opened and mapped for reading.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/mapping"
-	"github.com/zeebo/xxh3"
+	"github.com/csvidx/csvidx/internal/xxh3"
 )
 
 // Options say where an index is. A nil *Options means the defaults.

@@ -35,9 +35,9 @@ import (
 	"sync/atomic"
 
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/internal/xxh3"
 	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/sorter"
-	"github.com/zeebo/xxh3"
 )
 
 const (

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 
 	"github.com/csvidx/csvidx/internal/atomicfile"
+	"github.com/csvidx/csvidx/internal/xxh3"
 	"github.com/csvidx/csvidx/sorter"
-	"github.com/zeebo/xxh3"
 )
 
 // A pageSink receives the pages of an index as the writer seals them: the

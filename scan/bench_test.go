@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/zeebo/xxh3"
+	"github.com/csvidx/csvidx/internal/xxh3"
 )
 
 // ordersData returns about size bytes of orders-shaped CSV
