@@ -38,18 +38,40 @@ type globals struct {
 
 func (g *globals) options() *index.Options { return &index.Options{IndexPath: g.indexPath} }
 
+// cleanupAnnotation marks the commands that write files: Ctrl-C and SIGTERM
+// cancel their context, so that they remove their temporary files and
+// exit 130, instead of killing the process. The others only read, and
+// keep the default (the shell reports 130 all the same): catching signals
+// makes the Go runtime start a thread to receive them, which cost a
+// lookup 0.8 ms, a fifth of the whole process.
+const cleanupAnnotation = "cleanup"
+
+// cleansUp marks cmd as a command that writes files.
+func cleansUp(cmd *cobra.Command) *cobra.Command {
+	cmd.Annotations = map[string]string{cleanupAnnotation: "yes"}
+	return cmd
+}
+
 // run executes the command line args and returns the exit status. It is
 // main without the process: tests call it directly.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C kills at once
-	}()
+	stop := func() {}
+	defer func() { stop() }()
 	root := newRootCommand(streams{stdin, stdout, stderr})
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		if cmd.Annotations[cleanupAnnotation] == "" {
+			return
+		}
+		ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+		stop = cancel
+		go func() {
+			<-ctx.Done()
+			cancel() // a second Ctrl-C kills at once
+		}()
+		cmd.SetContext(ctx)
+	}
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := root.ExecuteContext(context.Background())
 	switch {
 	case err == nil:
 		return exitMatch
@@ -89,12 +111,12 @@ A lookup reads a page of the index and then only the rows it needs.
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
-		newBuildCommand(g, s),
+		cleansUp(newBuildCommand(g, s)),
 		newGetCommand(g, s),
 		newInfoCommand(g, s),
-		newVerifyCommand(g, s),
-		newUpdateCommand(g, s),
-		newCompactCommand(g, s),
+		cleansUp(newVerifyCommand(g, s)),
+		cleansUp(newUpdateCommand(g, s)),
+		cleansUp(newCompactCommand(g, s)),
 		newBenchCommand(g, s),
 	)
 	return root
