@@ -65,20 +65,13 @@ var (
 func Hash(b []byte) uint64 {
 	n := len(b)
 	switch {
-	case n <= 16:
-		return hash16(b)
-	case n <= 128:
-		return hash128(b)
-	case n <= 240:
+	case n > 240:
+		return hashLong(b)
+	case n > 128:
 		return hash240(b)
-	}
-	return hashLong(b)
-}
-
-func hash16(b []byte) uint64 {
-	n := len(b)
-	switch {
-	case n > 8:
+	case n > 16:
+		return hash128(b)
+	case n > 8: // the short cases are here, not in functions: one call per key
 		lo := u64(b) ^ flip16[0]
 		hi := u64(b[n-8:]) ^ flip16[1]
 		return avalanche(uint64(n) + bits.ReverseBytes64(lo) + hi + fold(lo, hi))
