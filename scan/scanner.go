@@ -258,10 +258,15 @@ func (s *Scanner) Terminated() bool { return s.terminated }
 // of those (see [Scanner.LongKey]) only when Key is called.
 func (s *Scanner) Key() ([]byte, bool) {
 	if s.long {
-		s.scratch = s.longKey.appendTo(s.scratch[:0])
-		s.key, s.long = s.scratch, false
+		s.decodeLong()
 	}
 	return s.key, s.hasKey
+}
+
+// decodeLong builds the current key, a long one, in the scratch buffer.
+func (s *Scanner) decodeLong() {
+	s.scratch = s.longKey.appendTo(s.scratch[:0])
+	s.key, s.long = s.scratch, false
 }
 
 // LongKey reports whether the current key is longer than 64 KiB and needs
