@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zeebo/xxh3"
 )
@@ -171,5 +172,48 @@ func TestColdLookups(t *testing.T) {
 	}
 	if per := float64(pages) / 200; per > 1.5 {
 		t.Fatalf("%.2f index pages read per cold lookup through the fence, want about 1", per)
+	}
+}
+
+// TestColdPathHeavyKeys sends every lookup down the cold path, where rows
+// are asked for (madvise WILLNEED) in windows ahead of the one being read,
+// on keys of 1 to 3,000 rows: the answers must be the warm ones.
+func TestColdPathHeavyKeys(t *testing.T) {
+	var csv strings.Builder
+	csv.WriteString("id,key,v\n")
+	heavy := map[string]int{"h1": 1, "h17": 17, "h600": 600, "h3000": 3000}
+	for i := 0; i < 9000; i++ {
+		for k, n := range heavy {
+			if i%(9000/n) == 0 && i/(9000/n) < n {
+				fmt.Fprintf(&csv, "%d,%s,x\n", i, k)
+			}
+		}
+		fmt.Fprintf(&csv, "%d,o%d,y\n", i, i%700)
+	}
+	p := writeCSV(t, csv.String())
+	build(t, p, BuildOptions{Key: "key"})
+	ix, err := Open(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	keys := []string{"h1", "h17", "h600", "h3000", "o5", "missing"}
+	want := map[string]string{}
+	for _, k := range keys {
+		want[k] = get(t, ix, k)
+	}
+	wantBatch := get(t, ix, keys...)
+	if n := strings.Count(want["h3000"], "\n"); n != 3000 {
+		t.Fatalf("h3000 has %d rows, want 3000", n)
+	}
+	defer func(d time.Duration) { coldSearch = d }(coldSearch)
+	coldSearch = -1 // every search is slow
+	for _, k := range keys {
+		if got := get(t, ix, k); got != want[k] {
+			t.Fatalf("Get(%s) on the cold path: %d bytes, warm %d", k, len(got), len(want[k]))
+		}
+	}
+	if got := get(t, ix, keys...); got != wantBatch {
+		t.Fatal("a batch on the cold path differs from the warm one")
 	}
 }

@@ -128,7 +128,7 @@ func (ix *Index) rows(s *scan.Scanner, key []byte, fn func(span) error) error {
 // partRows is rows in one index file: the candidates below shadow.
 func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow uint64, fn func(span) error) error {
 	// An index search that took long read from storage: the rows are
-	// likely not in memory either, so ask for them all at once. (Only the
+	// likely not in memory either, so ask for them ahead. (Only the
 	// search is timed: walking a long run takes long from memory too.)
 	start := time.Now()
 	first := p.lowerBound(h)
@@ -137,9 +137,14 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 	if err != nil {
 		return err
 	}
+	cold = cold && end-first > 1 // a single row: reading it asks as much
+	asked := first               // when cold, rows [first, asked) were asked for
 	for i := first; i < end; i++ {
 		if (i-first)%prefetchRows == 0 {
-			ix.touchRows(p, i, min(end, i+prefetchRows), cold)
+			if cold {
+				asked = ix.askRows(p, asked, min(end, i+coldAhead))
+			}
+			ix.touchRows(p, i, min(end, i+prefetchRows))
 		}
 		off := p.offsetAt(i)
 		if off >= p.h.scanned || off < p.h.base {
@@ -184,25 +189,37 @@ func (ix *Index) movedRow(p *part, off uint64) error {
 }
 
 const (
-	prefetchRows = 16                    // candidate rows whose first bytes are loaded together
-	coldSearch   = 20 * time.Microsecond // an index search slower than this went to storage
+	prefetchRows = 16  // candidate rows whose first bytes are loaded together
+	coldAhead    = 512 // on a cold cache, rows asked for ahead of the one being read
 )
+
+// coldSearch is how long an index search takes when it went to storage; a
+// variable so that tests can send every lookup down the cold path.
+var coldSearch = 20 * time.Microsecond
+
+// askRows asks the kernel to read the pages of the rows of p's records
+// [from, to) (madvise WILLNEED), and returns to. On a cold cache the rows
+// are asked for up to coldAhead ahead of the one being read, so that the
+// storage has hundreds of reads in flight, in offset order, instead of
+// one page fault after another; on a warm cache those system calls would
+// cost more than the lookup, so they are not made.
+func (ix *Index) askRows(p *part, from, to uint64) uint64 {
+	var offs [64]uint64
+	for from < to {
+		n := min(to-from, uint64(len(offs)))
+		for i := range n {
+			offs[i] = p.offsetAt(from + i)
+		}
+		ix.csv.m.WillNeed(offs[:n])
+		from += n
+	}
+	return to
+}
 
 // touchRows loads the first byte of the rows of p's records [from, to). The
 // loads do not depend on each other, so the processor overlaps their cache
 // and TLB misses, which would otherwise queue one behind each row's parse.
-// When cold, it first asks the kernel to read all their pages at once
-// (madvise WILLNEED), so that the storage serves them in parallel instead of
-// one page fault after the other; on a warm cache those system calls would
-// cost more than the lookup, so they are skipped.
-func (ix *Index) touchRows(p *part, from, to uint64, cold bool) {
-	if cold && to-from > 1 {
-		var offs [prefetchRows]uint64
-		for i := from; i < to; i++ {
-			offs[i-from] = p.offsetAt(i)
-		}
-		ix.csv.m.WillNeed(offs[:to-from])
-	}
+func (ix *Index) touchRows(p *part, from, to uint64) {
 	var sum byte
 	for i := from; i < to; i++ {
 		if off := p.offsetAt(i); off < uint64(len(ix.csv.data)) {
