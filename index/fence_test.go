@@ -216,4 +216,32 @@ func TestColdPathHeavyKeys(t *testing.T) {
 	if got := get(t, ix, keys...); got != wantBatch {
 		t.Fatal("a batch on the cold path differs from the warm one")
 	}
+
+	// The same with a tail: rows of the same keys appended and indexed by
+	// update, so that a batch asks for the pages of both files.
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 700; i++ {
+		fmt.Fprintf(f, "t%d,h600,z\nt%d,o%d,z\n", i, i, i%9)
+	}
+	f.Close()
+	if _, err := Update(context.Background(), p, &UpdateOptions{NoCompact: true}); err != nil {
+		t.Fatal(err)
+	}
+	ix2, err := Open(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	if ix2.tail == nil {
+		t.Fatal("no tail after update --no-compact")
+	}
+	coldSearch = time.Hour // warm
+	wantTail := get(t, ix2, keys...)
+	coldSearch = -1
+	if got := get(t, ix2, keys...); got != wantTail || !strings.Contains(got, "t699,h600,z") {
+		t.Fatal("a batch on the cold path with a tail differs from the warm one")
+	}
 }

@@ -166,6 +166,21 @@ func (p *part) fenced(h uint64) (uint64, bool) {
 	return lo, true
 }
 
+// askPages asks the kernel to read, all at once, the index pages where the
+// runs of hashes start, as the fence names them: the whole fence first,
+// then one page per hash. Without a fence it does nothing.
+func (p *part) askPages(hashes []uint64) {
+	if p.fence == nil {
+		return
+	}
+	p.fence.Map().WillNeedAll()
+	offs := make([]uint64, len(hashes))
+	for i, h := range hashes {
+		offs[i] = pageSize * (1 + p.fence.Find(h))
+	}
+	p.m.WillNeed(offs)
+}
+
 // search returns the index of the first record whose hash is h or more,
 // searching the index itself, by interpolation over its pages.
 func (p *part) search(h uint64) uint64 {

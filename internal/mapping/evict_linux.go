@@ -43,6 +43,13 @@ func (m *Map) Resident() (int, error) {
 	return n, nil
 }
 
+// WillNeedAll asks the kernel to start reading the whole file.
+func (m *Map) WillNeedAll() {
+	if len(m.m) > 0 {
+		_ = unix.Madvise(m.m, unix.MADV_WILLNEED)
+	}
+}
+
 // WillNeed asks the kernel to start reading the pages holding data[off] for
 // each offset, all at once, so that reads of them wait for one trip to
 // storage rather than one per page.

@@ -12,5 +12,8 @@ func (m *Map) Evict(string) error { return errNoEvict }
 // Resident is only implemented on Linux.
 func (m *Map) Resident() (int, error) { return 0, errNoEvict }
 
+// WillNeedAll does nothing here.
+func (m *Map) WillNeedAll() {}
+
 // WillNeed does nothing here.
 func (m *Map) WillNeed([]uint64) {}
