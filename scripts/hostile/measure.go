@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/csvidx/csvidx/scripts/internal/run"
 )
 
 // proc is what one run of a command did.
@@ -63,25 +61,7 @@ func measure(timeout time.Duration, name string, args ...string) (proc, error) {
 			}
 			return p, nil
 		case <-tick.C:
-			peak = max(peak, rssAnon(status))
+			peak = max(peak, run.RSSAnon(status))
 		}
 	}
-}
-
-// rssAnon reads RssAnon (KiB) from a /proc status file, or 0.
-func rssAnon(path string) int64 {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "RssAnon:"); ok {
-			if f := strings.Fields(rest); len(f) > 0 {
-				n, _ := strconv.ParseInt(f[0], 10, 64)
-				return n
-			}
-		}
-	}
-	return 0
 }

@@ -60,13 +60,14 @@ func Measure(name string, args ...string) (Result, error) {
 			r.Stdout = out.String()
 			return r, err
 		case <-time.After(5 * time.Millisecond):
-			r.PeakAnonKiB = max(r.PeakAnonKiB, rssAnon(status))
+			r.PeakAnonKiB = max(r.PeakAnonKiB, RSSAnon(status))
 		}
 	}
 }
 
-// rssAnon reads RssAnon (KiB) from a /proc status file, or 0.
-func rssAnon(path string) int64 {
+// RSSAnon reads RssAnon (KiB), the process's resident anonymous memory,
+// from a /proc/PID/status file, or 0.
+func RSSAnon(path string) int64 {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0
