@@ -216,6 +216,9 @@ func TestColdPathHeavyKeys(t *testing.T) {
 	if got := get(t, ix, keys...); got != wantBatch {
 		t.Fatal("a batch on the cold path differs from the warm one")
 	}
+	if got := get(t, ix); got != "" { // no key at all
+		t.Fatalf("Get of no keys on the cold path = %q", got)
+	}
 
 	// The same with a tail: rows of the same keys appended and indexed by
 	// update, so that a batch asks for the pages of both files.

@@ -59,6 +59,9 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 // storage a few times instead of two or three times per key. On a warm
 // cache it costs one search.
 func (ix *Index) prefetch(keys [][]byte) {
+	if len(keys) < 2 {
+		return
+	}
 	hashes := make([]uint64, len(keys))
 	for i, k := range keys {
 		hashes[i] = ix.hash(k)
