@@ -165,7 +165,9 @@ func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Reso
 	}
 	defer out.Abort()
 	par, so := res.plan(path)
-	b, err := buildInto(ctx, csv, sp, newFileSink(out), par, so, progress)
+	sink := newFileSink(out)
+	defer sink.close()
+	b, err := buildInto(ctx, csv, sp, sink, par, so, progress)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -76,7 +76,9 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 		return fmt.Errorf("create index: %w", err)
 	}
 	defer out.Abort()
-	w := newPageWriter(newFileSink(out))
+	sink := newFileSink(out)
+	defer sink.close()
+	w := newPageWriter(sink)
 	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end
 	tail.m.Advise(mapping.Sequential)
 	var shadowed uint64

@@ -83,29 +83,71 @@ func (w *pageWriter) finish(h *header) error {
 	return w.sink.writePage(0, w.page)
 }
 
-// fileSink writes pages to a new index file: the record pages through a
-// buffer, then the header in place at the start. The buffer is aligned and
-// every write a whole number of pages, so the file can bypass the page cache
-// (direct I/O), which on virtual machines writes a big index several times
-// faster, and leaves the cache to the CSV.
+// fileSink writes pages to a new index file: the record pages through
+// buffers, then the header in place at the start. The buffers are aligned
+// and every write a whole number of pages, so the file can bypass the page
+// cache (direct I/O), which on virtual machines writes a big index several
+// times faster, and leaves the cache to the CSV. A direct write returns when
+// the device has the data, so the writes run on their own goroutine while
+// the next buffer fills: a build or compact sorts and merges while the disk
+// writes.
 type fileSink struct {
-	f   *atomicfile.File
-	buf []byte // aligned; filled with whole pages
-	n   int    // bytes of buf in use
-	off int64  // where buf goes in the file
+	f       *atomicfile.File
+	buf     []byte   // the buffer being filled: aligned, whole pages
+	n       int      // bytes of buf in use
+	off     int64    // where buf goes in the file
+	spare   [][]byte // buffers free to fill
+	pending int      // buffers handed to the writer and not back yet
+	err     error    // the first write error
+	jobs    chan sinkWrite
+	back    chan sinkWrite // buffers the writer is done with, and its error
+	done    chan struct{}
 }
 
-const writeBuffer = 1 << 20 // bytes buffered between the page writer and the file
+// sinkWrite is a buffer to write at off, or one written, with the error.
+type sinkWrite struct {
+	buf []byte
+	off int64
+	err error
+}
+
+const (
+	writeBuffer  = 1 << 20 // bytes per write
+	writeBuffers = 4       // buffers: one filling, the others written or waiting
+)
 
 func newFileSink(f *atomicfile.File) *fileSink {
-	return &fileSink{f: f, buf: atomicfile.AlignedBlocks(writeBuffer / atomicfile.BlockSize), off: pageSize}
+	s := &fileSink{f: f, off: pageSize, jobs: make(chan sinkWrite, writeBuffers),
+		back: make(chan sinkWrite, writeBuffers), done: make(chan struct{})}
+	for range writeBuffers {
+		s.spare = append(s.spare, atomicfile.AlignedBlocks(writeBuffer/atomicfile.BlockSize))
+	}
+	s.buf, s.spare = s.spare[0], s.spare[1:]
+	go s.write()
+	return s
+}
+
+// write is the writer goroutine: it writes the buffers it is handed, in
+// order, and after an error only hands them back.
+func (s *fileSink) write() {
+	defer close(s.done)
+	var err error
+	for j := range s.jobs {
+		if err == nil {
+			_, err = s.f.WriteAt(j.buf, j.off)
+		}
+		s.back <- sinkWrite{buf: j.buf[:cap(j.buf)], err: err}
+	}
 }
 
 func (s *fileSink) writePage(n uint64, page []byte) error {
+	if s.err != nil {
+		return s.err
+	}
 	if n != 0 {
 		s.n += copy(s.buf[s.n:], page)
 		if s.n == len(s.buf) {
-			return s.flush()
+			return s.submit()
 		}
 		return nil
 	}
@@ -117,13 +159,50 @@ func (s *fileSink) writePage(n uint64, page []byte) error {
 	return err
 }
 
-// flush writes the buffered pages.
-func (s *fileSink) flush() error {
-	if s.n == 0 {
-		return nil
-	}
-	_, err := s.f.WriteAt(s.buf[:s.n], s.off)
+// submit hands the buffer being filled to the writer and takes a free one,
+// waiting for a write to finish if none is.
+func (s *fileSink) submit() error {
+	s.jobs <- sinkWrite{buf: s.buf[:s.n], off: s.off}
 	s.off += int64(s.n)
 	s.n = 0
-	return err
+	s.pending++
+	if len(s.spare) == 0 {
+		if err := s.receive(); err != nil {
+			return err
+		}
+	}
+	s.buf, s.spare = s.spare[len(s.spare)-1], s.spare[:len(s.spare)-1]
+	return nil
+}
+
+// receive takes back a buffer the writer is done with.
+func (s *fileSink) receive() error {
+	b := <-s.back
+	s.pending--
+	s.spare = append(s.spare, b.buf)
+	if b.err != nil && s.err == nil {
+		s.err = b.err
+	}
+	return s.err
+}
+
+// flush writes what is buffered and waits for every write to finish.
+func (s *fileSink) flush() error {
+	if s.n > 0 {
+		if err := s.submit(); err != nil {
+			return err
+		}
+	}
+	for s.pending > 0 {
+		if err := s.receive(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close stops the writer goroutine, after the writes handed to it.
+func (s *fileSink) close() {
+	close(s.jobs)
+	<-s.done
 }
