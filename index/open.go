@@ -75,6 +75,10 @@ func (ix *Index) open() error {
 	if ix.main, err = openPart(ix.idxPath, ix.csvPath, false); err != nil {
 		return err
 	}
+	// The CSV's first and last 64 KiB are checked below: on a cold cache,
+	// have them read while the fence and the tail are opened.
+	scanned := int64(ix.main.h.scanned)
+	mapping.WillNeedFile(ix.csvPath, fingerprintLen, 0, max(0, scanned-fingerprintLen))
 	if !ix.noFence { // a fence that cannot be used only costs speed
 		ix.main.fence, _ = fence.Open(fencePath(ix.idxPath), ix.main.h.generation, ix.main.h.pages)
 	}

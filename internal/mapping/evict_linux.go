@@ -25,6 +25,21 @@ func (m *Map) Evict(path string) error {
 	return unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
 }
 
+// WillNeedFile asks the kernel to start reading n bytes at each offset of
+// the file at path (fadvise WILLNEED), without waiting, before the file is
+// opened for good: reads that would follow one another then overlap. It is
+// only advice: errors are ignored.
+func WillNeedFile(path string, n int64, offs ...int64) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	for _, off := range offs {
+		_ = unix.Fadvise(fd, off, n, unix.FADV_WILLNEED)
+	}
+	unix.Close(fd)
+}
+
 // Resident returns how many of the mapping's pages are in memory.
 func (m *Map) Resident() (int, error) {
 	if len(m.m) == 0 {
