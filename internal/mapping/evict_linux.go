@@ -30,7 +30,7 @@ func (m *Map) Evict(path string) error {
 // opened for good: reads that would follow one another then overlap. It is
 // only advice: errors are ignored.
 func WillNeedFile(path string, n int64, offs ...int64) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0) // never wait on a FIFO
 	if err != nil {
 		return
 	}
