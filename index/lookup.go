@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"time"
 
@@ -51,44 +50,6 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 		}
 		return nil
 	})
-}
-
-// prefetch, when the index is not in memory (the first key's search took
-// long), asks the kernel for the index pages of all the keys at once, then
-// for all their rows at once, in offset order: a cold batch then waits for
-// storage a few times instead of two or three times per key. On a warm
-// cache it costs one search.
-func (ix *Index) prefetch(keys [][]byte) {
-	if len(keys) < 2 {
-		return
-	}
-	hashes := make([]uint64, len(keys))
-	for i, k := range keys {
-		hashes[i] = ix.hash(k)
-	}
-	start := time.Now()
-	ix.main.lowerBound(hashes[0])
-	if time.Since(start) <= coldSearch {
-		return
-	}
-	var offs []uint64
-	for _, p := range []*part{ix.main, ix.tail} {
-		if p == nil {
-			continue
-		}
-		p.askPages(hashes)
-		for _, h := range hashes {
-			first, end, err := p.runFrom(h, p.lowerBound(h))
-			if err != nil {
-				return // the lookup itself reports it
-			}
-			for i := first; i < end; i++ {
-				offs = append(offs, p.offsetAt(i))
-			}
-		}
-	}
-	slices.Sort(offs)
-	ix.csv.m.WillNeed(offs)
 }
 
 // Count returns how many index records have key's hash: the number of rows
@@ -225,47 +186,6 @@ func (ix *Index) lineStart(off int) bool {
 func (ix *Index) movedRow(p *part, off uint64) error {
 	return fmt.Errorf("%s is %w: the row at byte %d of %s is not the one it indexed: the CSV was edited in place; %s",
 		p.path, ErrStale, off, ix.csvPath, rebuildHint(ix.csvPath, p.h))
-}
-
-const (
-	prefetchRows = 16  // candidate rows whose first bytes are loaded together
-	coldAhead    = 512 // on a cold cache, rows asked for ahead of the one being read
-)
-
-// coldSearch is how long an index search takes when it went to storage; a
-// variable so that tests can send every lookup down the cold path.
-var coldSearch = 20 * time.Microsecond
-
-// askRows asks the kernel to read the pages of the rows of p's records
-// [from, to) (madvise WILLNEED), and returns to. On a cold cache the rows
-// are asked for up to coldAhead ahead of the one being read, so that the
-// storage has hundreds of reads in flight, in offset order, instead of
-// one page fault after another; on a warm cache those system calls would
-// cost more than the lookup, so they are not made.
-func (ix *Index) askRows(p *part, from, to uint64) uint64 {
-	var offs [64]uint64
-	for from < to {
-		n := min(to-from, uint64(len(offs)))
-		for i := range n {
-			offs[i] = p.offsetAt(from + i)
-		}
-		ix.csv.m.WillNeed(offs[:n])
-		from += n
-	}
-	return to
-}
-
-// touchRows loads the first byte of the rows of p's records [from, to). The
-// loads do not depend on each other, so the processor overlaps their cache
-// and TLB misses, which would otherwise queue one behind each row's parse.
-func (ix *Index) touchRows(p *part, from, to uint64) {
-	var sum byte
-	for i := from; i < to; i++ {
-		if off := p.offsetAt(i); off < uint64(len(ix.csv.data)) {
-			sum += ix.csv.data[off]
-		}
-	}
-	runtime.KeepAlive(sum)
 }
 
 // emit passes a found row to fn, adding the newline an unterminated last row
