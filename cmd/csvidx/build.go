@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/internal/options"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +40,7 @@ is byte for byte the same at any limit.`,
   csvidx build huge.csv --key user_id --mem-limit-mib 256 --tmp-dir /scratch`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			delim, err := parseDelimiter(o.delimiter)
+			delim, err := options.Delimiter(o.delimiter)
 			if err != nil {
 				return err
 			}
@@ -81,18 +82,6 @@ is byte for byte the same at any limit.`,
 	o.res.addFlags(f)
 	cmd.MarkFlagRequired("key")
 	return cmd
-}
-
-// parseDelimiter reads the --delimiter flag: one byte, or \t or "tab".
-func parseDelimiter(s string) (byte, error) {
-	switch s {
-	case `\t`, "tab":
-		return '\t', nil
-	}
-	if len(s) != 1 {
-		return 0, fmt.Errorf("--delimiter %q: give one byte, or '\\t' for tabs", s)
-	}
-	return s[0], nil
 }
 
 // describeKey names the key column for people.

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"runtime/debug"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/internal/options"
 	"github.com/spf13/pflag"
 )
 
@@ -31,13 +31,10 @@ func (r *resourceFlags) addFlags(f *pflag.FlagSet) {
 // tells the Go runtime to collect garbage harder near the limit, so that the
 // process's memory stays near what the flag says.
 func (r *resourceFlags) resources() (index.Resources, error) {
-	if r.memLimitMiB < 1 {
-		return index.Resources{}, fmt.Errorf("--mem-limit-mib %d: give at least 1", r.memLimitMiB)
+	res, err := options.Resources(int64(r.memLimitMiB), int64(r.threads), r.tmpDir)
+	if err != nil {
+		return res, err
 	}
-	if r.threads < 0 {
-		return index.Resources{}, fmt.Errorf("--threads %d: give 0 (all cores) or more", r.threads)
-	}
-	limit := int64(r.memLimitMiB) << 20
-	debug.SetMemoryLimit(limit + runtimeSlack)
-	return index.Resources{MemLimit: limit, TmpDir: r.tmpDir, Threads: r.threads}, nil
+	debug.SetMemoryLimit(res.MemLimit + runtimeSlack)
+	return res, nil
 }

@@ -69,6 +69,7 @@ import (
 	"unsafe"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/internal/options"
 )
 
 // abiVersion changes whenever a function's signature or meaning does, so the
@@ -87,7 +88,7 @@ func csvidx_free(p unsafe.Pointer) { C.free(p) }
 func csvidx_build(path, key *C.char, noHeader C.int, delimiter *C.char, memLimitMiB C.int64_t, threads C.int,
 	tmpDir, indexPath *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		delim, err := parseDelimiter(goString(delimiter))
+		delim, err := options.Delimiter(goString(delimiter))
 		if err != nil {
 			return err
 		}
@@ -368,32 +369,9 @@ func splitKeys(p *C.char, n, nkeys C.int64_t) ([][]byte, error) {
 	return keys, nil
 }
 
-// resources checks the writers' options with the CLI's messages (the flag
-// names included: they are the names in the documentation).
+// resources checks the writers' options as the CLI does, with its messages.
 func resources(memLimitMiB C.int64_t, threads C.int, tmpDir *C.char) (index.Resources, error) {
-	if memLimitMiB < 1 {
-		return index.Resources{}, fmt.Errorf("--mem-limit-mib %d: give at least 1", memLimitMiB)
-	}
-	if threads < 0 {
-		return index.Resources{}, fmt.Errorf("--threads %d: give 0 (all cores) or more", threads)
-	}
-	if memLimitMiB > 1<<40 {
-		return index.Resources{}, fmt.Errorf("--mem-limit-mib %d: give at most %d", memLimitMiB, int64(1)<<40)
-	}
-	return index.Resources{MemLimit: int64(memLimitMiB) << 20, TmpDir: goString(tmpDir), Threads: int(threads)}, nil
-}
-
-// parseDelimiter reads a delimiter as the CLI's --delimiter flag does: one
-// byte, or \t or "tab".
-func parseDelimiter(s string) (byte, error) {
-	switch s {
-	case `\t`, "tab":
-		return '\t', nil
-	}
-	if len(s) != 1 {
-		return 0, fmt.Errorf("--delimiter %q: give one byte, or '\\t' for tabs", s)
-	}
-	return s[0], nil
+	return options.Resources(int64(memLimitMiB), int64(threads), goString(tmpDir))
 }
 
 //export csvidx_first_record
