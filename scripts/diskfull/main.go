@@ -52,13 +52,10 @@ func runCases() int {
 	log.SetFlags(0)
 	log.SetPrefix("diskfull: ")
 
-	work, err := os.MkdirTemp("", "csvidx-diskfull")
+	work, binary, err := run.Workspace("csvidx-diskfull", *bin)
 	check(err)
 	defer os.RemoveAll(work)
-	if *bin == "" {
-		*bin, err = run.Binary(work)
-		check(err)
-	}
+	*bin = binary
 	w, err := newWorld(work, *bin, *rows)
 	if err != nil {
 		log.Print(err)

@@ -48,13 +48,10 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("extsort_check: ")
 
-	work, err := os.MkdirTemp("", "csvidx-extsort")
+	work, binary, err := run.Workspace("csvidx-extsort", *bin)
 	check(err)
 	defer os.RemoveAll(work)
-	if *bin == "" {
-		*bin, err = run.Binary(work)
-		check(err)
-	}
+	*bin = binary
 	if *csv == "" {
 		*csv = filepath.Join(work, "orders.csv")
 		check(run.Generate(*csv, *rows))

@@ -56,13 +56,10 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("fence_check: ")
 
-	work, err := os.MkdirTemp("", "csvidx-fence")
+	work, binary, err := run.Workspace("csvidx-fence", *bin)
 	check(err)
 	defer os.RemoveAll(work)
-	if *bin == "" {
-		*bin, err = run.Binary(work)
-		check(err)
-	}
+	*bin = binary
 	if *csv == "" {
 		*csv, *keysPath = filepath.Join(work, "orders.csv"), filepath.Join(work, "keys.txt")
 		check(run.Generate(*csv, *rows, "-keys-out", *keysPath, "-keys-n", "1000"))

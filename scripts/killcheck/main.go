@@ -61,13 +61,10 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("killcheck: ")
 
-	work, err := os.MkdirTemp("", "csvidx-kill")
+	work, binary, err := run.Workspace("csvidx-kill", *bin)
 	check(err)
 	defer os.RemoveAll(work)
-	if *bin == "" {
-		*bin, err = run.Binary(work)
-		check(err)
-	}
+	*bin = binary
 	c, err := prepare(work, *bin, *rows)
 	check(err)
 

@@ -48,13 +48,10 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("threads_check: ")
 
-	work, err := os.MkdirTemp("", "csvidx-threads")
+	work, binary, err := run.Workspace("csvidx-threads", *bin)
 	check(err)
 	defer os.RemoveAll(work)
-	if *bin == "" {
-		*bin, err = run.Binary(work)
-		check(err)
-	}
+	*bin = binary
 	if *csv == "" {
 		*csv = filepath.Join(work, "orders.csv")
 		check(run.Generate(*csv, *rows, "-multiline", fmt.Sprint(*multiline)))

@@ -31,6 +31,27 @@ func Binary(dir string) (string, error) {
 	return bin, cmd.Run()
 }
 
+// Workspace makes a temporary directory for a check (its name starts with
+// pattern, as in os.MkdirTemp) and returns it with the csvidx binary to
+// run: bin, made absolute, or, when bin is empty, one built there. The
+// caller removes the directory.
+func Workspace(pattern, bin string) (work, binary string, err error) {
+	work, err = os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", "", err
+	}
+	if bin == "" {
+		bin, err = Binary(work)
+	} else {
+		bin, err = filepath.Abs(bin)
+	}
+	if err != nil {
+		os.RemoveAll(work)
+		return "", "", err
+	}
+	return work, bin, nil
+}
+
 // Result is what Measure saw of one command.
 type Result struct {
 	Seconds     float64
