@@ -92,16 +92,15 @@ func (w *pageWriter) finish(h *header) error {
 // the next buffer fills: a build or compact sorts and merges while the disk
 // writes.
 type fileSink struct {
-	f       *atomicfile.File
-	buf     []byte   // the buffer being filled: aligned, whole pages
-	n       int      // bytes of buf in use
-	off     int64    // where buf goes in the file
-	spare   [][]byte // buffers free to fill
-	pending int      // buffers handed to the writer and not back yet
-	err     error    // the first write error
-	jobs    chan sinkWrite
-	back    chan sinkWrite // buffers the writer is done with, and its error
-	done    chan struct{}
+	f     *atomicfile.File
+	buf   []byte   // the buffer being filled: aligned, whole pages
+	n     int      // bytes of buf in use
+	off   int64    // where buf goes in the file
+	spare [][]byte // buffers free to fill; the others are with the writer
+	err   error    // the first write error
+	jobs  chan sinkWrite
+	back  chan sinkWrite // buffers the writer is done with, and its error
+	done  chan struct{}
 }
 
 // sinkWrite is a buffer to write at off, or one written, with the error.
@@ -165,7 +164,6 @@ func (s *fileSink) submit() error {
 	s.jobs <- sinkWrite{buf: s.buf[:s.n], off: s.off}
 	s.off += int64(s.n)
 	s.n = 0
-	s.pending++
 	if len(s.spare) == 0 {
 		if err := s.receive(); err != nil {
 			return err
@@ -178,7 +176,6 @@ func (s *fileSink) submit() error {
 // receive takes back a buffer the writer is done with.
 func (s *fileSink) receive() error {
 	b := <-s.back
-	s.pending--
 	s.spare = append(s.spare, b.buf)
 	if b.err != nil && s.err == nil {
 		s.err = b.err
@@ -193,7 +190,7 @@ func (s *fileSink) flush() error {
 			return err
 		}
 	}
-	for s.pending > 0 {
+	for len(s.spare) < writeBuffers-1 { // all back but the one being filled
 		if err := s.receive(); err != nil {
 			return err
 		}
