@@ -143,3 +143,30 @@ func TestCSVWrittenInPlaceWhileOpen(t *testing.T) {
 		t.Fatalf("Check after an edit in place = %v, want ErrChanged", err)
 	}
 }
+
+// TestCSVGrownWhileOpen appends to the CSV while an index is open, which
+// Check accepts, then also edits its first bytes, which it does not: a
+// grown CSV is checked by its fingerprints, not its modification time.
+func TestCSVGrownWhileOpen(t *testing.T) {
+	_, p := bigCSV(t)
+	ix, err := Open(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("appended,row\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := ix.Check(); err != nil {
+		t.Fatalf("Check after an append: %v", err)
+	}
+	editAt(t, p, 10, 'X')
+	if err := ix.Check(); !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "covers changed") {
+		t.Fatalf("Check after an append and an edit of the first bytes = %v, want ErrChanged", err)
+	}
+}

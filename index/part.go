@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"sync/atomic"
 
 	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/interp"
@@ -21,8 +20,8 @@ type part struct {
 	m       *mapping.Map
 	data    []byte // the mapped file
 	h       *header
-	checked []atomic.Uint64 // a bit per record page whose CRC matched
-	fence   *fence.Fence    // for a main index, when it has a usable one
+	checked pageSet      // the record pages whose CRC matched
+	fence   *fence.Fence // for a main index, when it has a usable one
 }
 
 // openPart maps the index file at path and validates its header and size.
@@ -71,7 +70,7 @@ func openPart(path, csvPath string, tail bool) (*part, error) {
 		return nil, fmt.Errorf("%s: %w; %s", path, err, rebuildHint(csvPath, h))
 	}
 	return &part{path: path, csvPath: csvPath, m: m, data: m.Bytes(), h: h,
-		checked: make([]atomic.Uint64, (h.pages+63)/64)}, nil
+		checked: newPageSet(h.pages)}, nil
 }
 
 func (p *part) close() error {
@@ -199,8 +198,7 @@ func (p *part) offsetAt(i uint64) uint64 {
 // padding of a last page. A page is checked once per open index: index
 // files are replaced, never written in place.
 func (p *part) checkPage(pg uint64) error {
-	word, bit := &p.checked[pg/64], uint64(1)<<(pg%64)
-	if word.Load()&bit != 0 {
+	if p.checked.has(pg) {
 		return nil
 	}
 	page := p.data[pageSize*(1+pg):][:pageSize]
@@ -216,7 +214,7 @@ func (p *part) checkPage(pg uint64) error {
 	if le.Uint64(page[pageNoOffset:]) != pg || k != want || !allZero(page[recordSize*k:pageNoOffset]) {
 		return p.corrupt("record page %d has a bad trailer", pg)
 	}
-	word.Or(bit)
+	p.checked.add(pg)
 	return nil
 }
 

@@ -62,12 +62,21 @@ part and warns how many bytes are not indexed.`,
 
 const outputBuffer = 64 << 10 // bytes of output buffered between writes
 
+// processExits says that the process ends when the command returns, as it
+// does when main runs it, and not in tests. get then leaves its index open:
+// the kernel drops the mappings at exit faster than Close can, because
+// unmapping them one by one interrupts the other CPUs to flush their TLBs
+// (0.15-0.2 ms of a 2.7 ms lookup on a 2-core VM).
+var processExits bool
+
 func get(csvPath string, keys [][]byte, g *globals, o *getOptions, s streams) error {
 	ix, err := index.Open(csvPath, g.options())
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
+	if !processExits {
+		defer ix.Close()
+	}
 	if n := ix.BytesBehind(); n > 0 {
 		fmt.Fprintf(s.err, "csvidx: warning: %d bytes at the end of %s are not indexed; csvidx update will add them\n", n, csvPath)
 	}

@@ -13,5 +13,6 @@ func main() {
 	// which get treats as the reader having had enough, instead of the
 	// process dying of SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
+	processExits = true
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

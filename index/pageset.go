@@ -1,0 +1,34 @@
+package index
+
+import "sync/atomic"
+
+// pageSet is a set of page numbers, safe for concurrent use, that takes
+// memory only around the pages added: a lookup checks a few of the 392k
+// record pages of a 100M-row index, and a flat bitmap of them all (49 KB of
+// fresh memory, a dozen page faults) cost a one-lookup process more than
+// the lookup itself.
+type pageSet struct {
+	blocks []atomic.Pointer[pageBlock] // for pages [4096k, 4096(k+1))
+}
+
+// pageBlock is a bitmap of 4096 pages, 512 bytes.
+type pageBlock [64]atomic.Uint64
+
+func newPageSet(pages uint64) pageSet {
+	return pageSet{blocks: make([]atomic.Pointer[pageBlock], (pages+4095)/4096)}
+}
+
+func (s *pageSet) has(pg uint64) bool {
+	b := s.blocks[pg/4096].Load()
+	return b != nil && b[pg/64%64].Load()&(1<<(pg%64)) != 0
+}
+
+func (s *pageSet) add(pg uint64) {
+	slot := &s.blocks[pg/4096]
+	b := slot.Load()
+	if b == nil {
+		slot.CompareAndSwap(nil, new(pageBlock)) // a lost race leaves the other's block
+		b = slot.Load()
+	}
+	b[pg/64%64].Or(1 << (pg % 64))
+}
