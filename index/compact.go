@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/atomicfile"
@@ -84,7 +85,7 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 	var shadowed uint64
 	err = mapping.Guard(func() error {
 		var err error
-		shadowed, err = mergeRecords(ctx, main, tail, w.add)
+		shadowed, err = mergeRecords(ctx, main, tail, w)
 		return err
 	}, main.m, tail.m)
 	if errors.Is(err, mapping.ErrFault) {
@@ -141,76 +142,85 @@ func mergedHeader(m, t *header, shadowed uint64) *header {
 	return &h
 }
 
-const mergeBatch = 1 << 14 // records handed to the writer at a time
-
-// mergeRecords emits the records of main (less those the tail shadows) and
-// of tail, merged by (hash, offset), checking every page it reads. It
-// returns how many main records the tail shadowed. The tail is small next
-// to the main index, so the loop runs over the main records and lets tail
-// records in where they belong.
-func mergeRecords(ctx context.Context, main, tail *part, emit func([]sorter.Record) error) (uint64, error) {
+// mergeRecords writes to w the records of main (less those the tail
+// shadows) merged with the tail's, and returns how many it left out. A
+// record of main sorts before every tail record of an equal or larger hash:
+// its offset is below the tail's base. So main's records go to w in runs,
+// copied as they are encoded, up to the next tail record's hash: with a
+// tail of a few percent, the merge is mostly copying pages.
+func mergeRecords(ctx context.Context, main, tail *part, w *pageWriter) (uint64, error) {
 	tc := cursor{p: tail}
 	next, more, err := tc.next()
 	if err != nil {
 		return 0, err
 	}
-	batch := make([]sorter.Record, 0, mergeBatch)
-	flush := func() error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		err := emit(batch)
-		batch = batch[:0]
-		return err
-	}
 	var shadowed uint64
 	limit, le := tail.h.base, binary.LittleEndian
+	hashAt := func(recs []byte, i int) uint64 { return le.Uint64(recs[recordSize*i:]) }
+	// Only the row main indexed without its newline, at main.h.resume
+	// (where the tail starts), can be shadowed.
+	shadows := main.h.resume < main.h.scanned
+	// emitMain writes main's records recs, less those at or past limit.
+	emitMain := func(recs []byte) error {
+		for i := 0; shadows && i < len(recs); i += recordSize {
+			if le.Uint64(recs[i+8:]) >= limit {
+				shadowed++
+				if err := w.addEncoded(recs[:i]); err != nil {
+					return err
+				}
+				recs, i = recs[i+recordSize:], -recordSize
+			}
+		}
+		return w.addEncoded(recs)
+	}
+	var enc [recordSize]byte
 	for pg := uint64(0); pg < main.h.pages; pg++ {
+		if pg%mergeCheckPages == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
 		if err := main.checkPage(pg); err != nil {
 			return 0, err
 		}
 		page := main.data[pageSize*(1+pg):][:pageSize]
 		k := int(le.Uint32(page[pageLenOffset:]))
-		for j := 0; j < k; j++ {
-			r := sorter.Record{Hash: le.Uint64(page[recordSize*j:]), Offset: le.Uint64(page[recordSize*j+8:])}
-			if r.Offset >= limit {
-				shadowed++
-				continue
+		recs := page[:recordSize*k]
+		for len(recs) > 0 {
+			n := len(recs) / recordSize
+			if more {
+				n = sort.Search(n, func(i int) bool { return hashAt(recs, i) > next.Hash })
 			}
-			for more && (next.Hash < r.Hash || next.Hash == r.Hash && next.Offset < r.Offset) {
-				batch = append(batch, next)
-				if len(batch) == cap(batch) {
-					if err := flush(); err != nil {
-						return 0, err
-					}
-				}
-				if next, more, err = tc.next(); err != nil {
+			if err := emitMain(recs[:recordSize*n]); err != nil {
+				return 0, err
+			}
+			recs = recs[recordSize*n:]
+			for more && len(recs) > 0 && next.Hash < hashAt(recs, 0) {
+				le.PutUint64(enc[:], next.Hash)
+				le.PutUint64(enc[8:], next.Offset)
+				if err := w.addEncoded(enc[:]); err != nil {
 					return 0, err
 				}
-			}
-			batch = append(batch, r)
-			if len(batch) == cap(batch) {
-				if err := flush(); err != nil {
+				if next, more, err = tc.next(); err != nil {
 					return 0, err
 				}
 			}
 		}
 	}
 	for ; more; next, more, err = tc.next() {
-		batch = append(batch, next)
-		if len(batch) == cap(batch) {
-			if err := flush(); err != nil {
-				return 0, err
-			}
+		le.PutUint64(enc[:], next.Hash)
+		le.PutUint64(enc[8:], next.Offset)
+		if err := w.addEncoded(enc[:]); err != nil {
+			return 0, err
 		}
 	}
-	if err != nil {
-		return 0, err
-	}
-	return shadowed, flush()
+	return shadowed, err
 }
 
-// cursor walks the records of a part in order, checking each page before
+// mergeCheckPages is how many pages of the main index are merged between
+// checks for cancellation.
+const mergeCheckPages = 1024
+
 // reading it.
 type cursor struct {
 	p *part

@@ -48,6 +48,24 @@ func (w *pageWriter) add(recs []sorter.Record) error {
 	return nil
 }
 
+// addEncoded appends records already encoded as they are on a page, which
+// must continue the sorted order.
+func (w *pageWriter) addEncoded(recs []byte) error {
+	for len(recs) > 0 {
+		n := min(len(recs)/recordSize, recordsPerPage-w.inPage)
+		copy(w.page[recordSize*w.inPage:], recs[:recordSize*n])
+		recs = recs[recordSize*n:]
+		w.inPage += n
+		w.records += uint64(n)
+		if w.inPage == recordsPerPage {
+			if err := w.seal(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // seal finishes the page being filled and hands it to the sink.
 func (w *pageWriter) seal() error {
 	le := binary.LittleEndian
