@@ -32,7 +32,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
-	"os"
 
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/interp"
@@ -95,7 +94,7 @@ type Fence struct {
 // generation gen and pages record pages. It returns an error wrapping
 // ErrUnusable when it does not, or is missing or broken.
 func Open(path string, gen, pages uint64) (*Fence, error) {
-	f, err := os.Open(path)
+	f, err := mapping.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s does not exist", ErrUnusable, path)
 	}

@@ -20,7 +20,7 @@ type csvFile struct {
 
 // openCSV opens and maps the CSV at path.
 func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
-	f, err := os.Open(path)
+	f, err := mapping.Open(path)
 	if err != nil {
 		return nil, err
 	}

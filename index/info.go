@@ -2,7 +2,8 @@ package index
 
 import (
 	"fmt"
-	"os"
+
+	"github.com/csvidx/csvidx/internal/mapping"
 )
 
 // Info describes an index file and how it relates to its CSV now.
@@ -107,7 +108,7 @@ func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 		return nil, err
 	}
 	defer tail.close()
-	f, err := os.Open(csvPath) // after the index files: the CSV only grows
+	f, err := mapping.Open(csvPath) // after the index files: the CSV only grows
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/interp"
@@ -28,7 +27,7 @@ type part struct {
 // tail says which kind of file belongs there. A missing file is ErrNoIndex
 // (wrapped) for a main index, and (nil, nil) for a tail.
 func openPart(path, csvPath string, tail bool) (*part, error) {
-	f, err := os.Open(path)
+	f, err := mapping.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if tail {
 			return nil, nil

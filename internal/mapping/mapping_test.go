@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -74,5 +75,29 @@ func TestEmpty(t *testing.T) {
 	}
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOpen reads a file opened by Open and checks that a missing file's
+// error reads and unwraps as os.Open's does.
+func TestOpen(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, 3)
+	if _, err := f.ReadAt(b, 2); err != nil || string(b) != "llo" {
+		t.Fatalf("ReadAt = %q, %v", b, err)
+	}
+	missing := p + ".missing"
+	_, err = Open(missing)
+	_, want := os.Open(missing)
+	if !errors.Is(err, fs.ErrNotExist) || err.Error() != want.Error() {
+		t.Fatalf("Open of a missing file = %v, want %v", err, want)
 	}
 }
