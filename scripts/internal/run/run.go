@@ -184,6 +184,27 @@ func Median(n int, fn func() (time.Duration, error)) (time.Duration, error) {
 	return ds[len(ds)/2], nil
 }
 
+// Alternate runs a and b n times each, alternately, and returns the median
+// of each. Two commands compared this way see the same machine: timings on
+// a VM drift by a third between runs minutes apart.
+func Alternate(n int, a, b func() (time.Duration, error)) (time.Duration, time.Duration, error) {
+	as, bs := make([]time.Duration, 0, n), make([]time.Duration, 0, n)
+	for range n {
+		da, err := a()
+		if err != nil {
+			return 0, 0, err
+		}
+		db, err := b()
+		if err != nil {
+			return 0, 0, err
+		}
+		as, bs = append(as, da), append(bs, db)
+	}
+	slices.Sort(as)
+	slices.Sort(bs)
+	return as[n/2], bs[n/2], nil
+}
+
 // DropCache evicts the files' pages from the page cache
 // (posix_fadvise DONTNEED: no privilege needed). Missing files are skipped.
 func DropCache(paths ...string) {
