@@ -170,3 +170,28 @@ func TestCSVGrownWhileOpen(t *testing.T) {
 		t.Fatalf("Check after an append and an edit of the first bytes = %v, want ErrChanged", err)
 	}
 }
+
+// TestCSVEditedWithTimeRestored edits the CSV's first bytes in place while
+// an index is open and sets its modification time back, as rsync -t or
+// touch -r would: Check must still see the change (through the change
+// time, which moved, and then the fingerprints).
+func TestCSVEditedWithTimeRestored(t *testing.T) {
+	_, p := bigCSV(t)
+	ix, err := Open(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // so that the change time moves
+	editAt(t, p, 10, 'X')
+	if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Check(); !errors.Is(err, ErrChanged) {
+		t.Fatalf("Check after an edit with the modification time set back = %v, want ErrChanged", err)
+	}
+}

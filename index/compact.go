@@ -207,7 +207,12 @@ func mergeRecords(ctx context.Context, main, tail *part, w *pageWriter) (uint64,
 			}
 		}
 	}
-	for ; more; next, more, err = tc.next() {
+	for n := 0; more; next, more, err = tc.next() {
+		if n++; n%(mergeCheckPages*recordsPerPage) == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
 		le.PutUint64(enc[:], next.Hash)
 		le.PutUint64(enc[8:], next.Offset)
 		if err := w.addEncoded(enc[:]); err != nil {
@@ -217,10 +222,11 @@ func mergeRecords(ctx context.Context, main, tail *part, w *pageWriter) (uint64,
 	return shadowed, err
 }
 
-// mergeCheckPages is how many pages of the main index are merged between
-// checks for cancellation.
+// mergeCheckPages is how many pages of records are merged between checks
+// for cancellation.
 const mergeCheckPages = 1024
 
+// cursor walks the records of a part in order, checking each page before
 // reading it.
 type cursor struct {
 	p *part

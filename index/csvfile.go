@@ -16,6 +16,8 @@ type csvFile struct {
 	m       *mapping.Map
 	data    []byte
 	modTime time.Time // when it was last written, as of opening
+	ctime   int64     // when its inode last changed, as of opening
+	ctimeOK bool      // whether ctime is known on this system
 }
 
 // openCSV opens and maps the CSV at path.
@@ -38,7 +40,8 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
-	return &csvFile{path: path, f: f, m: m, data: m.Bytes(), modTime: st.ModTime()}, nil
+	ctime, ok := changeTime(st)
+	return &csvFile{path: path, f: f, m: m, data: m.Bytes(), modTime: st.ModTime(), ctime: ctime, ctimeOK: ok}, nil
 }
 
 func (c *csvFile) close() error {

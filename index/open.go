@@ -243,10 +243,11 @@ func (ix *Index) Info() *Info {
 // Check reports an error wrapping ErrChanged if the CSV changed, since the
 // index was opened, in a way that makes rows read since then unreliable:
 // it shrank, it was written in place (its size is the same, its
-// modification time is not), or it grew and the first or last 64 KiB of
-// what the index covers differ. Rows appended meanwhile are fine. It costs
-// a stat, and two reads of 64 KiB per index file when the CSV grew; csvidx
-// get calls it before printing its last buffer of rows.
+// modification time is not), or the first or last 64 KiB of what the index
+// covers differ. Rows appended meanwhile are fine. It costs a stat, and two
+// reads of 64 KiB per index file unless the CSV's size, modification time
+// and change time (ctime, which no user can set back) are as they were at
+// open; csvidx get calls it before printing its last buffer of rows.
 func (ix *Index) Check() error {
 	st, err := ix.csv.f.Stat()
 	if err != nil {
@@ -262,8 +263,10 @@ func (ix *Index) Check() error {
 	case size == mapped && !st.ModTime().Equal(ix.csv.modTime):
 		return changed("it was written in place (modified at %s, opened as of %s)",
 			st.ModTime().Format(time.RFC3339Nano), ix.csv.modTime.Format(time.RFC3339Nano))
-	case size == mapped:
-		return nil // untouched: the fingerprints were checked at open
+	case size == mapped && ix.csv.ctimeOK:
+		if ctime, ok := changeTime(st); ok && ctime == ix.csv.ctime {
+			return nil // untouched: the fingerprints were checked at open
+		}
 	}
 	for _, p := range []*part{ix.main, ix.tail} {
 		if p == nil {

@@ -187,18 +187,29 @@ func Median(n int, fn func() (time.Duration, error)) (time.Duration, error) {
 // Alternate runs a and b n times each, alternately, and returns the median
 // of each. Two commands compared this way see the same machine: timings on
 // a VM drift by a third between runs minutes apart.
+// The order swaps every round, so neither always runs right after the other.
 func Alternate(n int, a, b func() (time.Duration, error)) (time.Duration, time.Duration, error) {
+	if n < 1 {
+		return 0, 0, errors.New("Alternate needs at least one run")
+	}
 	as, bs := make([]time.Duration, 0, n), make([]time.Duration, 0, n)
-	for range n {
-		da, err := a()
+	for i := range n {
+		first, second := a, b
+		if i%2 == 1 {
+			first, second = b, a
+		}
+		d1, err := first()
 		if err != nil {
 			return 0, 0, err
 		}
-		db, err := b()
+		d2, err := second()
 		if err != nil {
 			return 0, 0, err
 		}
-		as, bs = append(as, da), append(bs, db)
+		if i%2 == 1 {
+			d1, d2 = d2, d1
+		}
+		as, bs = append(as, d1), append(bs, d2)
 	}
 	slices.Sort(as)
 	slices.Sort(bs)
