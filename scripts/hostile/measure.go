@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os/exec"
 	"syscall"
 	"time"
@@ -34,34 +33,19 @@ func measure(timeout time.Duration, name string, args ...string) (proc, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	peak, err := run.Poll(cmd)
+	if cmd.ProcessState == nil { // it did not start
 		return proc{}, err
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-	var p proc
-	var peak int64
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-done:
-			p.Seconds = time.Since(start).Seconds()
-			p.PeakAnonMiB = float64(peak) / 1024
-			p.Stdout, p.Stderr = out.Bytes(), errb.String()
-			p.TimedOut = ctx.Err() != nil
-			var ee *exec.ExitError
-			if err != nil && !errors.As(err, &ee) {
-				return p, err
-			}
-			p.Exit = cmd.ProcessState.ExitCode()
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				p.MaxRSSMiB = float64(ru.Maxrss) / 1024 // KiB on Linux
-			}
-			return p, nil
-		case <-tick.C:
-			peak = max(peak, run.RSSAnon(status))
-		}
+	p := proc{Seconds: time.Since(start).Seconds(), PeakAnonMiB: float64(peak) / 1024,
+		Stdout: out.Bytes(), Stderr: errb.String(), TimedOut: ctx.Err() != nil}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return p, err
 	}
+	p.Exit = cmd.ProcessState.ExitCode()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		p.MaxRSSMiB = float64(ru.Maxrss) / 1024 // KiB on Linux
+	}
+	return p, nil
 }

@@ -67,21 +67,27 @@ func Measure(name string, args ...string) (Result, error) {
 	cmd.Stdout = &out
 	cmd.Stderr = os.Stderr
 	start := time.Now()
+	peak, err := Poll(cmd)
+	return Result{Seconds: time.Since(start).Seconds(), PeakAnonKiB: peak, Stdout: out.String()}, err
+}
+
+// Poll starts cmd, reads its RssAnon every 5 ms until it exits, and returns
+// the highest value seen (KiB) with what cmd.Wait returned.
+func Poll(cmd *exec.Cmd) (peakKiB int64, err error) {
 	if err := cmd.Start(); err != nil {
-		return Result{}, err
+		return 0, err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-	var r Result
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		select {
 		case err := <-done:
-			r.Seconds = time.Since(start).Seconds()
-			r.Stdout = out.String()
-			return r, err
-		case <-time.After(5 * time.Millisecond):
-			r.PeakAnonKiB = max(r.PeakAnonKiB, RSSAnon(status))
+			return peakKiB, err
+		case <-tick.C:
+			peakKiB = max(peakKiB, RSSAnon(status))
 		}
 	}
 }
