@@ -4,9 +4,9 @@ import "sync/atomic"
 
 // pageSet is a set of page numbers, safe for concurrent use, that takes
 // memory only around the pages added: a lookup checks a few of the 392k
-// record pages of a 100M-row index, and a flat bitmap of them all (49 KB of
-// fresh memory, a dozen page faults) cost a one-lookup process more than
-// the lookup itself.
+// record pages of a 100M-row index, and a flat bitmap of them all is 49 KB
+// of fresh memory to zero, twelve page faults at 3-7 µs each in a VM, for
+// every index opened.
 type pageSet struct {
 	blocks []atomic.Pointer[pageBlock] // for pages [4096k, 4096(k+1))
 }

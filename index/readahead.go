@@ -63,14 +63,14 @@ func (ix *Index) prefetch(keys [][]byte) {
 	if len(keys) < 2 {
 		return
 	}
+	start := time.Now()
+	ix.main.lowerBound(ix.hash(keys[0]))
+	if time.Since(start) <= coldSearch {
+		return
+	}
 	hashes := make([]uint64, len(keys))
 	for i, k := range keys {
 		hashes[i] = ix.hash(k)
-	}
-	start := time.Now()
-	ix.main.lowerBound(hashes[0])
-	if time.Since(start) <= coldSearch {
-		return
 	}
 	var offs []uint64
 	for _, p := range []*part{ix.main, ix.tail} {
