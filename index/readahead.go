@@ -8,6 +8,7 @@ package index
 // loaded together so that their cache and TLB misses overlap.
 
 import (
+	"os"
 	"runtime"
 	"slices"
 	"time"
@@ -29,17 +30,28 @@ var coldSearch = 20 * time.Microsecond
 // one page fault after another; on a warm cache those system calls would
 // cost more than the lookup, so they are not made.
 func (ix *Index) askRows(p *part, from, to uint64) uint64 {
-	var offs [64]uint64
+	var buf [64]uint64
 	for from < to {
-		n := min(to-from, uint64(len(offs)))
-		for i := range n {
-			offs[i] = p.offsetAt(from + i)
+		offs := buf[:0]
+		for ; from < to && len(offs) < len(buf)-1; from++ {
+			offs = appendRowPages(offs, p.offsetAt(from))
 		}
-		ix.csv.m.WillNeed(offs[:n])
-		from += n
+		ix.csv.m.WillNeed(offs)
 	}
 	return to
 }
+
+// appendRowPages appends to offs the offsets whose pages a lookup reads for
+// the row at off: its own, and the one before when the row starts a page
+// (the check that a record starts there reads the byte before it).
+func appendRowPages(offs []uint64, off uint64) []uint64 {
+	if off > 0 && off%osPage == 0 {
+		offs = append(offs, off-1)
+	}
+	return append(offs, off)
+}
+
+var osPage = uint64(os.Getpagesize())
 
 // touchRows loads the first byte of the rows of p's records [from, to). The
 // loads do not depend on each other, so the processor overlaps their cache
@@ -84,7 +96,7 @@ func (ix *Index) prefetch(keys [][]byte) {
 				return // the lookup itself reports it
 			}
 			for i := first; i < end; i++ {
-				offs = append(offs, p.offsetAt(i))
+				offs = appendRowPages(offs, p.offsetAt(i))
 			}
 		}
 	}

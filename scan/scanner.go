@@ -72,8 +72,10 @@ func (s *Scanner) Init(data []byte, delim byte, keyCol int) error {
 	if keyCol < 0 {
 		return ErrBadColumn
 	}
-	*s = Scanner{data: data, delim: delim, keyCol: keyCol, scratch: s.scratch[:0], limit: math.MaxInt}
-	s.Reset(0)
+	// Not Reset(0): the byte order mark is looked for by the first Next, so
+	// that a lookup, which only reads records At their offsets, does not
+	// touch the first page of a file that may not be in memory.
+	*s = Scanner{data: data, delim: delim, keyCol: keyCol, scratch: s.scratch[:0], limit: math.MaxInt, nextQuote: -1}
 	return nil
 }
 
@@ -92,6 +94,9 @@ func (s *Scanner) Reset(pos int) {
 // and before a record that starts at or past the limit (see
 // [Scanner.SetLimit]).
 func (s *Scanner) Next() bool {
+	if s.pos == 0 {
+		s.Reset(0) // skips a byte order mark
+	}
 	i, blanks := s.skipBlanks(s.pos) // up to the limit
 	s.blanks += blanks
 	if i >= s.limit {

@@ -8,7 +8,8 @@ import (
 
 // Evict drops the mapping's pages from this process and, through the file
 // at path, from the page cache, so that the next read of them goes to
-// storage, as on a cold cache. It needs no privilege. It is for
+// storage, as on a cold cache. It needs no privilege; pages not yet
+// written back are written first. It is for
 // measurements: a lookup never calls it.
 func (m *Map) Evict(path string) error {
 	if len(m.m) == 0 {
@@ -22,6 +23,10 @@ func (m *Map) Evict(path string) error {
 		return err
 	}
 	defer unix.Close(fd)
+	// Dirty pages (a file just written) cannot be dropped: write them first.
+	if err := unix.Fdatasync(fd); err != nil {
+		return err
+	}
 	return unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
 }
 

@@ -29,7 +29,6 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/scripts/internal/run"
-	"golang.org/x/sys/unix"
 )
 
 type row struct {
@@ -112,12 +111,37 @@ func main() {
 		fmt.Printf("%-11s %-5s %-8s %9.1fµs %9.1fµs %12s %12s %10s\n", r.Mode, r.Cache, fence, r.P50Micros, r.P90Micros,
 			pages(r.IndexPages), pages(r.FencePages), pages(r.CSVPages))
 	}
+	floor := storageTable(*csv, table)
 	check(os.MkdirAll(*results, 0o755))
 	name := filepath.Join(*results, fmt.Sprintf("fence-%d-%s.json", st.Size(), time.Now().UTC().Format("20060102T150405")))
-	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "keys": len(keys), "rows": table}, "", "  ")
+	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "keys": len(keys), "rows": table, "storage": floor}, "", "  ")
 	check(err)
 	check(os.WriteFile(name, append(b, '\n'), 0o644))
 	fmt.Println("\nwrote", name)
+}
+
+// storageTable measures the storage under csv and prints the floor it sets
+// for the cold in-process lookups of table: their fence and index pages read
+// one after the other, then their rows together. It returns nil where the
+// file system refuses direct reads.
+func storageTable(csv string, table []row) *storageFloor {
+	i := slices.IndexFunc(table, func(r row) bool { return r.Mode == "in-process" && r.Cache == "cold" && r.Fence })
+	if i < 0 {
+		return nil
+	}
+	cold := table[i]
+	batch := max(1, int(cold.CSVPages+0.5))
+	f, err := measureStorage(csv, 400, batch)
+	if err != nil {
+		fmt.Printf("\nstorage: not measured (%v)\n", err)
+		return nil
+	}
+	trips := cold.FencePages + cold.IndexPages
+	floor := trips*f.ReadMicros + f.BatchMicros
+	fmt.Printf("\nstorage, random 4 KiB direct reads of the CSV: one at a time p50 %.1fµs; %d at once p50 %.1fµs\n", f.ReadMicros, f.Batch, f.BatchMicros)
+	fmt.Printf("floor of a cold lookup with the fence: %.2f page reads one after the other + its %d rows together = %.1fµs (measured p50 %.1fµs)\n",
+		trips, batch, floor, cold.P50Micros)
+	return &f
 }
 
 // inProcess runs csvidx bench.
@@ -144,9 +168,7 @@ func processes(bin, csv string, keys []string, cold, fence bool, files []string)
 	var lat []time.Duration
 	for i, k := range keys {
 		if cold {
-			for _, f := range files {
-				dropCache(f)
-			}
+			run.DropCache(files...)
 		} else if i == 0 { // warm the cache
 			exec.Command(bin, "get", csv, k).Run()
 		}
@@ -165,16 +187,6 @@ func processes(bin, csv string, keys []string, cold, fence bool, files []string)
 	us := func(d time.Duration) float64 { return float64(d) / 1000 }
 	return row{Mode: "processes", Cache: cacheName(cold), Fence: fence, Lookups: len(lat),
 		P50Micros: us(lat[len(lat)/2]), P90Micros: us(lat[len(lat)*9/10])}
-}
-
-// dropCache evicts a file's pages from the page cache.
-func dropCache(path string) {
-	fd, err := unix.Open(path, unix.O_RDONLY, 0)
-	if err != nil {
-		return
-	}
-	defer unix.Close(fd)
-	unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
 }
 
 func cacheName(cold bool) string {

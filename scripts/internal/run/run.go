@@ -223,13 +223,16 @@ func Alternate(n int, a, b func() (time.Duration, error)) (time.Duration, time.D
 }
 
 // DropCache evicts the files' pages from the page cache
-// (posix_fadvise DONTNEED: no privilege needed). Missing files are skipped.
+// (posix_fadvise DONTNEED: no privilege needed), writing dirty ones first:
+// those of a file just written could not be dropped. Missing files are
+// skipped.
 func DropCache(paths ...string) {
 	for _, p := range paths {
 		fd, err := unix.Open(p, unix.O_RDONLY, 0)
 		if err != nil {
 			continue
 		}
+		unix.Fdatasync(fd)
 		unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
 		unix.Close(fd)
 	}
