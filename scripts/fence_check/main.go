@@ -138,7 +138,7 @@ func storageTable(csv string, table []row) *storageFloor {
 	}
 	trips := cold.FencePages + cold.IndexPages
 	floor := trips*f.ReadMicros + f.BatchMicros
-	fmt.Printf("\nstorage, random 4 KiB direct reads of the CSV: one at a time p50 %.1fµs; %d at once p50 %.1fµs\n", f.ReadMicros, f.Batch, f.BatchMicros)
+	fmt.Printf("\nstorage, random 4 KiB pages of the CSV read through a mapping: one p50 %.1fµs; %d asked for at once p50 %.1fµs\n", f.ReadMicros, f.Batch, f.BatchMicros)
 	fmt.Printf("floor of a cold lookup with the fence: %.2f page reads one after the other + its %d rows together = %.1fµs (measured p50 %.1fµs)\n",
 		trips, batch, floor, cold.P50Micros)
 	return &f
