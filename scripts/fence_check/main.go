@@ -1,6 +1,10 @@
 // Command fence_check measures lookups with and without the fence file, on
 // a warm and a cold page cache, in one process (csvidx bench) and as one
 // csvidx get process per key, and prints a table; JSON goes to results/.
+// Then it measures the floors the machine sets: random pages of the CSV
+// read from storage (one, then a key's rows at once) for the cold lookups,
+// and random reads of memory (one after another, then a key's rows at once)
+// for the warm ones.
 //
 // Usage:
 //
@@ -112,9 +116,10 @@ func main() {
 			pages(r.IndexPages), pages(r.FencePages), pages(r.CSVPages))
 	}
 	floor := storageTable(*csv, table)
+	mem := memoryTable(table, min(st.Size(), 2<<30))
 	check(os.MkdirAll(*results, 0o755))
 	name := filepath.Join(*results, fmt.Sprintf("fence-%d-%s.json", st.Size(), time.Now().UTC().Format("20060102T150405")))
-	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "keys": len(keys), "rows": table, "storage": floor}, "", "  ")
+	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "keys": len(keys), "rows": table, "storage": floor, "memory": mem}, "", "  ")
 	check(err)
 	check(os.WriteFile(name, append(b, '\n'), 0o644))
 	fmt.Println("\nwrote", name)
@@ -142,6 +147,30 @@ func storageTable(csv string, table []row) *storageFloor {
 	fmt.Printf("floor of a cold lookup with the fence: %.2f page reads one after the other + its %d rows together = %.1fµs (measured p50 %.1fµs)\n",
 		trips, batch, floor, cold.P50Micros)
 	return &f
+}
+
+// memoryTable measures random reads of size bytes of memory (the CSV's
+// size, up to 2 GiB) and prints the floor they
+// set for the warm in-process lookups of table: three probes one after the
+// other (the fence's two, the index page's one; the misses inside a page
+// come on top), then the rows together. It returns nil if memory cannot be
+// had.
+func memoryTable(table []row, size int64) *memoryFloor {
+	i := slices.IndexFunc(table, func(r row) bool { return r.Mode == "in-process" && r.Cache == "warm" && r.Fence })
+	if i < 0 {
+		return nil
+	}
+	warm := table[i]
+	batch := max(1, int(warm.RowsPerKey+0.5))
+	m, err := measureMemory(size, batch, 3)
+	if err != nil {
+		fmt.Printf("\nmemory: not measured (%v)\n", err)
+		return nil
+	}
+	fmt.Printf("memory, random reads of %d MiB of 4 KiB pages: one after another %.0f ns each; %d together %.0f ns\n", size>>20, m.DependentNanos, m.Batch, m.BatchNanos)
+	fmt.Printf("floor of a warm lookup: 3 reads one after the other + its %d rows together = %.2fµs (measured p50 %.2fµs)\n",
+		batch, m.PerLookupMicros, warm.P50Micros)
+	return &m
 }
 
 // inProcess runs csvidx bench.
