@@ -2,28 +2,38 @@
 // page of a csvidx main index, so that a lookup can find the one index page
 // it needs by searching a small file instead of the index itself.
 //
-// # Fence format (version 1)
+// # Fence format (version 2)
 //
 // All integers little-endian. A 4096-byte header page, then one entry per
 // record page of the main index:
 //
 //	off   size  field
 //	0     8     magic "\x89csvfnc\n"
-//	8     4     version = 1
-//	12    4     zero
+//	8     4     version = 2
+//	12    4     S: summary entries
 //	16    8     generation of the main index it belongs to
-//	24    8     entries: the main index's record pages
+//	24    8     entries: n, the main index's record pages
 //	32    8     XXH3-64 of the entries
+//	40    4·S   summary: entry i is the top 32 bits of entry i·g
 //	...         zero
 //	4092  4     CRC-32 (IEEE) of bytes [0, 4092)
 //	4096  8·n   entry j: the hash of the first record of record page j
+//
+// The summary samples every g-th entry, g a whole number of 4 KiB pages of
+// entries, the fewest that keep S at most 1000: g = 512·ceil(ceil(n/512)/1000),
+// S = ceil(n/g). Up to 512,000 index pages (130M records) it samples the
+// first entry of every page of the fence. The summary is kept in memory
+// once the fence is open, so that a lookup reads the one fence page its key
+// falls in, where an interpolation over the entries alone reads two on
+// average when heavy keys skew the hashes' spread.
 //
 // A fence can never change a lookup's result: a missing file, a bad header,
 // another index's generation or a wrong size make lookups use the ordinary
 // search, and a lookup checks that the index page the fence pointed to
 // really brackets the key (a corrupted entry costs the ordinary search, not
 // a wrong answer). The entries' checksum is not checked at open, which would
-// read the whole file; [Fence.Verify] checks it.
+// read the whole file; [Fence.Verify] checks it, and the summary against the
+// entries.
 package fence
 
 import (
@@ -32,6 +42,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"slices"
 
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/interp"
@@ -42,11 +53,21 @@ import (
 const (
 	headerSize = 4096           // bytes before the first entry
 	entrySize  = 8              // bytes per entry
-	version    = 1              // the format above
+	version    = 2              // the format above
 	magic      = "\x89csvfnc\n" // first bytes of every fence file
 	crcOffset  = headerSize - 4
 	perPage    = headerSize / entrySize // entries in a 4 KiB page of the file
+	summaryAt  = 40                     // offset of the summary in the header
+	maxSummary = 1000                   // summary entries, at most
 )
+
+// sampling returns the summary's layout for n entries: every g-th entry is
+// sampled, s of them.
+func sampling(n uint64) (g, s uint64) {
+	pages := (n + perPage - 1) / perPage
+	g = perPage * max(1, (pages+maxSummary-1)/maxSummary)
+	return g, (n + g - 1) / g
+}
 
 // ErrUnusable means a fence file cannot be used: it is missing, broken, or
 // belongs to another index. Lookups then search the index itself.
@@ -60,8 +81,13 @@ func Encode(gen uint64, firstHashes []uint64) []byte {
 	for j, h := range firstHashes {
 		le.PutUint64(b[headerSize+entrySize*j:], h)
 	}
+	g, n := sampling(uint64(len(firstHashes)))
+	for i := range n {
+		le.PutUint32(b[summaryAt+4*i:], uint32(firstHashes[i*g]>>32))
+	}
 	copy(b, magic)
 	le.PutUint32(b[8:], version)
+	le.PutUint32(b[12:], uint32(n))
 	le.PutUint64(b[16:], gen)
 	le.PutUint64(b[24:], uint64(len(firstHashes)))
 	le.PutUint64(b[32:], xxh3.Hash(b[headerSize:]))
@@ -88,6 +114,8 @@ type Fence struct {
 	m       *mapping.Map
 	entries []byte
 	n       uint64
+	summary []uint32 // a copy of the header's summary
+	group   uint64   // entries per summary entry
 }
 
 // Open maps the fence at path if it belongs to the main index with
@@ -125,13 +153,27 @@ func Open(path string, gen, pages uint64) (*Fence, error) {
 		m.Close()
 		return nil, fmt.Errorf("%w: %s: %w", ErrUnusable, path, err)
 	}
-	return &Fence{m: m, entries: m.Bytes()[headerSize:], n: pages}, nil
+	fc := &Fence{m: m, entries: m.Bytes()[headerSize:], n: pages}
+	g, n := sampling(pages)
+	fc.group, fc.summary = g, make([]uint32, n)
+	err = mapping.Guard(func() error {
+		for i := range fc.summary {
+			fc.summary[i] = binary.LittleEndian.Uint32(m.Bytes()[summaryAt+4*i:])
+		}
+		return nil
+	}, m)
+	if err != nil {
+		m.Close()
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnusable, path, err)
+	}
+	return fc, nil
 }
 
 // checkHeader validates a fence's header page for the index with generation
 // gen and pages record pages.
 func checkHeader(b []byte, gen, pages uint64) error {
 	le := binary.LittleEndian
+	_, n := sampling(pages)
 	switch {
 	case string(b[:8]) != magic:
 		return errors.New("not a fence file")
@@ -143,14 +185,13 @@ func checkHeader(b []byte, gen, pages uint64) error {
 		return errors.New("it belongs to another index")
 	case le.Uint64(b[24:]) != pages:
 		return fmt.Errorf("%d entries for %d pages", le.Uint64(b[24:]), pages)
+	case uint64(le.Uint32(b[12:])) != n:
+		return fmt.Errorf("%d summary entries for %d pages, want %d", le.Uint32(b[12:]), pages, n)
 	}
-	for _, c := range b[40:crcOffset] {
+	for _, c := range b[summaryAt+4*n : crcOffset] {
 		if c != 0 {
 			return errors.New("reserved bytes are not zero")
 		}
-	}
-	if le.Uint32(b[12:]) != 0 {
-		return errors.New("reserved bytes are not zero")
 	}
 	return nil
 }
@@ -189,17 +230,35 @@ func (f *Fence) Entry(j uint64) uint64 {
 // Find returns the index page where the first record whose hash is h or
 // more should be: the last page whose first hash is below h, or 0. The
 // answer may also be the first record of the next page, when every record
-// of that page is below h. It searches the entries by interpolation, probing
-// whole 4 KiB pages of the fence: two or three for a 100M-row index, where a
-// binary search reads ten.
+// of that page is below h. The summary narrows the search to the entries
+// between two samples (one page of the fence up to 130M records), which are
+// then searched by interpolation: one page of the fence is read.
 func (f *Fence) Find(h uint64) uint64 {
-	if i := interp.LowerBound(f.n, perPage, h, f.Entry); i > 0 {
+	lo, hi := uint64(0), f.n
+	if t := uint32(h >> 32); len(f.summary) > 0 {
+		// Samples below t are below h; samples above t are above it. (Equal
+		// top bits say nothing: such samples stay inside the range.)
+		i, _ := slices.BinarySearch(f.summary, t) // the first sample >= t
+		j := i
+		for j < len(f.summary) && f.summary[j] == t {
+			j++
+		}
+		if i > 0 {
+			lo = uint64(i-1) * f.group
+		}
+		if j < len(f.summary) {
+			hi = uint64(j) * f.group
+		}
+	}
+	i := lo + interp.LowerBound(hi-lo, perPage, h, func(k uint64) uint64 { return f.Entry(lo + k) })
+	if i > 0 {
 		return i - 1
 	}
 	return 0
 }
 
-// Verify checks the entries against the header's checksum.
+// Verify checks the entries against the header's checksum, and the summary
+// against the entries.
 func (f *Fence) Verify() error {
 	var sum uint64
 	err := mapping.Guard(func() error {
@@ -211,6 +270,11 @@ func (f *Fence) Verify() error {
 	}
 	if want := binary.LittleEndian.Uint64(f.m.Bytes()[32:]); sum != want {
 		return errors.New("fence entries do not match their checksum")
+	}
+	for i, v := range f.summary {
+		if e := f.Entry(uint64(i) * f.group); v != uint32(e>>32) {
+			return fmt.Errorf("fence summary entry %d is %#x, the entry it samples %#x", i, v, e)
+		}
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package fence
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,7 +14,8 @@ import (
 )
 
 // TestFind holds Find to its definition, the last entry below h, on sorted
-// entries that are uniform, clustered, repeated or piled at the ends.
+// entries that are uniform, clustered, repeated or piled at the ends (the
+// last three make many summary entries equal).
 func TestFind(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	gens := map[string]func() uint64{
@@ -22,7 +25,8 @@ func TestFind(t *testing.T) {
 		"low":       func() uint64 { return r.Uint64() % 3000 },
 	}
 	for name, gen := range gens {
-		for _, n := range []int{1, 2, 511, 512, 513, 3000, 40000} {
+		// Past 512,000 entries a summary entry samples every other page.
+		for _, n := range []int{1, 2, 511, 512, 513, 3000, 40000, 600_000} {
 			entries := make([]uint64, n)
 			for i := range entries {
 				entries[i] = gen()
@@ -97,4 +101,29 @@ func TestOpenRefuses(t *testing.T) {
 		t.Error("Verify missed a flipped entry byte")
 	}
 	f.Close()
+
+	// A summary that does not sample the entries, under a valid checksum
+	// (only a writer's bug could make one): Verify reports it.
+	bad = slices.Clone(good)
+	binary.LittleEndian.PutUint32(bad[summaryAt:], 7)
+	binary.LittleEndian.PutUint32(bad[crcOffset:], crc32.ChecksumIEEE(bad[:crcOffset]))
+	os.WriteFile(p, bad, 0o644)
+	if f, err = Open(p, 3, 4); err != nil {
+		t.Fatalf("a fence with a wrong summary and a valid checksum: %v", err)
+	}
+	if f.Verify() == nil {
+		t.Error("Verify missed a summary that does not sample the entries")
+	}
+	f.Close()
+}
+
+// TestSampling: the summary fits in the header, samples whole pages of
+// entries, and covers them all.
+func TestSampling(t *testing.T) {
+	for _, n := range []uint64{0, 1, 512, 513, 511_999, 512_000, 512_001, 1 << 30} {
+		g, s := sampling(n)
+		if g%perPage != 0 || s > maxSummary || summaryAt+4*s > crcOffset || s*g < n || (s > 0 && (s-1)*g >= n) {
+			t.Errorf("sampling(%d) = every %d entries, %d samples", n, g, s)
+		}
+	}
 }
