@@ -205,22 +205,25 @@ type chunkResult struct {
 // scanParallel is the scan described at the top of this file.
 func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *parallel, srt *sorter.Sorter, progress func(done, total int64)) (tally, scanStats, error) {
 	data := csv.data
-	bounds := []int{start} // chunk k covers records starting in [bounds[k], bounds[k+1])
-	for b := start + par.chunk; b < len(data); b += par.chunk {
-		bounds = append(bounds, b)
-	}
+	// Chunk k covers the records that start in [bound(k), limitOf(k)).
+	// Nothing is kept per chunk: a file of any size scans in fixed memory.
+	chunks := 1 + (len(data)-1-start)/par.chunk
+	bound := func(k int) int { return start + k*par.chunk }
 	limitOf := func(k int) int {
-		if k+1 < len(bounds) {
-			return bounds[k+1]
+		if k+1 < chunks {
+			return bound(k + 1)
 		}
 		return math.MaxInt
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	results := make([]chan chunkResult, len(bounds))
-	for k := range results {
-		results[k] = make(chan chunkResult, 1)
-	}
 	tokens := make(chan struct{}, par.threads*chunksPerWorker) // chunks in flight
+	// Chunk k's result goes through results[k%len(results)]: a chunk is
+	// handed out only with a token, which comes back once the chunk is
+	// stitched, so no two chunks in flight share a channel.
+	results := make([]chan chunkResult, cap(tokens))
+	for i := range results {
+		results[i] = make(chan chunkResult, 1)
+	}
 	jobs := make(chan int)
 
 	// Group buffers go round between the workers and the stitcher: fresh
@@ -235,7 +238,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 	}()
 	go func() { // hand out chunks, no more than the window ahead of the stitching
 		defer close(jobs)
-		for k := range bounds {
+		for k := range chunks {
 			select {
 			case tokens <- struct{}{}:
 			case <-ctx.Done():
@@ -259,11 +262,11 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 				if limitOf(k) <= int(stitched.Load()) {
 					// A record stitched already runs past this chunk (a
 					// field of gigabytes): no record starts in it.
-					results[k] <- chunkResult{from: -1, t: tally{resume: -1}}
+					results[k%len(results)] <- chunkResult{from: -1, t: tally{resume: -1}}
 					continue
 				}
 				var r chunkResult
-				r, recs = scanChunk(csv, k, bounds, limitOf(k), sp, batch, recs[:0])
+				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, batch, recs[:0])
 				if r.err == nil {
 					select {
 					case r.group = <-groups:
@@ -272,18 +275,18 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 					}
 					r.err = dist.Group(r.group, recs)
 				}
-				results[k] <- r
+				results[k%len(results)] <- r
 			}
 		}()
 	}
 
-	total, stats := tally{resume: -1}, scanStats{chunks: len(bounds)}
+	total, stats := tally{resume: -1}, scanStats{chunks: chunks}
 	expect := start // where the next chunk really starts
 	buf := make([]sorter.Record, 0, batchRecords)
-	for k := range bounds {
+	for k := range chunks {
 		var r chunkResult
 		select {
-		case r = <-results[k]:
+		case r = <-results[k%len(results)]:
 		case <-ctx.Done():
 			return total, stats, ctx.Err()
 		}
@@ -326,12 +329,14 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 	return total, stats, nil
 }
 
-// scanChunk scans chunk k from its guessed start, collecting its records in
-// recs, with batch as the batch buffer; it returns recs grown.
-func scanChunk(csv *csvFile, k int, bounds []int, limit int, sp spec, batch, recs []sorter.Record) (chunkResult, []sorter.Record) {
-	from := bounds[0]
+// scanChunk scans chunk k, the records that start in [bound, limit), from
+// its guessed start (chunk 0 from start, where the data's records begin),
+// collecting its records in recs, with batch as the batch buffer; it
+// returns recs grown.
+func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, batch, recs []sorter.Record) (chunkResult, []sorter.Record) {
+	from := start
 	if k > 0 {
-		from = guessStart(csv.data, bounds[k], limit)
+		from = guessStart(csv.data, bound, limit)
 	}
 	r := chunkResult{from: from}
 	r.err = mapping.Guard(func() error {

@@ -57,6 +57,10 @@ func distributeInto(dst []Record, start *[partitions + 1]int32, src []Record, cn
 	scatter(dst, src, cnt, digit)
 }
 
+// smallGroup is the fewest records that AddGroup gives an arena of their
+// own; smaller groups are staged.
+const smallGroup = 4096
+
 // AddGroup adds the records of g, which must all come after those added so
 // far, as Add would. It copies them: g can be reused when it returns.
 func (s *Sorter) AddGroup(g *Group) error {
@@ -69,6 +73,16 @@ func (s *Sorter) AddGroup(g *Group) error {
 	}
 	if g.first < s.next {
 		return fmt.Errorf("%w: offset %d after %d", ErrOrder, g.first, s.next-1)
+	}
+	if n < smallGroup {
+		// An arena of its own would cost 4 KiB of bookkeeping for these
+		// few records: stage them, as Add would. The distribution is
+		// stable, so each partition's records keep their order.
+		if err := s.stageRecords(g.recs, false); err != nil {
+			return err
+		}
+		s.next = g.last + 1
+		return nil
 	}
 	if err := s.distribute(); err != nil { // staged records come first
 		return err

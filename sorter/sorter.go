@@ -3,6 +3,7 @@ package sorter
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 )
 
 const (
@@ -129,6 +130,13 @@ func (s *Sorter) Add(recs []Record) error {
 	if s.done {
 		return errFinished
 	}
+	return s.stageRecords(recs, true)
+}
+
+// stageRecords appends recs to the staging buffer, distributing it whenever
+// it is full. With check it returns ErrOrder for records out of Offset
+// order, checking each piece just before copying it, while it is in cache.
+func (s *Sorter) stageRecords(recs []Record, check bool) error {
 	for len(recs) > 0 {
 		if len(s.stage) == cap(s.stage) {
 			if err := s.makeRoom(); err != nil {
@@ -136,14 +144,16 @@ func (s *Sorter) Add(recs []Record) error {
 			}
 		}
 		k := min(len(recs), cap(s.stage)-len(s.stage))
-		next := s.next
-		for _, r := range recs[:k] {
-			if r.Offset < next {
-				return fmt.Errorf("%w: offset %d after %d", ErrOrder, r.Offset, next-1)
+		if check {
+			next := s.next
+			for _, r := range recs[:k] {
+				if r.Offset < next {
+					return fmt.Errorf("%w: offset %d after %d", ErrOrder, r.Offset, next-1)
+				}
+				next = r.Offset + 1
 			}
-			next = r.Offset + 1
+			s.next = next
 		}
-		s.next = next
 		s.stage = append(s.stage, recs[:k]...)
 		s.n += int64(k)
 		s.stats.Records += int64(k)
@@ -187,7 +197,7 @@ func (s *Sorter) distribute() error {
 func (s *Sorter) newArena(n int) (*arena, error) {
 	b := s.cur
 	if b == nil || len(b.buf)-b.used < n {
-		need := int64(max(n, s.arena)) * recordBytes
+		need := int64(max(n, s.arena))*recordBytes + arenaBytes
 		if s.mem+need > s.limit && len(s.free) == 0 && n <= s.arena {
 			if err := s.spillArenas(s.limit / 2); err != nil {
 				return nil, err
@@ -203,8 +213,13 @@ func (s *Sorter) newArena(n int) (*arena, error) {
 	b.used += n
 	b.refs++
 	s.arenas = append(s.arenas, a)
+	s.mem += arenaBytes // its bookkeeping, counted so that many small arenas stay within the budget
+	s.stats.PeakBytes = max(s.stats.PeakBytes, s.mem)
 	return a, nil
 }
+
+// arenaBytes is the memory an arena takes besides its records.
+const arenaBytes = int64(unsafe.Sizeof(arena{}))
 
 // alloc returns an empty buffer for n records: a free full-size one when n fits, else new
 // memory, which is counted.
@@ -274,6 +289,7 @@ func (s *Sorter) spillArenas(target int64) error {
 	}
 	for _, a := range out {
 		s.stats.SpilledRecords += int64(len(a.recs))
+		s.mem -= arenaBytes
 		b := a.block
 		b.refs--
 		if b.refs == 0 {

@@ -191,14 +191,20 @@ func TestSorterAddCopies(t *testing.T) {
 
 // TestSorterGroups adds records grouped by Distributors on several
 // goroutines, mixed with Add, at several limits: the output is the same as
-// Add alone.
+// Add alone. Groups of fewer than smallGroup records are staged, larger
+// ones get arenas of their own; the pieces' sizes mix both.
 func TestSorterGroups(t *testing.T) {
 	rng := newRand(14)
 	recs := withAscendingOffsets(genHeavy(rng, 200_000, 100, 300))
 	want := reference(recs)
 	for _, limit := range []int64{64 << 10, 1 << 20, 0} {
 		s := New(Options{MemLimit: limit, TmpDir: t.TempDir(), Threads: 2})
-		pieces := slices.Collect(slices.Chunk(recs, 7000))
+		var pieces [][]Record
+		sizes := []int{7000, 1000, smallGroup, 300, smallGroup - 1, 5000}
+		for rest, i := recs, 0; len(rest) > 0; i++ {
+			k := min(len(rest), sizes[i%len(sizes)])
+			pieces, rest = append(pieces, rest[:k]), rest[k:]
+		}
 		groups := make([]*Group, len(pieces))
 		errs := make(chan error, 4)
 		for w := range 4 { // four workers group every fourth piece
