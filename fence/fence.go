@@ -37,6 +37,7 @@
 package fence
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -69,6 +70,9 @@ func sampling(n uint64) (g, s uint64) {
 	return g, (n + g - 1) / g
 }
 
+// HeaderSize is the size of a fence file's header, before its entries.
+const HeaderSize = headerSize
+
 // ErrUnusable means a fence file cannot be used: it is missing, broken, or
 // belongs to another index. Lookups then search the index itself.
 var ErrUnusable = errors.New("fence unusable")
@@ -76,37 +80,124 @@ var ErrUnusable = errors.New("fence unusable")
 // Encode returns the bytes of the fence of the main index with generation
 // gen whose record pages start with firstHashes.
 func Encode(gen uint64, firstHashes []uint64) []byte {
-	b := make([]byte, headerSize+entrySize*len(firstHashes))
-	le := binary.LittleEndian
-	for j, h := range firstHashes {
-		le.PutUint64(b[headerSize+entrySize*j:], h)
+	var s Stream
+	b := make([]byte, headerSize, headerSize+entrySize*len(firstHashes))
+	for _, h := range firstHashes {
+		b = append(b, s.Add(h)...)
 	}
-	g, n := sampling(uint64(len(firstHashes)))
+	copy(b, s.Header(gen))
+	return b
+}
+
+// A Stream computes a fence from its entries, taken one at a time as an
+// index is written, keeping only what the header needs (a running checksum
+// and one sample per page of entries): a fence is written in fixed memory
+// however large its index. The zero value is ready to use.
+type Stream struct {
+	n       uint64
+	sum     *xxh3.Hasher
+	samples []uint32 // the top 32 bits of every perPage-th entry
+	entry   [entrySize]byte
+}
+
+// Add takes the next entry, the first hash of the next record page, and
+// returns its bytes in the file; they are valid until the next call.
+func (s *Stream) Add(first uint64) []byte {
+	if s.sum == nil {
+		s.sum = xxh3.New()
+	}
+	if s.n%perPage == 0 {
+		s.samples = append(s.samples, uint32(first>>32))
+	}
+	s.n++
+	binary.LittleEndian.PutUint64(s.entry[:], first)
+	s.sum.Write(s.entry[:]) // a Hasher's Write never fails
+	return s.entry[:]
+}
+
+// Entries returns the number of entries taken.
+func (s *Stream) Entries() uint64 { return s.n }
+
+// Header returns the header page of the fence of the entries taken, for the
+// main index with generation gen.
+func (s *Stream) Header(gen uint64) []byte {
+	b := make([]byte, headerSize)
+	le := binary.LittleEndian
+	g, n := sampling(s.n)
 	for i := range n {
-		le.PutUint32(b[summaryAt+4*i:], uint32(firstHashes[i*g]>>32))
+		le.PutUint32(b[summaryAt+4*i:], s.samples[i*g/perPage])
+	}
+	sum := xxh3.Hash(nil)
+	if s.sum != nil {
+		sum = s.sum.Sum64()
 	}
 	copy(b, magic)
 	le.PutUint32(b[8:], version)
 	le.PutUint32(b[12:], uint32(n))
 	le.PutUint64(b[16:], gen)
-	le.PutUint64(b[24:], uint64(len(firstHashes)))
-	le.PutUint64(b[32:], xxh3.Hash(b[headerSize:]))
+	le.PutUint64(b[24:], s.n)
+	le.PutUint64(b[32:], sum)
 	le.PutUint32(b[crcOffset:], crc32.ChecksumIEEE(b[:crcOffset]))
 	return b
 }
 
-// Write writes the fence of the main index with generation gen to path,
-// atomically.
-func Write(path string, gen uint64, firstHashes []uint64) error {
+// A Writer writes a fence file as its index is written, entry by entry, in
+// fixed memory, and puts it in place atomically.
+type Writer struct {
+	f *atomicfile.File
+	w *bufio.Writer
+	s Stream
+}
+
+// Create starts the fence file at path: a temporary file until Commit.
+func Create(path string) (*Writer, error) {
 	f, err := atomicfile.Create(path, false)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	w.w.Write(make([]byte, headerSize)) // the header's place, written last
+	return w, nil
+}
+
+// Add writes the next entry, the first hash of the next record page.
+func (w *Writer) Add(first uint64) error {
+	_, err := w.w.Write(w.s.Add(first))
+	return err
+}
+
+// Commit writes the header, for the main index with generation gen, and
+// puts the file in place, durably.
+func (w *Writer) Commit(gen uint64) error {
+	if err := w.w.Flush(); err != nil {
+		w.f.Abort()
+		return err
+	}
+	if _, err := w.f.WriteAt(w.s.Header(gen), 0); err != nil {
+		w.f.Abort()
+		return err
+	}
+	return w.f.Commit()
+}
+
+// Abort removes the temporary file. After Commit it does nothing, so it can
+// be deferred.
+func (w *Writer) Abort() error { return w.f.Abort() }
+
+// Write writes the fence of the main index with generation gen, whose
+// record pages start with firstHashes, to path, atomically.
+func Write(path string, gen uint64, firstHashes []uint64) error {
+	w, err := Create(path)
 	if err != nil {
 		return err
 	}
-	defer f.Abort()
-	if _, err := f.Write(Encode(gen, firstHashes)); err != nil {
-		return err
+	defer w.Abort()
+	for _, h := range firstHashes {
+		if err := w.Add(h); err != nil {
+			return err
+		}
 	}
-	return f.Commit()
+	return w.Commit(gen)
 }
 
 // Fence is an open fence file.

@@ -127,3 +127,28 @@ func TestSampling(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteEqualsEncode: the file the streaming Writer makes is the bytes
+// Encode returns, at sizes either side of a page of entries and of the
+// summary's widening.
+func TestWriteEqualsEncode(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, n := range []int{0, 1, 511, 512, 513, 600_000} {
+		entries := make([]uint64, n)
+		for i := range entries {
+			entries[i] = r.Uint64()
+		}
+		slices.Sort(entries)
+		p := filepath.Join(t.TempDir(), "f")
+		if err := Write(p, 9, entries); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := Encode(9, entries); !slices.Equal(got, want) {
+			t.Fatalf("%d entries: the written file (%d bytes) differs from Encode (%d bytes)", n, len(got), len(want))
+		}
+	}
+}

@@ -133,32 +133,36 @@ func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error
 	return info, nil
 }
 
-// built is what building an index file made: its header and the first hash
-// of each record page, which is the fence.
+// built is what building an index file made: its header.
 type built struct {
-	h      *header
-	firsts []uint64
+	h *header
 }
 
-// writeMain builds a main index at idxPath and replaces what went with the
-// old one: the tail is removed, the fence rewritten.
+// writeMain builds a main index at idxPath, with its fence, and replaces
+// what went with the old one: the tail is removed, the fence rewritten.
 func writeMain(ctx context.Context, csv *csvFile, sp spec, idxPath string, res Resources, progress func(done, total int64)) (*built, *parallel, error) {
-	b, par, err := writeFile(ctx, csv, sp, idxPath, res, progress)
+	fw, err := fence.Create(fencePath(idxPath))
+	if err != nil {
+		return nil, nil, fmt.Errorf("write the fence: %w", err)
+	}
+	defer fw.Abort()
+	b, par, err := writeFile(ctx, csv, sp, idxPath, res, progress, fw.Add)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := removeDerived(idxPath); err != nil {
 		return nil, nil, err
 	}
-	if err := fence.Write(fencePath(idxPath), b.h.generation, b.firsts); err != nil {
+	if err := fw.Commit(b.h.generation); err != nil {
 		return nil, nil, fmt.Errorf("write the fence: %w", err)
 	}
 	return b, par, nil
 }
 
 // writeFile builds an index file (a main index, or a tail when sp.main is
-// set) from csv and puts it at path atomically.
-func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Resources, progress func(done, total int64)) (*built, *parallel, error) {
+// set) from csv and puts it at path atomically, handing the first hash of
+// every record page to fence (when not nil).
+func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Resources, progress func(done, total int64), fence func(uint64) error) (*built, *parallel, error) {
 	out, err := atomicfile.Create(path, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("create index: %w", err)
@@ -167,7 +171,7 @@ func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Reso
 	par, so := res.plan(path)
 	sink := newFileSink(out)
 	defer sink.close()
-	b, err := buildInto(ctx, csv, sp, sink, par, so, progress)
+	b, err := buildInto(ctx, csv, sp, sink, par, so, progress, fence)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -191,7 +195,7 @@ func removeDerived(idxPath string) error {
 
 // buildInto scans the CSV, sorts its records and writes the index pages to
 // sink. It is the whole build, shared by Build and Verify.
-func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *parallel, so sorter.Options, progress func(done, total int64)) (*built, error) {
+func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *parallel, so sorter.Options, progress func(done, total int64), fence func(uint64) error) (*built, error) {
 	srt := sorter.New(so)
 	defer srt.Close()
 	var h *header
@@ -201,7 +205,7 @@ func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *p
 		if h, err = scanInto(ctx, csv, sp, par, srt, progress); err != nil {
 			return err
 		}
-		w = newPageWriter(sink)
+		w = newPageWriter(sink, fence)
 		err = srt.Finish(func(batch []sorter.Record) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -219,7 +223,7 @@ func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *p
 	if err != nil {
 		return nil, err
 	}
-	return &built{h: h, firsts: w.firsts}, nil
+	return &built{h: h}, nil
 }
 
 const (

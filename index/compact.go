@@ -77,9 +77,14 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 		return fmt.Errorf("create index: %w", err)
 	}
 	defer out.Abort()
+	fw, err := fence.Create(fencePath(idxPath))
+	if err != nil {
+		return fmt.Errorf("write the fence: %w", err)
+	}
+	defer fw.Abort()
 	sink := newFileSink(out)
 	defer sink.close()
-	w := newPageWriter(sink)
+	w := newPageWriter(sink, fw.Add)
 	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end
 	tail.m.Advise(mapping.Sequential)
 	var shadowed uint64
@@ -114,7 +119,7 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 	if err := removeDerived(idxPath); err != nil {
 		return err
 	}
-	if err := fence.Write(fencePath(idxPath), h.generation, w.firsts); err != nil {
+	if err := fw.Commit(h.generation); err != nil {
 		return fmt.Errorf("write the fence: %w", err)
 	}
 	return nil

@@ -104,7 +104,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 		res.Action = "rebuild"
 	default:
 		sp := spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCol: int(h.keyCol), hash: o.hashFunc(), main: h}
-		tb, _, err := writeFile(ctx, csv, sp, tailPath(idxPath), opts.Resources, opts.Progress)
+		tb, _, err := writeFile(ctx, csv, sp, tailPath(idxPath), opts.Resources, opts.Progress, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -4,13 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
-	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
@@ -84,13 +80,18 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 		if p == tail {
 			sp.main = main.h
 		}
-		diffs, fresh, err := verifyPart(ctx, csv, p, sp, opts)
+		var fc *fenceCheck
+		if p == main {
+			fc = newFenceCheck(fencePath(idxPath))
+			defer fc.close()
+		}
+		diffs, fresh, err := verifyPart(ctx, csv, p, sp, opts, fc)
 		if err != nil {
 			return nil, err
 		}
 		res.Differences = append(res.Differences, diffs...)
-		if p == main && fresh != nil {
-			diffs, notes := verifyFence(fencePath(idxPath), main.h.generation, fresh)
+		if fc != nil && fresh != nil {
+			diffs, notes := fc.report(main.h.generation)
 			res.Differences = append(res.Differences, diffs...)
 			res.Notes = append(res.Notes, notes...)
 		}
@@ -101,8 +102,8 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 }
 
 // verifyPart rebuilds one index file, over the CSV bytes it covers, and
-// compares it with the file.
-func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *VerifyOptions) ([]string, *built, error) {
+// compares it with the file, and the fence it makes with fc (when not nil).
+func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *VerifyOptions, fc *fenceCheck) ([]string, *built, error) {
 	old := p.h
 	if uint64(len(csv.data)) < old.scanned {
 		return []string{fmt.Sprintf("%s shrank from %d to %d bytes since %s was built; %s",
@@ -113,7 +114,11 @@ func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *Verif
 	p.m.Advise(mapping.Sequential) // the comparison reads the file from end to end
 	sink := &compareSink{old: p.data}
 	par, so := opts.Resources.plan(p.path)
-	fresh, err := buildInto(ctx, &covered, sp, sink, par, so, opts.Progress)
+	var fence func(uint64) error
+	if fc != nil {
+		fence = fc.add
+	}
+	fresh, err := buildInto(ctx, &covered, sp, sink, par, so, opts.Progress, fence)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -122,36 +127,6 @@ func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *Verif
 		diffs[i] = filepath.Base(p.path) + ": " + d
 	}
 	return diffs, fresh, nil
-}
-
-// verifyFence compares the fence file at path, of the main index with
-// generation gen, with the one a build writes. A missing fence, or one left
-// by an interrupted writer for another index, is a note: lookups ignore it.
-func verifyFence(path string, gen uint64, fresh *built) (diffs, notes []string) {
-	name := filepath.Base(path)
-	got, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, []string{name + " is missing: lookups search the index without it, more slowly (csvidx build or compact writes it)"}
-	}
-	if err != nil {
-		return []string{name + ": " + err.Error()}, nil
-	}
-	if g, ok := fence.Generation(got); ok && g != gen {
-		return nil, []string{name + " belongs to another index (an interrupted writer left it): lookups ignore it; csvidx build or compact rewrites it"}
-	}
-	want := fence.Encode(fresh.h.generation, fresh.firsts)
-	if bytes.Equal(got, want) {
-		return nil, nil
-	}
-	if len(got) != len(want) {
-		return []string{fmt.Sprintf("%s: %d bytes, a fresh build writes %d", name, len(got), len(want))}, nil
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			return []string{fmt.Sprintf("%s: differs from a fresh build's from byte %d (lookups ignore a broken fence, but run csvidx build to repair it)", name, i)}, nil
-		}
-	}
-	return nil, nil
 }
 
 // compareSink compares the pages of a fresh build with an index file.

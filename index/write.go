@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/xxh3"
@@ -22,12 +23,14 @@ type pageWriter struct {
 	inPage  int    // records on the page being filled
 	pages   uint64 // record pages sealed so far
 	records uint64
-	gen     *xxh3.Hasher // running generation hash: the CRC of every record page
-	firsts  []uint64     // the first hash of every record page: the fence
+	gen     *xxh3.Hasher             // running generation hash: the CRC of every record page
+	fence   func(first uint64) error // takes the first hash of every record page, if set
 }
 
-func newPageWriter(sink pageSink) *pageWriter {
-	return &pageWriter{sink: sink, page: make([]byte, pageSize), gen: xxh3.New()}
+// newPageWriter returns a writer of pages to sink that hands the first hash
+// of every record page, the fence's entries, to fence (when not nil).
+func newPageWriter(sink pageSink, fence func(first uint64) error) *pageWriter {
+	return &pageWriter{sink: sink, page: make([]byte, pageSize), gen: xxh3.New(), fence: fence}
 }
 
 // add appends records, which must continue the sorted order.
@@ -69,7 +72,11 @@ func (w *pageWriter) addEncoded(recs []byte) error {
 // seal finishes the page being filled and hands it to the sink.
 func (w *pageWriter) seal() error {
 	le := binary.LittleEndian
-	w.firsts = append(w.firsts, le.Uint64(w.page))
+	if w.fence != nil {
+		if err := w.fence(le.Uint64(w.page)); err != nil {
+			return fmt.Errorf("write the fence: %w", err)
+		}
+	}
 	clear(w.page[recordSize*w.inPage : pageNoOffset])
 	le.PutUint64(w.page[pageNoOffset:], w.pages)
 	le.PutUint32(w.page[pageLenOffset:], uint32(w.inPage))
