@@ -1,7 +1,13 @@
 package index
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/csvidx/csvidx/fence"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 )
@@ -31,6 +37,9 @@ type Info struct {
 	CSVBytes     int64  `json:"csv_bytes"`       // the CSV's size now
 	BytesBehind  int64  `json:"bytes_behind"`    // CSV bytes appended since, not indexed
 	Stale        string `json:"stale,omitempty"` // why the index cannot be used, if it cannot
+
+	Fence        string `json:"fence"`                   // the fence file
+	FenceIgnored string `json:"fence_ignored,omitempty"` // why lookups search the index without it, if they do
 
 	Tail  *TailInfo   `json:"tail,omitempty"`  // rows appended and indexed by update
 	Build *BuildStats `json:"build,omitempty"` // how the build went, from Build only
@@ -118,6 +127,7 @@ func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 		return nil, err
 	}
 	info := newInfo(csvPath, idxPath, main.h, int64(len(main.data)), st.Size())
+	info.Fence, info.FenceIgnored = fenceState(fencePath(idxPath), main.h)
 	if err := checkFresh(f, st.Size(), main.h, csvPath, idxPath); err != nil {
 		info.Stale = err.Error()
 		return info, nil
@@ -129,4 +139,19 @@ func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 		}
 	}
 	return info, nil
+}
+
+// fenceState returns the fence file of the main index with header h, and
+// why lookups ignore it, if they do.
+func fenceState(path string, h *header) (string, string) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return path, "missing"
+	}
+	f, err := fence.Open(path, h.generation, h.pages)
+	if err != nil {
+		why := strings.TrimPrefix(err.Error(), fence.ErrUnusable.Error()+": ")
+		return path, strings.TrimPrefix(why, path+": ")
+	}
+	f.Close()
+	return path, ""
 }

@@ -68,6 +68,11 @@ func printInfo(s streams, info *index.Info) error {
 		fmt.Fprintf(w, "tail\t%s (%s): rows appended from byte %d, %d rows, %d indexed, %d too short\n",
 			t.Path, formatBytes(t.Bytes), t.BaseOffset, t.Rows, t.Records, t.ShortRows)
 	}
+	fmt.Fprintf(w, "fence\t%s", info.Fence)
+	if info.FenceIgnored != "" {
+		fmt.Fprintf(w, " (ignored, lookups search the index: %s; csvidx build or compact rewrites it)", info.FenceIgnored)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "state\t%s\n", state)
 	return w.Flush()
 }
