@@ -66,10 +66,11 @@ func (c *fenceCheck) close() {
 	}
 }
 
-// report says how the file differs from the fresh fence of the main index
-// with generation gen. A missing fence, or one left by an interrupted writer
-// for another index, is a note: lookups ignore it.
-func (c *fenceCheck) report(gen uint64) (diffs, notes []string) {
+// report says how the file, the fence of the main index with generation
+// gen, differs from the fence of a fresh build with generation fresh. A
+// missing fence, or one left by an interrupted writer for another index, is
+// a note: lookups ignore it.
+func (c *fenceCheck) report(gen, fresh uint64) (diffs, notes []string) {
 	name := filepath.Base(c.path)
 	if errors.Is(c.err, fs.ErrNotExist) {
 		return nil, []string{name + " is missing: lookups search the index without it, more slowly (csvidx build or compact writes it)"}
@@ -90,7 +91,7 @@ func (c *fenceCheck) report(gen uint64) (diffs, notes []string) {
 		return []string{fmt.Sprintf("%s: %d bytes, a fresh build writes %d", name, c.size, want)}, nil
 	}
 	diff := c.diff
-	for i, b := range c.s.Header(gen) {
+	for i, b := range c.s.Header(fresh) {
 		if header[i] != b {
 			diff = int64(i)
 			break

@@ -91,7 +91,7 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 		}
 		res.Differences = append(res.Differences, diffs...)
 		if fc != nil && fresh != nil {
-			diffs, notes := fc.report(main.h.generation)
+			diffs, notes := fc.report(main.h.generation, fresh.h.generation)
 			res.Differences = append(res.Differences, diffs...)
 			res.Notes = append(res.Notes, notes...)
 		}
