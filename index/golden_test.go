@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,4 +100,20 @@ func hexDump(b []byte) string {
 		out.WriteByte('\n')
 	}
 	return out.String()
+}
+
+// TestEncodingPaths: on a little-endian machine the writer copies records'
+// memory as their encoding; the record-by-record encoding, used elsewhere,
+// must write the same bytes.
+func TestEncodingPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	g := makeCSV(r, 3000, 1, ',', true, false)
+	p := writeCSV(t, g.data)
+	fast, _ := buildBytes(t, p, "1", false, Resources{})
+	defer func(v bool) { littleEndian = v }(littleEndian)
+	littleEndian = false
+	slow, _ := buildBytes(t, p, "1", false, Resources{})
+	if !bytes.Equal(fast, slow) {
+		t.Fatal("encoding records one by one writes other bytes than copying their memory")
+	}
 }

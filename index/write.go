@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
+	"unsafe"
 
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/xxh3"
@@ -33,8 +34,13 @@ func newPageWriter(sink pageSink, fence func(first uint64) error) *pageWriter {
 	return &pageWriter{sink: sink, page: make([]byte, pageSize), gen: xxh3.New(), fence: fence}
 }
 
-// add appends records, which must continue the sorted order.
+// add appends records, which must continue the sorted order. On a
+// little-endian machine a Record in memory is its encoding (hash, then
+// offset, 8 bytes each): the records are copied a page at a time.
 func (w *pageWriter) add(recs []sorter.Record) error {
+	if littleEndian && len(recs) > 0 {
+		return w.addEncoded(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(recs))), recordSize*len(recs)))
+	}
 	le := binary.LittleEndian
 	for _, r := range recs {
 		o := recordSize * w.inPage
@@ -50,6 +56,9 @@ func (w *pageWriter) add(recs []sorter.Record) error {
 	w.records += uint64(len(recs))
 	return nil
 }
+
+// littleEndian says whether a Record's memory is its encoding.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1 && unsafe.Sizeof(sorter.Record{}) == recordSize
 
 // addEncoded appends records already encoded as they are on a page, which
 // must continue the sorted order.
