@@ -118,7 +118,7 @@ func FuzzHash(f *testing.F) {
 }
 
 func BenchmarkHash(b *testing.B) {
-	for _, n := range []int{5, 12, 64, 200, 65536} {
+	for _, n := range []int{5, 12, 36, 64, 150, 200, 65536} {
 		data := make([]byte, n)
 		b.Run("ours/"+itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(n))
