@@ -77,18 +77,6 @@ const HeaderSize = headerSize
 // belongs to another index. Lookups then search the index itself.
 var ErrUnusable = errors.New("fence unusable")
 
-// Encode returns the bytes of the fence of the main index with generation
-// gen whose record pages start with firstHashes.
-func Encode(gen uint64, firstHashes []uint64) []byte {
-	var s Stream
-	b := make([]byte, headerSize, headerSize+entrySize*len(firstHashes))
-	for _, h := range firstHashes {
-		b = append(b, s.Add(h)...)
-	}
-	copy(b, s.Header(gen))
-	return b
-}
-
 // A Stream computes a fence from its entries, taken one at a time as an
 // index is written, keeping only what the header needs (a running checksum
 // and one sample per page of entries): a fence is written in fixed memory

@@ -178,7 +178,6 @@ func mergeRecords(ctx context.Context, main, tail *part, w *pageWriter) (uint64,
 		}
 		return w.addEncoded(recs)
 	}
-	var enc [recordSize]byte
 	for pg := uint64(0); pg < main.h.pages; pg++ {
 		if pg%mergeCheckPages == 0 {
 			if err := ctx.Err(); err != nil {
@@ -201,9 +200,7 @@ func mergeRecords(ctx context.Context, main, tail *part, w *pageWriter) (uint64,
 			}
 			recs = recs[recordSize*n:]
 			for more && len(recs) > 0 && next.Hash < hashAt(recs, 0) {
-				le.PutUint64(enc[:], next.Hash)
-				le.PutUint64(enc[8:], next.Offset)
-				if err := w.addEncoded(enc[:]); err != nil {
+				if err := w.add([]sorter.Record{next}); err != nil {
 					return 0, err
 				}
 				if next, more, err = tc.next(); err != nil {
@@ -218,9 +215,7 @@ func mergeRecords(ctx context.Context, main, tail *part, w *pageWriter) (uint64,
 				return 0, err
 			}
 		}
-		le.PutUint64(enc[:], next.Hash)
-		le.PutUint64(enc[8:], next.Offset)
-		if err := w.addEncoded(enc[:]); err != nil {
+		if err := w.add([]sorter.Record{next}); err != nil {
 			return 0, err
 		}
 	}

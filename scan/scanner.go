@@ -60,11 +60,15 @@ func New(data []byte, delim byte, keyCol int) (*Scanner, error) {
 	if err := s.Init(data, delim, keyCol); err != nil {
 		return nil, err
 	}
+	s.Reset(0)
 	return s, nil
 }
 
 // Init makes s a scanner like [New] returns, for callers that keep a
-// Scanner by value.
+// Scanner by value, except that it does not read data: call Reset(0) to
+// skip a byte order mark before Next. A lookup, which reads records [Scanner.At]
+// their offsets, then does not touch the first page of a file that may not
+// be in memory.
 func (s *Scanner) Init(data []byte, delim byte, keyCol int) error {
 	if err := CheckDelimiter(delim); err != nil {
 		return err
@@ -72,9 +76,6 @@ func (s *Scanner) Init(data []byte, delim byte, keyCol int) error {
 	if keyCol < 0 {
 		return ErrBadColumn
 	}
-	// Not Reset(0): the byte order mark is looked for by the first Next, so
-	// that a lookup, which only reads records At their offsets, does not
-	// touch the first page of a file that may not be in memory.
 	*s = Scanner{data: data, delim: delim, keyCol: keyCol, scratch: s.scratch[:0], limit: math.MaxInt, nextQuote: -1}
 	return nil
 }
@@ -94,9 +95,6 @@ func (s *Scanner) Reset(pos int) {
 // and before a record that starts at or past the limit (see
 // [Scanner.SetLimit]).
 func (s *Scanner) Next() bool {
-	if s.pos == 0 {
-		s.Reset(0) // skips a byte order mark
-	}
 	i, blanks := s.skipBlanks(s.pos) // up to the limit
 	s.blanks += blanks
 	if i >= s.limit {
