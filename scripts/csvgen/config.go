@@ -17,6 +17,7 @@ type config struct {
 	crlf         bool    // end records with \r\n instead of \n
 	bom          bool    // start the file with a UTF-8 byte order mark
 	unterminated bool    // leave the last record without a terminator
+	unixTS       bool    // write ts as Unix seconds instead of 2006-01-02T15:04:05
 	threads      int     // generator goroutines; 0 means one per core
 	trackKeys    bool    // remember which ordinary ids occur (for -keys-out)
 }

@@ -246,3 +246,25 @@ func BenchmarkFill(b *testing.B) {
 		g.fill(c, uint64(1000+i), chunkRows)
 	}
 }
+
+func TestUnixTSChangesOnlyTS(t *testing.T) {
+	const rows = 5_000
+	iso := parse(t, gen(t, func(c *config) { c.rows = rows; c.multiline = 0.01 }))
+	unix := parse(t, gen(t, func(c *config) { c.rows = rows; c.multiline = 0.01; c.unixTS = true }))
+	if len(iso) != len(unix) {
+		t.Fatalf("%d records with -unix-ts, %d without", len(unix), len(iso))
+	}
+	for i := 1; i < len(iso); i++ { // record 0 is the header
+		a, b := iso[i], unix[i]
+		if !slices.Equal(a[:2], b[:2]) || !slices.Equal(a[3:], b[3:]) {
+			t.Fatalf("record %d: %q became %q", i, a, b)
+		}
+		ts, err := time.Parse("2006-01-02T15:04:05", a[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strconv.FormatInt(ts.Unix(), 10); b[2] != want {
+			t.Fatalf("record %d: ts %q with -unix-ts, want %s (%s)", i, b[2], want, a[2])
+		}
+	}
+}

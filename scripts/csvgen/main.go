@@ -7,8 +7,9 @@
 //
 // The header is order_id,user_id,ts,amount,status,comment. In row n:
 //
-//   - order_id is n; ts is 2024-01-01T00:00:00 plus n-1 seconds; amount is 1.00 to 999.99;
-//     status is delivered, shipped, paid, pending or cancelled.
+//   - order_id is n; ts is 2024-01-01T00:00:00 plus n-1 seconds (with -unix-ts the same
+//     instant in Unix seconds, 1704067200 plus n-1); amount is 1.00 to 999.99; status is
+//     delivered, shipped, paid, pending or cancelled.
 //   - user_id: a share -heavy-frac of the rows belongs to heavy users 1..heavy-users, the
 //     rest to ordinary users, drawn uniformly from heavy-users+1 .. heavy-users +
 //     max(1, (1-heavy-frac)*rows/rows-per-user), so each has about -rows-per-user rows.
@@ -37,6 +38,7 @@
 //	go run ./scripts/csvgen -rows 100000000 -o /tmp/orders.csv -stats
 //	go run ./scripts/csvgen -rows 1000 -crlf -bom -unterminated -multiline 0.05 -o edge.csv
 //	go run ./scripts/csvgen -rows 20000000 -o big.csv -keys-out keys.txt -keys-n 1000
+//	go run ./scripts/csvgen -rows 100000000 -unix-ts -o lean.csv   # 4.7 GB, the Rust README's workload size
 //
 // The sample testdata/orders.csv is regenerated with
 //
@@ -69,6 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.crlf, "crlf", false, "end records with \\r\\n instead of \\n")
 	fs.BoolVar(&c.bom, "bom", false, "start the file with a UTF-8 byte order mark")
 	fs.BoolVar(&c.unterminated, "unterminated", false, "leave the last record without a terminator")
+	fs.BoolVar(&c.unixTS, "unix-ts", false, "write ts as Unix seconds (1704067200...): about 47 instead of 56 bytes a row at 100M rows")
 	fs.IntVar(&c.threads, "threads", 0, "generator goroutines, 0 for one per core (the output does not depend on it)")
 	out := fs.String("o", "", "output file (default standard output)")
 	stats := fs.Bool("stats", false, "print rows, bytes, present heavy and ordinary ids and a missing id to standard error")

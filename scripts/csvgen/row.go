@@ -164,7 +164,11 @@ func (g *rowGen) appendRow(c *chunk, id int64) []byte {
 	b = append(b, ',')
 	b = strconv.AppendUint(b, user, 10)
 	b = append(b, ',')
-	b = g.appendTS(b, firstTS+id-1)
+	if l.unixTS {
+		b = strconv.AppendInt(b, firstTS+id-1, 10)
+	} else {
+		b = g.appendTS(b, firstTS+id-1)
+	}
 	b = append(b, ',')
 	b = strconv.AppendUint(b, cents/100, 10)
 	b = append(b, '.', byte('0'+cents/10%10), byte('0'+cents%10), ',')
