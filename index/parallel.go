@@ -23,7 +23,8 @@ package index
 // and chunks are small enough that their records, at the worst case of 8
 // bytes of records per byte of CSV (a 2-byte row), fit in the share of the
 // budget set aside for them. The stitching, the sorter's Add, and the index
-// writing are sequential.
+// writing are sequential; the stitching copies no records (the sorter takes
+// the workers' groups over).
 
 import (
 	"bytes"
@@ -226,8 +227,10 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 	}
 	jobs := make(chan int)
 
-	// Group buffers go round between the workers and the stitcher: fresh
-	// memory is slow to touch, and a sync.Pool would drop them at each GC.
+	// Groups go round between the workers and the stitcher. The sorter
+	// takes a large group's buffer over and hands back one it spilled, if
+	// any: fresh memory is slow to touch, and a sync.Pool would drop the
+	// buffers at each GC.
 	groups := make(chan *sorter.Group, cap(tokens)+par.threads)
 	var stitched atomic.Int64 // where the next chunk really starts, as far as known
 	stitched.Store(int64(start))

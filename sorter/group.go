@@ -4,15 +4,16 @@ import "fmt"
 
 // A Distributor groups records by partition, the work Add does when its
 // staging buffer fills, on any goroutine: a parallel scan groups each chunk
-// on the worker that scanned it, and the Sorter only copies the groups in.
-// Each goroutine needs its own Distributor.
+// on the worker that scanned it, and the Sorter takes the groups over
+// without copying them. Each goroutine needs its own Distributor.
 type Distributor struct {
 	digit digitShifts
 	cnt   *[maxBuckets]int
 }
 
 // A Group is records grouped by partition, ready for [Sorter.AddGroup].
-// Its buffer is reused by the next [Distributor.Group] into it.
+// Its buffer is reused by the next [Distributor.Group] into it, or taken
+// over by AddGroup.
 type Group struct {
 	recs        []Record
 	start       [partitions + 1]int32
@@ -57,12 +58,18 @@ func distributeInto(dst []Record, start *[partitions + 1]int32, src []Record, cn
 	scatter(dst, src, cnt, digit)
 }
 
-// smallGroup is the fewest records that AddGroup gives an arena of their
-// own; smaller groups are staged.
+// smallGroup is the fewest records that AddGroup takes over as an arena
+// of their own; smaller groups are staged (copied).
 const smallGroup = 4096
 
 // AddGroup adds the records of g, which must all come after those added so
-// far, as Add would. It copies them: g can be reused when it returns.
+// far, as Add would. A group of smallGroup records or more is taken over,
+// not copied: its buffer becomes the Sorter's, counted in the budget, and
+// g is given instead a buffer the Sorter no longer needs (one it spilled),
+// or none. Either way g can be grouped into again when AddGroup returns.
+// Taking the buffer saves copying every record once more on the one
+// goroutine that feeds the Sorter, and the first touch of fresh memory
+// happens where the group was made, on the goroutines that scan.
 func (s *Sorter) AddGroup(g *Group) error {
 	if s.done {
 		return errFinished
@@ -87,14 +94,54 @@ func (s *Sorter) AddGroup(g *Group) error {
 	if err := s.distribute(); err != nil { // staged records come first
 		return err
 	}
-	a, err := s.newArena(n)
-	if err != nil {
-		return err
+	// g gets a spare buffer if the Sorter has one: it leaves the budget
+	// for the caller's, as g's own buffer joins it.
+	recs := g.recs
+	g.recs = s.takeSpare()
+	need := int64(cap(recs))*recordBytes + arenaBytes
+	if s.mem+need > s.limit {
+		// Spilling arenas of groups turns their buffers into spares,
+		// still counted: one goes to g, the rest wait for the next
+		// groups, unless the budget needs their room now.
+		if err := s.spillArenas(s.limit / 2); err != nil {
+			return err
+		}
+		if g.recs == nil {
+			g.recs = s.takeSpare()
+		}
+		if s.mem+need > s.limit {
+			s.dropSpares()
+		}
 	}
-	copy(a.recs, g.recs)
-	a.start = g.start
+	a := &arena{recs: recs, start: g.start, block: &block{buf: recs, used: n, refs: 1, adopted: true}}
+	s.arenas = append(s.arenas, a)
+	s.mem += need
+	s.stats.PeakBytes = max(s.stats.PeakBytes, s.mem)
 	s.next = g.last + 1
 	s.n += int64(n)
 	s.stats.Records += int64(n)
 	return nil
+}
+
+// takeSpare returns a buffer of a spilled group, no longer counted, or nil.
+func (s *Sorter) takeSpare() []Record {
+	k := len(s.spares)
+	if k == 0 {
+		return nil
+	}
+	b := s.spares[k-1]
+	s.spares[k-1] = nil
+	s.spares = s.spares[:k-1]
+	s.mem -= int64(cap(b)) * recordBytes
+	return b
+}
+
+// dropSpares lets the garbage collector have the buffers of spilled groups
+// that no group has taken back.
+func (s *Sorter) dropSpares() {
+	for _, b := range s.spares {
+		s.mem -= int64(cap(b)) * recordBytes
+	}
+	clear(s.spares)
+	s.spares = s.spares[:0]
 }

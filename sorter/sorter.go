@@ -67,6 +67,7 @@ type Sorter struct {
 	arenas    []*arena     // distributed records in memory, in Add order
 	gens      []generation // distributed records in the spill file, in Add order
 	free      [][]Record   // full-size buffers no longer used, kept: fresh memory is slow to touch
+	spares    [][]Record   // buffers of spilled groups, kept for AddGroup to hand back
 	mem       int64        // bytes of buffers held: stage, blocks, free
 	cur       *block       // the block new arenas are carved from
 
@@ -94,9 +95,10 @@ type arena struct {
 // block is a buffer that arenas are carved from, in order, and that goes
 // back to the free list when the last of them is spilled.
 type block struct {
-	buf  []Record
-	used int // records carved out
-	refs int // arenas in memory carved from it
+	buf     []Record
+	used    int  // records carved out
+	refs    int  // arenas in memory carved from it
+	adopted bool // a group's buffer that AddGroup took over: one arena, as large as the group
 }
 
 // generation is a set of arenas written to the spill file together, partition by partition:
@@ -248,6 +250,7 @@ func (s *Sorter) release(b []Record) {
 func (s *Sorter) dropFree() {
 	s.mem -= int64(len(s.free)) * int64(s.arena) * recordBytes
 	s.free = nil
+	s.dropSpares()
 }
 
 // spillArenas writes the oldest arenas in memory to the spill file as one generation, until
@@ -293,9 +296,12 @@ func (s *Sorter) spillArenas(target int64) error {
 		b := a.block
 		b.refs--
 		if b.refs == 0 {
-			if b == s.cur {
+			switch {
+			case b == s.cur:
 				b.used = 0 // the current block is empty again: carve from its start
-			} else {
+			case b.adopted:
+				s.spares = append(s.spares, b.buf[:0]) // still counted
+			default:
 				s.release(b.buf)
 			}
 		}
@@ -339,6 +345,6 @@ func (s *Sorter) Close() error {
 
 // dropMemory lets go of every buffer; the spill file stays until Close.
 func (s *Sorter) dropMemory() {
-	s.stage, s.arenas, s.free, s.scratch, s.cnt, s.cur = nil, nil, nil, nil, nil, nil
+	s.stage, s.arenas, s.free, s.spares, s.scratch, s.cnt, s.cur = nil, nil, nil, nil, nil, nil, nil
 	s.n, s.mem = 0, 0
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // finishAll runs s.Finish and returns everything it emitted, checking the batch sizes.
@@ -206,6 +207,7 @@ func TestSorterGroups(t *testing.T) {
 			pieces, rest = append(pieces, rest[:k]), rest[k:]
 		}
 		groups := make([]*Group, len(pieces))
+		handedBack := 0 // large groups given back a spilled buffer
 		errs := make(chan error, 4)
 		for w := range 4 { // four workers group every fourth piece
 			go func() {
@@ -233,8 +235,23 @@ func TestSorterGroups(t *testing.T) {
 			if i%3 == 0 {
 				err = s.Add(p)
 			} else {
-				err = s.AddGroup(groups[i])
-				clear(groups[i].recs) // AddGroup copied them
+				g := groups[i]
+				before := unsafe.SliceData(g.recs)
+				err = s.AddGroup(g)
+				switch {
+				case len(pieces[i]) < smallGroup && unsafe.SliceData(g.recs) != before:
+					t.Fatalf("piece %d: a small group's buffer was taken over", i)
+				case len(pieces[i]) >= smallGroup && unsafe.SliceData(g.recs) == before:
+					t.Fatalf("piece %d: a large group kept its buffer", i)
+				case len(pieces[i]) >= smallGroup && cap(g.recs) > 0:
+					handedBack++
+				}
+				// What g holds now is g's: staged records were copied, and a
+				// buffer handed back was spilled from.
+				full := g.recs[:cap(g.recs)]
+				for j := range full {
+					full[j] = Record{Hash: ^uint64(0), Offset: ^uint64(0)}
+				}
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -242,6 +259,9 @@ func TestSorterGroups(t *testing.T) {
 		}
 		if s.Len() != int64(len(recs)) {
 			t.Fatalf("Len = %d, want %d", s.Len(), len(recs))
+		}
+		if spilled := s.Stats().SpilledRecords > 0; spilled != (handedBack > 0) {
+			t.Fatalf("limit %d: spilled %v, but %d groups were handed a spilled buffer", limit, spilled, handedBack)
 		}
 		checkSorted(t, finishAll(t, s), want)
 		s.Close()
@@ -256,5 +276,41 @@ func TestSorterGroups(t *testing.T) {
 	}
 	if err := s.NewDistributor().Group(&g, []Record{{1, 5}, {1, 5}}); !errors.Is(err, ErrOrder) {
 		t.Fatalf("a group out of order = %v, want ErrOrder", err)
+	}
+}
+
+// TestAddGroupReusesSpilledBuffers groups chunks into a few Groups in turn,
+// as the parallel scan does, at limits that spill: AddGroup takes each
+// group's buffer and hands back buffers of spilled groups, which the next
+// grouping overwrites. A buffer handed back while an arena still uses it, or
+// handed to two groups, corrupts the output.
+func TestAddGroupReusesSpilledBuffers(t *testing.T) {
+	rng := newRand(15)
+	recs := withAscendingOffsets(genHeavy(rng, 300_000, 50, 200))
+	want := reference(recs)
+	for _, limit := range []int64{256 << 10, 1 << 20} {
+		s := New(Options{MemLimit: limit, TmpDir: t.TempDir(), Threads: 2})
+		d := s.NewDistributor()
+		pool := []*Group{new(Group), new(Group), new(Group)}
+		handedBack := 0
+		for i, rest := 0, recs; len(rest) > 0; i++ {
+			k := min(len(rest), 2*smallGroup) // every buffer handed back fits the next group
+			g := pool[i%len(pool)]
+			if err := d.Group(g, rest[:k]); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.AddGroup(g); err != nil {
+				t.Fatal(err)
+			}
+			if cap(g.recs) > 0 {
+				handedBack++
+			}
+			rest = rest[k:]
+		}
+		if handedBack == 0 {
+			t.Fatalf("limit %d: no group was handed a spilled buffer (stats %+v)", limit, s.Stats())
+		}
+		checkSorted(t, finishAll(t, s), want)
+		s.Close()
 	}
 }
