@@ -2,12 +2,15 @@
 // and checks the promises of the external sort: the index is byte for byte
 // the same at every limit, the process's anonymous memory stays near the
 // limit, and no spill file is left behind. It prints a table and writes
-// JSON to results/.
+// JSON to results/. Every build writes a fresh index (the last one is
+// removed first, untimed). With -rounds N the limits take turns N times;
+// the time shown is the median, the memory the highest.
 //
 // Usage:
 //
 //	go run ./scripts/extsort_check -rows 20000000
 //	go run ./scripts/extsort_check -csv big.csv -limits 32,64,256,1024,100000
+//	go run ./scripts/extsort_check -csv big.csv -limits 64,1024,100000 -rounds 3
 //
 // Peak memory is the highest RssAnon of the csvidx process, read from
 // /proc/PID/status every 5 ms: the CSV's mapped pages are not counted
@@ -30,11 +33,12 @@ import (
 )
 
 type result struct {
-	LimitMiB    int     `json:"limit_mib"`
-	Seconds     float64 `json:"seconds"`
-	PeakAnonMiB float64 `json:"peak_anon_mib"`
-	SHA256      string  `json:"index_sha256"`
-	Leftovers   int     `json:"temp_files_left"`
+	LimitMiB    int       `json:"limit_mib"`
+	Seconds     float64   `json:"seconds"` // the median of Rounds
+	Rounds      []float64 `json:"rounds_seconds"`
+	PeakAnonMiB float64   `json:"peak_anon_mib"` // the highest of the rounds
+	SHA256      string    `json:"index_sha256"`
+	Leftovers   int       `json:"temp_files_left"` // in all rounds
 }
 
 func main() {
@@ -44,6 +48,7 @@ func main() {
 	limits := flag.String("limits", "32,64,256,1024,100000", "memory limits to try, in MiB (100000: all in memory)")
 	threads := flag.Int("threads", 0, "--threads for every build (0: all cores)")
 	results := flag.String("results", "results", "directory for the JSON results")
+	rounds := flag.Int("rounds", 1, "times each limit builds, in turns; the median time is shown")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("extsort_check: ")
@@ -59,26 +64,42 @@ func main() {
 	st, err := os.Stat(*csv)
 	check(err)
 	fmt.Printf("%s: %d bytes, %d cores, --threads %d\n\n", *csv, st.Size(), runtime.NumCPU(), *threads)
-	fmt.Printf("%10s %10s %14s %10s  %s\n", "limit MiB", "build s", "peak anon MiB", "temp left", "index sha256")
-
 	tmp := filepath.Join(work, "spill")
 	check(os.MkdirAll(tmp, 0o755))
-	var runs []result
+	var limitsMiB []int
 	for _, f := range strings.Split(*limits, ",") {
 		limit, err := strconv.Atoi(strings.TrimSpace(f))
 		check(err)
-		idx := filepath.Join(work, "index.csvidx")
-		m, err := run.Measure(*bin, "build", *csv, "--key", "user_id", "--index", idx,
-			"--mem-limit-mib", strconv.Itoa(limit), "--tmp-dir", tmp, "--threads", strconv.Itoa(*threads))
-		check(err)
-		r := result{LimitMiB: limit, Seconds: m.Seconds, PeakAnonMiB: float64(m.PeakAnonKiB) / 1024}
-		r.SHA256, err = run.SHA256(idx)
-		check(err)
-		left, _ := os.ReadDir(tmp)
-		near, _ := filepath.Glob(idx + ".tmp-*")
-		r.Leftovers = len(left) + len(near)
-		runs = append(runs, r)
-		fmt.Printf("%10d %10.2f %14.1f %10d  %s\n", r.LimitMiB, r.Seconds, r.PeakAnonMiB, r.Leftovers, r.SHA256[:16])
+		limitsMiB = append(limitsMiB, limit)
+	}
+	runs := make([]result, len(limitsMiB))
+	idx := filepath.Join(work, "index.csvidx")
+	for round := range max(1, *rounds) {
+		for i, limit := range limitsMiB {
+			check(run.RemoveIndex(idx))
+			m, err := run.Measure(*bin, "build", *csv, "--key", "user_id", "--index", idx,
+				"--mem-limit-mib", strconv.Itoa(limit), "--tmp-dir", tmp, "--threads", strconv.Itoa(*threads))
+			check(err)
+			r := &runs[i]
+			r.LimitMiB = limit
+			r.Rounds = append(r.Rounds, m.Seconds)
+			r.PeakAnonMiB = max(r.PeakAnonMiB, float64(m.PeakAnonKiB)/1024)
+			sum, err := run.SHA256(idx)
+			check(err)
+			if round > 0 && sum != r.SHA256 {
+				log.Fatalf("FAIL: --mem-limit-mib %d built a different index in round %d", limit, round+1)
+			}
+			r.SHA256 = sum
+			left, _ := os.ReadDir(tmp)
+			near, _ := filepath.Glob(idx + ".tmp-*")
+			r.Leftovers += len(left) + len(near)
+		}
+	}
+	fmt.Printf("%10s %10s %14s %10s  %-16s  %s\n", "limit MiB", "build s", "peak anon MiB", "temp left", "index sha256", "rounds s")
+	for i := range runs {
+		r := &runs[i]
+		r.Seconds = run.MedianOf(r.Rounds)
+		fmt.Printf("%10d %10.2f %14.1f %10d  %-16s  %s\n", r.LimitMiB, r.Seconds, r.PeakAnonMiB, r.Leftovers, r.SHA256[:16], run.Seconds(r.Rounds))
 	}
 	same := true
 	for _, r := range runs {
@@ -87,7 +108,7 @@ func main() {
 
 	check(os.MkdirAll(*results, 0o755))
 	name := filepath.Join(*results, fmt.Sprintf("extsort-%d-%s.json", st.Size(), time.Now().UTC().Format("20060102T150405")))
-	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "threads": *threads, "runs": runs, "identical": same}, "", "  ")
+	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "threads": *threads, "rounds": max(1, *rounds), "runs": runs, "identical": same}, "", "  ")
 	check(err)
 	check(os.WriteFile(name, append(b, '\n'), 0o644))
 	fmt.Println("\nwrote", name)

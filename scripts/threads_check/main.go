@@ -1,13 +1,17 @@
 // Command threads_check builds the same index with 1, 2 and 4 threads and
 // checks that the parallel build changes only the time: the index files
 // must be byte for byte the same. It prints the time, the chunks and the
-// repaired chunks of each build, and writes JSON to results/.
+// repaired chunks of each build, and writes JSON to results/. Every build
+// writes a fresh index (the last one is removed first, untimed). With
+// -rounds N the thread counts take turns N times and each time shown is the
+// median: timings on a VM drift between runs minutes apart.
 //
 // Usage:
 //
 //	go run ./scripts/threads_check -rows 20000000
 //	go run ./scripts/threads_check -rows 20000000 -multiline 0.02
 //	go run ./scripts/threads_check -csv big.csv -threads 1,2,4
+//	go run ./scripts/threads_check -csv big.csv -threads 1,2 -rounds 3
 package main
 
 import (
@@ -27,11 +31,12 @@ import (
 )
 
 type result struct {
-	Threads int     `json:"threads"`
-	Seconds float64 `json:"seconds"`
-	Chunks  int     `json:"chunks"`
-	Repairs int     `json:"repairs"`
-	SHA256  string  `json:"index_sha256"`
+	Threads int       `json:"threads"`
+	Seconds float64   `json:"seconds"` // the median of Rounds
+	Rounds  []float64 `json:"rounds_seconds"`
+	Chunks  int       `json:"chunks"`
+	Repairs int       `json:"repairs"`
+	SHA256  string    `json:"index_sha256"`
 }
 
 var summary = regexp.MustCompile(`with (\d+) threads \((\d+) chunks, (\d+) repaired\)`)
@@ -43,6 +48,7 @@ func main() {
 	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
 	threads := flag.String("threads", "1,2,4", "thread counts to try")
 	limit := flag.Int("mem-limit-mib", 1024, "--mem-limit-mib of every build")
+	rounds := flag.Int("rounds", 1, "times each thread count builds, in turns; the median is shown")
 	results := flag.String("results", "results", "directory for the JSON results")
 	flag.Parse()
 	log.SetFlags(0)
@@ -59,25 +65,41 @@ func main() {
 	st, err := os.Stat(*csv)
 	check(err)
 	fmt.Printf("%s: %d bytes, %d cores, --mem-limit-mib %d\n\n", *csv, st.Size(), runtime.NumCPU(), *limit)
-	fmt.Printf("%8s %10s %8s %8s %8s  %s\n", "threads", "build s", "speedup", "chunks", "repairs", "index sha256")
-	var runs []result
+	var counts []int
 	for _, f := range strings.Split(*threads, ",") {
 		t, err := strconv.Atoi(strings.TrimSpace(f))
 		check(err)
-		idx := filepath.Join(work, "index.csvidx")
-		m, err := run.Measure(*bin, "build", *csv, "--key", "user_id", "--index", idx, "--threads", strconv.Itoa(t),
-			"--mem-limit-mib", strconv.Itoa(*limit), "--tmp-dir", work)
-		check(err)
-		r := result{Threads: t, Seconds: m.Seconds}
-		if sm := summary.FindStringSubmatch(m.Stdout); sm != nil {
-			r.Threads, _ = strconv.Atoi(sm[1])
-			r.Chunks, _ = strconv.Atoi(sm[2])
-			r.Repairs, _ = strconv.Atoi(sm[3])
+		counts = append(counts, t)
+	}
+	runs := make([]result, len(counts))
+	idx := filepath.Join(work, "index.csvidx")
+	for round := range max(1, *rounds) {
+		for i, t := range counts {
+			check(run.RemoveIndex(idx))
+			m, err := run.Measure(*bin, "build", *csv, "--key", "user_id", "--index", idx, "--threads", strconv.Itoa(t),
+				"--mem-limit-mib", strconv.Itoa(*limit), "--tmp-dir", work)
+			check(err)
+			r := &runs[i]
+			r.Threads = t
+			if sm := summary.FindStringSubmatch(m.Stdout); sm != nil {
+				r.Threads, _ = strconv.Atoi(sm[1])
+				r.Chunks, _ = strconv.Atoi(sm[2])
+				r.Repairs, _ = strconv.Atoi(sm[3])
+			}
+			r.Rounds = append(r.Rounds, m.Seconds)
+			sum, err := run.SHA256(idx)
+			check(err)
+			if round > 0 && sum != r.SHA256 {
+				log.Fatalf("FAIL: %d threads built a different index in round %d", t, round+1)
+			}
+			r.SHA256 = sum
 		}
-		r.SHA256, err = run.SHA256(idx)
-		check(err)
-		runs = append(runs, r)
-		fmt.Printf("%8d %10.2f %7.2fx %8d %8d  %s\n", r.Threads, r.Seconds, runs[0].Seconds/r.Seconds, r.Chunks, r.Repairs, r.SHA256[:16])
+	}
+	fmt.Printf("%8s %10s %8s %8s %8s  %-16s  %s\n", "threads", "build s", "speedup", "chunks", "repairs", "index sha256", "rounds s")
+	for i := range runs {
+		r := &runs[i]
+		r.Seconds = run.MedianOf(r.Rounds)
+		fmt.Printf("%8d %10.2f %7.2fx %8d %8d  %-16s  %s\n", r.Threads, r.Seconds, runs[0].Seconds/r.Seconds, r.Chunks, r.Repairs, r.SHA256[:16], run.Seconds(r.Rounds))
 	}
 	same := true
 	for _, r := range runs {
@@ -85,7 +107,7 @@ func main() {
 	}
 	check(os.MkdirAll(*results, 0o755))
 	name := filepath.Join(*results, fmt.Sprintf("threads-%d-%s.json", st.Size(), time.Now().UTC().Format("20060102T150405")))
-	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "mem_limit_mib": *limit, "runs": runs, "identical": same}, "", "  ")
+	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "mem_limit_mib": *limit, "rounds": max(1, *rounds), "runs": runs, "identical": same}, "", "  ")
 	check(err)
 	check(os.WriteFile(name, append(b, '\n'), 0o644))
 	fmt.Println("\nwrote", name)
