@@ -2,7 +2,8 @@ package sorter
 
 // Finish calls emit with all added records sorted by (Hash, Offset), in order, in batches of
 // at most 65536 records. A batch is only valid during the call: emit must not keep it or
-// modify it. Finish stops at emit's first error and returns it unchanged. Afterwards the
+// modify it. With Threads above 1, emit is called from the goroutines that sort, one call
+// at a time. Finish stops at emit's first error and returns it unchanged. Afterwards the
 // Sorter holds no memory and can only be closed.
 //
 // Partitions are finished in order, each in one of three ways:
@@ -26,8 +27,8 @@ func (s *Sorter) Finish(emit func(batch []Record) error) error {
 	s.stage = nil
 
 	// Plan: the largest partition sorted in memory sets the size of the gather and scratch
-	// buffers, a pair per worker; spill the arenas if they and the buffers would not fit
-	// together, and use fewer workers if the buffers alone would not.
+	// buffers, a pair per sort in flight; spill the arenas if they and the buffers would not
+	// fit together, and sort fewer partitions at once if the buffers alone would not.
 	var sizes [partitions]int64
 	for d := range sizes {
 		sizes[d] = s.partitionSize(d)
@@ -36,12 +37,19 @@ func (s *Sorter) Finish(emit func(batch []Record) error) error {
 		}
 	}
 	s.dropFree()
+	// With several workers, each has two pairs, so that it sorts on while
+	// a partition it sorted waits to be emitted.
 	pair := 2 * s.largest * recordBytes
 	workers := max(1, s.opts.Threads)
-	if pair > 0 {
-		workers = int(max(1, min(int64(workers), s.limit/pair)))
+	sets := 1
+	if workers > 1 {
+		sets = 2 * workers
 	}
-	need := int64(workers) * pair
+	if pair > 0 {
+		sets = int(max(1, min(int64(sets), s.limit/pair)))
+		workers = min(workers, sets)
+	}
+	need := int64(sets) * pair
 	if s.mem+need > s.limit { // s.mem is the arenas now
 		if err := s.spillArenas(s.limit - need); err != nil {
 			return err
@@ -56,7 +64,7 @@ func (s *Sorter) Finish(emit func(batch []Record) error) error {
 	}
 	out := batcher{emit: emit}
 	if workers > 1 {
-		return s.finishParallel(sizes[:], workers, out)
+		return s.finishParallel(sizes[:], workers, sets, out)
 	}
 	for d, n := range sizes {
 		var err error

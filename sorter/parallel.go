@@ -1,114 +1,114 @@
 package sorter
 
-// A sortJob is one partition handed to a worker: it gathers and sorts the
-// partition into its own buffers, sends the result, and waits for release
-// before it reuses them.
-type sortJob struct {
-	d       int
-	n       int64
-	result  chan sortResult
-	release chan struct{}
-}
+import "sync"
 
-type sortResult struct {
-	recs []Record
-	err  error
-}
-
-// sortPool is a set of workers that gather and sort partitions, each in
-// its own pair of buffers, allocated once.
-type sortPool struct {
-	jobs chan sortJob
-	done chan struct{}
-	n    int
-}
-
-func (s *Sorter) startPool(workers int) *sortPool {
-	p := &sortPool{jobs: make(chan sortJob), done: make(chan struct{}), n: workers}
-	for range workers {
-		go func() {
-			defer func() { p.done <- struct{}{} }()
-			buf := make([]Record, 2*s.largest)
-			var r radix
-			for j := range p.jobs {
-				recs, err := s.gatherSort(j.d, j.n, buf, &r)
-				j.result <- sortResult{recs, err}
-				<-j.release
-			}
-		}()
-	}
-	return p
-}
-
-// stop ends the workers, which lets go of their buffers.
-func (p *sortPool) stop() {
-	close(p.jobs)
-	for range p.n {
-		<-p.done
-	}
-}
-
-// finishParallel finishes the partitions as Finish does, sorting up to
-// workers partitions at once and emitting them in order. A partition too
-// large for memory is finished alone, after everything before it is out and
-// the workers have let go of their buffers: it takes the whole budget.
-func (s *Sorter) finishParallel(sizes []int64, workers int, out batcher) (err error) {
-	var pool *sortPool    // nil while a large partition is finished
-	var pending []sortJob // handed out, not yet emitted, in partition order
-	// emitOldest emits the oldest pending partition and frees its worker.
-	emitOldest := func() error {
-		j := pending[0]
-		pending = pending[1:]
-		r := <-j.result
-		if r.err == nil {
-			r.err = out.add(r.recs)
-		}
-		close(j.release)
-		return r.err
-	}
-	defer func() {
-		for _, j := range pending { // on error: let the workers go
-			<-j.result
-			close(j.release)
-		}
-		if pool != nil {
-			pool.stop()
-		}
-	}()
+// finishParallel finishes the partitions as Finish does, with workers
+// goroutines sorting partitions in sets pairs of buffers (sets >= workers).
+// A partition too large for memory is finished alone, after everything
+// before it is out and the workers have let go of their buffers: it takes
+// the whole budget.
+func (s *Sorter) finishParallel(sizes []int64, workers, sets int, out batcher) error {
+	var run []int // partitions to sort in memory, in order, up to the next large one
 	for d, n := range sizes {
 		switch {
 		case n == 0:
 		case s.fits(n):
-			if len(pending) == workers {
-				if err := emitOldest(); err != nil {
-					return err
-				}
-			}
-			if pool == nil {
-				pool = s.startPool(workers)
-			}
-			j := sortJob{d: d, n: n, result: make(chan sortResult, 1), release: make(chan struct{})}
-			pool.jobs <- j
-			pending = append(pending, j)
+			run = append(run, d)
 		default:
-			for len(pending) > 0 {
-				if err := emitOldest(); err != nil {
-					return err
-				}
+			if err := s.sortRun(run, sizes, workers, sets, out); err != nil {
+				return err
 			}
-			if pool != nil {
-				pool.stop()
-				pool = nil
-			}
+			run = run[:0]
 			if err := s.finishLarge(d, out); err != nil {
 				return err
 			}
 		}
 	}
-	for len(pending) > 0 {
-		if err := emitOldest(); err != nil {
-			return err
-		}
+	return s.sortRun(run, sizes, workers, sets, out)
+}
+
+// sortRun sorts partitions ds and emits them in order. Each worker takes a
+// free pair of buffers, then the next partition, sorts it, and leaves the
+// result in its slot; whichever worker finds the oldest result ready emits
+// it and every ready one after it, while the others sort on. So there is no
+// emitting goroutine to hand results to and wake: on two cores, a third
+// goroutine waited for a core for up to the scheduler's 10 ms time slice at
+// each hand-off, and the workers for it. A pair is taken before the
+// partition, so the oldest partition not yet emitted always has one.
+func (s *Sorter) sortRun(ds []int, sizes []int64, workers, sets int, out batcher) error {
+	if len(ds) == 0 {
+		return nil
 	}
-	return nil
+	bufs := make(chan []Record, sets)
+	for range sets {
+		bufs <- make([]Record, 2*s.largest)
+	}
+	type result struct {
+		recs, buf []Record
+		err       error
+		ready     bool
+	}
+	var (
+		mu       sync.Mutex
+		results  = make([]result, len(ds))
+		claimed  int   // partitions of ds handed out
+		next     int   // the oldest not yet emitted
+		emitting bool  // a worker is emitting: the others only leave results
+		failed   error // the first error: no more partitions are handed out
+	)
+	// emitReady emits the ready results from next on, with mu held on entry
+	// and on return, and releases it while it emits.
+	emitReady := func() {
+		emitting = true
+		for next < len(ds) && results[next].ready {
+			r := results[next]
+			results[next] = result{}
+			next++
+			stop := failed != nil // after a failure, only the buffers go back
+			mu.Unlock()
+			err := r.err
+			if err == nil && !stop {
+				err = out.add(r.recs)
+			}
+			bufs <- r.buf
+			mu.Lock()
+			if err != nil && failed == nil {
+				failed = err
+			}
+		}
+		emitting = false
+	}
+	var wg sync.WaitGroup
+	for range min(workers, len(ds)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r radix
+			for {
+				buf := <-bufs
+				mu.Lock()
+				if claimed == len(ds) || failed != nil {
+					mu.Unlock()
+					bufs <- buf
+					return
+				}
+				i := claimed
+				claimed++
+				mu.Unlock()
+				d := ds[i]
+				recs, err := s.gatherSort(d, sizes[d], buf, &r)
+				mu.Lock()
+				results[i] = result{recs: recs, buf: buf, err: err, ready: true}
+				if !emitting && i == next {
+					emitReady()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	// Every claimed partition was sorted and left ready, and the worker that
+	// left the oldest one emitted it and the ready ones after it; after a
+	// failure, some may be left unemitted.
+	return failed
 }

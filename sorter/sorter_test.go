@@ -3,6 +3,7 @@ package sorter
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"unsafe"
@@ -102,13 +103,16 @@ func TestSorterOrder(t *testing.T) {
 	}
 }
 
-// TestSorterEmitError checks that Finish stops at emit's first error and returns it.
+// TestSorterEmitError checks that Finish stops at emit's first error and returns it,
+// with its workers gone, however many sort in parallel.
 func TestSorterEmitError(t *testing.T) {
 	errFull := errors.New("disk full")
 	recs := genUniform(newRand(9), 3*emitBatchRecords+5)
-	for _, failAt := range []int{1, 2, 4} {
-		t.Run(fmt.Sprint("failAt=", failAt), func(t *testing.T) {
-			s := New(Options{})
+	for _, tc := range []struct{ threads, failAt int }{{1, 1}, {1, 2}, {1, 4}, {2, 1}, {2, 3}, {2, 500}, {4, 2}, {4, 700}} {
+		t.Run(fmt.Sprintf("threads=%d/failAt=%d", tc.threads, tc.failAt), func(t *testing.T) {
+			failAt := tc.failAt
+			before := runtime.NumGoroutine()
+			s := New(Options{Threads: tc.threads})
 			defer s.Close()
 			if err := s.Add(recs); err != nil {
 				t.Fatal(err)
@@ -126,6 +130,9 @@ func TestSorterEmitError(t *testing.T) {
 			}
 			if calls != failAt {
 				t.Fatalf("emit called %d times, want %d (no call after the error)", calls, failAt)
+			}
+			if n := runtime.NumGoroutine(); n > before {
+				t.Fatalf("%d goroutines after Finish, %d before", n, before)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
 
 	"github.com/csvidx/csvidx/index"
@@ -29,12 +30,30 @@ func (r *resourceFlags) addFlags(f *pflag.FlagSet) {
 
 // resources checks the flags and returns the library's options. It also
 // tells the Go runtime to collect garbage harder near the limit, so that the
-// process's memory stays near what the flag says.
+// process's memory stays near what the flag says, and to run one goroutine
+// more than the workers at once (see spareProc).
 func (r *resourceFlags) resources() (index.Resources, error) {
 	res, err := options.Resources(int64(r.memLimitMiB), int64(r.threads), r.tmpDir)
 	if err != nil {
 		return res, err
 	}
 	debug.SetMemoryLimit(res.MemLimit + runtimeSlack)
+	spareProc(res.Threads)
 	return res, nil
+}
+
+// spareProc makes GOMAXPROCS one more than the build's workers (threads, 0
+// for one per core). The workers keep their cores busy, and the index is
+// written by a goroutine that mostly waits in direct-I/O system calls; back
+// from one, a goroutine runs at once only if a P is idle. With one P per
+// core the writer waited for a worker to be preempted, up to the
+// scheduler's 10 ms time slice, while the disk stood idle: 100M rows built
+// 0.25 s faster with the spare P (medians of 4 alternating runs).
+func spareProc(threads int) {
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	if runtime.GOMAXPROCS(0) <= threads {
+		runtime.GOMAXPROCS(threads + 1)
+	}
 }
