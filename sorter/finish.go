@@ -37,12 +37,13 @@ func (s *Sorter) Finish(emit func(batch []Record) error) error {
 		}
 	}
 	s.dropFree()
-	// With several workers, each has two pairs, so that it sorts on while
-	// a partition it sorted waits to be emitted.
+	// With several workers, each has two pairs if the arenas fit beside
+	// them, so that it sorts on while a partition it sorted waits to be
+	// emitted; spilling arenas to make room for them would cost more.
 	pair := 2 * s.largest * recordBytes
 	workers := max(1, s.opts.Threads)
-	sets := 1
-	if workers > 1 {
+	sets := workers
+	if workers > 1 && s.mem+2*int64(workers)*pair <= s.limit {
 		sets = 2 * workers
 	}
 	if pair > 0 {
