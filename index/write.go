@@ -17,10 +17,23 @@ type pageSink interface {
 	writePage(n uint64, page []byte) error
 }
 
+// A slotSink is a pageSink that lets the writer fill each record page where
+// the sink writes it from, saving a copy of every page.
+type slotSink interface {
+	pageSink
+	// slot returns the memory of the next record page: pageSize bytes,
+	// holding anything.
+	slot() []byte
+	// filled takes the record page in the last slot, complete; it is
+	// record page n (file page n).
+	filled(n uint64) error
+}
+
 // pageWriter packs sorted records into sealed pages.
 type pageWriter struct {
 	sink    pageSink
-	page    []byte
+	slots   slotSink // sink, if it takes pages in place
+	page    []byte   // the page being filled: a slot of slots, or the writer's own
 	inPage  int    // records on the page being filled
 	pages   uint64 // record pages sealed so far
 	records uint64
@@ -31,7 +44,13 @@ type pageWriter struct {
 // newPageWriter returns a writer of pages to sink that hands the first hash
 // of every record page, the fence's entries, to fence (when not nil).
 func newPageWriter(sink pageSink, fence func(first uint64) error) *pageWriter {
-	return &pageWriter{sink: sink, page: make([]byte, pageSize), gen: xxh3.New(), fence: fence}
+	w := &pageWriter{sink: sink, gen: xxh3.New(), fence: fence}
+	if s, ok := sink.(slotSink); ok {
+		w.slots, w.page = s, s.slot()
+	} else {
+		w.page = make([]byte, pageSize)
+	}
+	return w
 }
 
 // add appends records, which must continue the sorted order. On a
@@ -96,6 +115,11 @@ func (w *pageWriter) seal() error {
 	w.gen.Write(b[:])
 	w.pages++
 	w.inPage = 0
+	if w.slots != nil {
+		err := w.slots.filled(w.pages)
+		w.page = w.slots.slot()
+		return err
+	}
 	return w.sink.writePage(w.pages, w.page)
 }
 
@@ -108,13 +132,13 @@ func (w *pageWriter) finish(h *header) error {
 		}
 	}
 	h.records, h.pages, h.generation = w.records, w.pages, 0
-	clear(w.page)
-	h.encode(w.page)
-	w.gen.Write(w.page[:crcOffset])
+	page := make([]byte, pageSize) // not a slot: the header is written on its own
+	h.encode(page)
+	w.gen.Write(page[:crcOffset])
 	h.generation = w.gen.Sum64()
-	clear(w.page)
-	h.encode(w.page)
-	return w.sink.writePage(0, w.page)
+	clear(page)
+	h.encode(page)
+	return w.sink.writePage(0, page)
 }
 
 // fileSink writes pages to a new index file: the record pages through
@@ -173,16 +197,30 @@ func (s *fileSink) write() {
 	}
 }
 
+// slot returns the next page of the buffer being filled.
+func (s *fileSink) slot() []byte {
+	return s.buf[s.n : s.n+pageSize]
+}
+
+// filled takes the page in the last slot; record pages come in order.
+func (s *fileSink) filled(uint64) error {
+	if s.err != nil {
+		return s.err
+	}
+	s.n += pageSize
+	if s.n == len(s.buf) {
+		return s.submit()
+	}
+	return nil
+}
+
 func (s *fileSink) writePage(n uint64, page []byte) error {
 	if s.err != nil {
 		return s.err
 	}
 	if n != 0 {
-		s.n += copy(s.buf[s.n:], page)
-		if s.n == len(s.buf) {
-			return s.submit()
-		}
-		return nil
+		copy(s.slot(), page)
+		return s.filled(n)
 	}
 	if err := s.flush(); err != nil {
 		return err
