@@ -34,8 +34,8 @@ type pageWriter struct {
 	sink    pageSink
 	slots   slotSink // sink, if it takes pages in place
 	page    []byte   // the page being filled: a slot of slots, or the writer's own
-	inPage  int    // records on the page being filled
-	pages   uint64 // record pages sealed so far
+	inPage  int      // records on the page being filled
+	pages   uint64   // record pages sealed so far
 	records uint64
 	gen     *xxh3.Hasher             // running generation hash: the CRC of every record page
 	fence   func(first uint64) error // takes the first hash of every record page, if set
