@@ -32,9 +32,18 @@ func (o *Options) indexPath(csvPath string) string {
 	return o.IndexPath
 }
 
+// hashFunc returns the key hash lookups use: xxh3 unless a test set another.
 func (o *Options) hashFunc() func([]byte) uint64 {
-	if o == nil || o.hash == nil {
-		return xxh3.Hash
+	if h := o.customHash(); h != nil {
+		return h
+	}
+	return xxh3.Hash
+}
+
+// customHash returns the key hash a test set, or nil for xxh3.
+func (o *Options) customHash() func([]byte) uint64 {
+	if o == nil {
+		return nil
 	}
 	return o.hash
 }

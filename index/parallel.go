@@ -120,10 +120,14 @@ func scanRange(data []byte, from, limit int, sp spec, buf []sorter.Record, add f
 			t.resume = int64(s.Start())
 		}
 		var h uint64
-		if s.LongKey() && !sp.custom {
-			h = hashLong(s, &long)
+		if s.LongKey() && sp.hash == nil {
+			h = hashLong(s, &long) // only xxh3 can take a key in pieces
 		} else if key, ok := s.Key(); ok {
-			h = sp.hash(key)
+			if sp.hash != nil {
+				h = sp.hash(key)
+			} else {
+				h = xxh3.Hash(key) // a direct call: this loop runs once per row
+			}
 		} else {
 			t.short++
 			continue

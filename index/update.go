@@ -97,13 +97,13 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 	case h.flags&flagHeader != 0 && (h.headerEnd == 0 || h.resume < h.headerEnd):
 		// The header record was missing or unterminated: it may have changed, and with it
 		// the key column's name. Build again, with the key column the index has.
-		sp := spec{delim: h.delim, header: true, keyCol: int(h.keyCol), hash: o.hashFunc()}
+		sp := spec{delim: h.delim, header: true, keyCol: int(h.keyCol), hash: o.customHash()}
 		if _, _, err := writeMain(ctx, csv, sp, idxPath, opts.Resources, opts.Progress); err != nil {
 			return nil, err
 		}
 		res.Action = "rebuild"
 	default:
-		sp := spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCol: int(h.keyCol), hash: o.hashFunc(), main: h}
+		sp := spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCol: int(h.keyCol), hash: o.customHash(), main: h}
 		tb, _, err := writeFile(ctx, csv, sp, tailPath(idxPath), opts.Resources, opts.Progress, nil)
 		if err != nil {
 			return nil, err

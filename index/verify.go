@@ -72,7 +72,7 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 		return nil, err
 	}
 	defer csv.close()
-	sp := spec{delim: main.h.delim, header: main.h.flags&flagHeader != 0, keyCol: int(main.h.keyCol), hash: o.hashFunc()}
+	sp := spec{delim: main.h.delim, header: main.h.flags&flagHeader != 0, keyCol: int(main.h.keyCol), hash: o.customHash()}
 	for _, p := range []*part{main, tail} {
 		if p == nil {
 			continue
