@@ -115,7 +115,7 @@ func (s *Scanner) Next() bool {
 	if nl := indexFrom(s.data, i, '\n'); nl < s.nextQuote {
 		s.plainRecord(i, nl)
 	} else {
-		s.quotedRecord(i)
+		s.quotedRecord(i, s.nextQuote)
 	}
 	return true
 }
@@ -136,7 +136,7 @@ func (s *Scanner) At(off int) bool {
 	if nl := indexFrom(s.data, i, '\n'); bytes.IndexByte(s.data[i:nl], quote) < 0 {
 		s.plainRecord(i, nl)
 	} else {
-		s.quotedRecord(i)
+		s.quotedRecord(i, -1)
 	}
 	return true
 }
@@ -197,9 +197,26 @@ func (s *Scanner) none(i int) {
 }
 
 // quotedRecord reads the record starting at i with the quote-aware search.
-func (s *Scanner) quotedRecord(i int) {
+// q is where the record's first quote is, when the caller knows it, with no
+// newline before it; else -1.
+func (s *Scanner) quotedRecord(i, q int) {
 	data, delim := s.data, s.delim
-	for col := 0; col < s.keyCol; col++ {
+	col := 0
+	if q > i && q < len(data) && data[q] == quote {
+		// The fields before the first quote are plain. When the key field
+		// ends before it, the key is found as in a plain record, and only
+		// the rest of the record needs the quote-aware search; otherwise
+		// that search starts at the field the quote is in.
+		start, stop, short := nthField(data, i, q, delim, s.keyCol)
+		if short == 0 && stop < q {
+			s.key, s.hasKey, s.long = data[start:stop], true, false
+			s.end, s.terminated = recordEnd(data, stop+1, delim)
+			s.pos = s.end
+			return
+		}
+		col, i = s.keyCol-short, start
+	}
+	for ; col < s.keyCol; col++ {
 		e := skipField(data, i, delim)
 		if e >= len(data) || data[e] == '\n' { // too short to have the key
 			s.setEnd(e)
@@ -222,7 +239,8 @@ func (s *Scanner) quotedRecord(i int) {
 // plainRecord reads the record data[i:nl], terminated by the newline at nl
 // (or running to the end when nl is len(data)), which holds no quote.
 func (s *Scanner) plainRecord(i, nl int) {
-	start, end, ok := nthField(s.data, i, nl, s.delim, s.keyCol)
+	start, end, short := nthField(s.data, i, nl, s.delim, s.keyCol)
+	ok := short == 0
 	s.key, s.hasKey, s.long = nil, ok, false
 	if ok {
 		if end == nl && end > start && nl < len(s.data) && s.data[end-1] == '\r' {

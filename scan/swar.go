@@ -45,10 +45,11 @@ func zeroBytes(v uint64) uint64 {
 
 // nthField finds field k (0-based) of data[i:end], which holds no quote and
 // no newline: the fields are simply what lies between delimiters. It
-// returns the field's bounds, or false if the record has fewer fields. It
+// returns the field's bounds and 0, or, if data[i:end] has fewer fields,
+// the bounds of its last one and how many fields short of k that one is. It
 // reads whole words past end (never past the data) and counts the
 // delimiters of a word at once, so it branches per word, not per field.
-func nthField(data []byte, i, end int, delim byte, k int) (start, stop int, ok bool) {
+func nthField(data []byte, i, end int, delim byte, k int) (start, stop, short int) {
 	m := lows * uint64(delim)
 	start = i
 	for ; i < end && i+8 <= len(data); i += 8 {
@@ -68,18 +69,18 @@ func nthField(data []byte, i, end int, delim byte, k int) (start, stop int, ok b
 			start = i + bits.TrailingZeros64(z)>>3 + 1
 			z &= z - 1
 		}
-		return start, i + bits.TrailingZeros64(z)>>3, true
+		return start, i + bits.TrailingZeros64(z)>>3, 0
 	}
 	for ; i < end; i++ {
 		if data[i] == delim {
 			if k == 0 {
-				return start, i, true
+				return start, i, 0
 			}
 			k--
 			start = i + 1
 		}
 	}
-	return start, end, k == 0
+	return start, end, k
 }
 
 // indexFrom returns the index of the first byte equal to c in data[i:], or
