@@ -26,7 +26,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/csvidx/csvidx/scripts/internal/run"
@@ -66,12 +65,8 @@ func main() {
 	fmt.Printf("%s: %d bytes, %d cores, --threads %d\n\n", *csv, st.Size(), runtime.NumCPU(), *threads)
 	tmp := filepath.Join(work, "spill")
 	check(os.MkdirAll(tmp, 0o755))
-	var limitsMiB []int
-	for _, f := range strings.Split(*limits, ",") {
-		limit, err := strconv.Atoi(strings.TrimSpace(f))
-		check(err)
-		limitsMiB = append(limitsMiB, limit)
-	}
+	limitsMiB, err := run.Ints(*limits)
+	check(err)
 	runs := make([]result, len(limitsMiB))
 	idx := filepath.Join(work, "index.csvidx")
 	for round := range max(1, *rounds) {

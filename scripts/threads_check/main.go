@@ -24,7 +24,6 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/csvidx/csvidx/scripts/internal/run"
@@ -65,12 +64,8 @@ func main() {
 	st, err := os.Stat(*csv)
 	check(err)
 	fmt.Printf("%s: %d bytes, %d cores, --mem-limit-mib %d\n\n", *csv, st.Size(), runtime.NumCPU(), *limit)
-	var counts []int
-	for _, f := range strings.Split(*threads, ",") {
-		t, err := strconv.Atoi(strings.TrimSpace(f))
-		check(err)
-		counts = append(counts, t)
-	}
+	counts, err := run.Ints(*threads)
+	check(err)
 	runs := make([]result, len(counts))
 	idx := filepath.Join(work, "index.csvidx")
 	for round := range max(1, *rounds) {

@@ -150,6 +150,19 @@ func MedianOf(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
+// Ints parses a comma-separated list of integers, such as a flag's "1,2,4".
+func Ints(list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
 // Seconds formats times in seconds, two decimals, separated by spaces.
 func Seconds(xs []float64) string {
 	parts := make([]string, len(xs))
