@@ -12,7 +12,6 @@ import (
 	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/mapping"
-	"github.com/csvidx/csvidx/internal/xxh3"
 	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/sorter"
 )
@@ -83,21 +82,17 @@ type spec struct {
 	header bool
 	keyCol int // resolved column, or -1 to resolve key by name
 	key    string
-	hash   func([]byte) uint64
-	custom bool    // hash is a test's, not xxh3: it cannot stream long keys
-	main   *header // for a tail: the main index it extends
+	hash   func([]byte) uint64 // a test's key hash instead of xxh3, or nil
+	main   *header             // for a tail: the main index it extends
 }
 
 func (o *BuildOptions) spec() (spec, error) {
-	sp := spec{delim: o.Delimiter, header: !o.NoHeader, keyCol: -1, key: o.Key, hash: o.hash, custom: o.hash != nil}
+	sp := spec{delim: o.Delimiter, header: !o.NoHeader, keyCol: -1, key: o.Key, hash: o.hash}
 	if sp.delim == 0 {
 		sp.delim = defaultDelim
 	}
 	if err := scan.CheckDelimiter(sp.delim); err != nil {
 		return sp, err
-	}
-	if sp.hash == nil {
-		sp.hash = xxh3.Hash
 	}
 	return sp, nil
 }
