@@ -119,6 +119,7 @@ func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error
 		return nil, err
 	}
 	defer csv.close()
+	csv.releaseAfterScan = true
 	b, par, err := writeMain(ctx, csv, sp, idxPath, opts.Resources, opts.Progress)
 	if err != nil {
 		return nil, err
@@ -199,6 +200,9 @@ func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *p
 		var err error
 		if h, err = scanInto(ctx, csv, sp, par, srt, progress); err != nil {
 			return err
+		}
+		if csv.releaseAfterScan {
+			csv.release()
 		}
 		w = newPageWriter(sink, fence)
 		err = srt.Finish(func(batch []sorter.Record) error {

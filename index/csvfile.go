@@ -18,6 +18,9 @@ type csvFile struct {
 	modTime time.Time // when it was last written, as of opening
 	ctime   int64     // when its inode last changed, as of opening
 	ctimeOK bool      // whether ctime is known on this system
+
+	releaseAfterScan bool       // a build that needs no byte of the CSV once scanned: see release
+	unmapped         chan error // set by release; the unmapping's result
 }
 
 // openCSV opens and maps the CSV at path.
@@ -44,8 +47,27 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 	return &csvFile{path: path, f: f, m: m, data: m.Bytes(), modTime: st.ModTime(), ctime: ctime, ctimeOK: ok}, nil
 }
 
+// release unmaps the CSV on a goroutine of its own, for a build that has
+// read all it needs of it: unmapping a file of gigabytes takes the kernel a
+// tenth of a second (4.68 GB), better spent while the records sort, on the
+// core the sort leaves idle, than at the end. data is nil afterwards; close
+// waits for the unmapping.
+func (c *csvFile) release() {
+	if c.unmapped != nil {
+		return
+	}
+	m := c.m
+	c.data, c.unmapped = nil, make(chan error, 1)
+	go func() { c.unmapped <- m.Close() }()
+}
+
 func (c *csvFile) close() error {
-	err := c.m.Close()
+	var err error
+	if c.unmapped != nil {
+		err = <-c.unmapped
+	} else {
+		err = c.m.Close()
+	}
 	if cerr := c.f.Close(); err == nil {
 		err = cerr
 	}
