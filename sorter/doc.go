@@ -71,5 +71,14 @@
 // room for by spilling first. The budget has a floor of a few KiB, below which the
 // bookkeeping would outweigh the records.
 //
-// The output depends only on the records: the same at any limit, spilled or not.
+// In parallel: a scan that runs on several goroutines groups each chunk's records by partition
+// where it scanned them, with a [Distributor], and [Sorter.AddGroup] takes a group's buffer
+// over as an arena, without copying it, handing back the buffer of a group it spilled. With
+// Options.Threads above 1, Finish sorts that many partitions at once, each worker with two
+// pairs of buffers when the arenas leave room, and the worker that completes the oldest
+// partition not yet emitted emits it and the ready ones after it: no emitting goroutine has
+// to be woken for each partition.
+//
+// The output depends only on the records: the same at any limit, spilled or not, with any
+// number of threads.
 package sorter
