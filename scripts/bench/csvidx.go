@@ -160,7 +160,8 @@ func (c *config) rowsOrCount(rep *report) int64 {
 	return info.Rows
 }
 
-// appendWithoutHeader appends the file at src, less its first line, to dst.
+// appendWithoutHeader appends the file at src, less its first line, to dst,
+// and syncs dst.
 func appendWithoutHeader(dst, src string) error {
 	data, err := os.ReadFile(src)
 	if err != nil {
@@ -177,8 +178,13 @@ func appendWithoutHeader(dst, src string) error {
 		return err
 	}
 	defer f.Close()
-	_, err = f.Write(data)
-	return err
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	// Write the whole copy back now: with the kernel writing gigabytes of it
+	// back while they were timed, compact took 3.68 s at 100M rows, against
+	// 3.03 s on a copy synced first.
+	return f.Sync()
 }
 
 func removeIndex(csv string) {
