@@ -24,9 +24,9 @@ type slotSink interface {
 	// slot returns the memory of the next record page: pageSize bytes,
 	// holding anything.
 	slot() []byte
-	// filled takes the record page in the last slot, complete; it is
-	// record page n (file page n).
-	filled(n uint64) error
+	// filled takes the record page in the last slot, complete; record
+	// pages come in order.
+	filled() error
 }
 
 // pageWriter packs sorted records into sealed pages.
@@ -116,7 +116,7 @@ func (w *pageWriter) seal() error {
 	w.pages++
 	w.inPage = 0
 	if w.slots != nil {
-		err := w.slots.filled(w.pages)
+		err := w.slots.filled()
 		w.page = w.slots.slot()
 		return err
 	}
@@ -202,8 +202,8 @@ func (s *fileSink) slot() []byte {
 	return s.buf[s.n : s.n+pageSize]
 }
 
-// filled takes the page in the last slot; record pages come in order.
-func (s *fileSink) filled(uint64) error {
+// filled takes the page in the last slot.
+func (s *fileSink) filled() error {
 	if s.err != nil {
 		return s.err
 	}
@@ -220,7 +220,7 @@ func (s *fileSink) writePage(n uint64, page []byte) error {
 	}
 	if n != 0 {
 		copy(s.slot(), page)
-		return s.filled(n)
+		return s.filled()
 	}
 	if err := s.flush(); err != nil {
 		return err

@@ -68,7 +68,7 @@ type Sorter struct {
 	gens      []generation // distributed records in the spill file, in Add order
 	free      [][]Record   // full-size buffers no longer used, kept: fresh memory is slow to touch
 	spares    [][]Record   // buffers of spilled groups, kept for AddGroup to hand back
-	mem       int64        // bytes of buffers held: stage, blocks, free
+	mem       int64        // bytes of buffers held: stage, blocks, free, spares
 	cur       *block       // the block new arenas are carved from
 
 	n     int64  // records added
