@@ -69,27 +69,22 @@ func main() {
 	check(err)
 	runs := make([]result, len(limitsMiB))
 	idx := filepath.Join(work, "index.csvidx")
-	for round := range max(1, *rounds) {
-		for i, limit := range limitsMiB {
-			check(run.RemoveIndex(idx))
-			m, err := run.Measure(*bin, "build", *csv, "--key", "user_id", "--index", idx,
-				"--mem-limit-mib", strconv.Itoa(limit), "--tmp-dir", tmp, "--threads", strconv.Itoa(*threads))
-			check(err)
-			r := &runs[i]
-			r.LimitMiB = limit
-			r.Rounds = append(r.Rounds, m.Seconds)
-			r.PeakAnonMiB = max(r.PeakAnonMiB, float64(m.PeakAnonKiB)/1024)
-			sum, err := run.SHA256(idx)
-			check(err)
-			if round > 0 && sum != r.SHA256 {
-				log.Fatalf("FAIL: --mem-limit-mib %d built a different index in round %d", limit, round+1)
-			}
-			r.SHA256 = sum
-			left, _ := os.ReadDir(tmp)
-			near, _ := filepath.Glob(idx + ".tmp-*")
-			r.Leftovers += len(left) + len(near)
-		}
+	var args [][]string
+	for _, limit := range limitsMiB {
+		args = append(args, []string{"build", *csv, "--key", "user_id", "--index", idx,
+			"--mem-limit-mib", strconv.Itoa(limit), "--tmp-dir", tmp, "--threads", strconv.Itoa(*threads)})
 	}
+	check(run.Rounds(*bin, idx, *rounds, args, func(i int, b run.Build) error {
+		r := &runs[i]
+		r.LimitMiB = limitsMiB[i]
+		r.Rounds = append(r.Rounds, b.Seconds)
+		r.PeakAnonMiB = max(r.PeakAnonMiB, float64(b.PeakAnonKiB)/1024)
+		r.SHA256 = b.SHA256
+		left, _ := os.ReadDir(tmp)
+		near, _ := filepath.Glob(idx + ".tmp-*")
+		r.Leftovers += len(left) + len(near)
+		return nil
+	}))
 	fmt.Printf("%10s %10s %14s %10s  %-16s  %s\n", "limit MiB", "build s", "peak anon MiB", "temp left", "index sha256", "rounds s")
 	for i := range runs {
 		r := &runs[i]

@@ -68,28 +68,23 @@ func main() {
 	check(err)
 	runs := make([]result, len(counts))
 	idx := filepath.Join(work, "index.csvidx")
-	for round := range max(1, *rounds) {
-		for i, t := range counts {
-			check(run.RemoveIndex(idx))
-			m, err := run.Measure(*bin, "build", *csv, "--key", "user_id", "--index", idx, "--threads", strconv.Itoa(t),
-				"--mem-limit-mib", strconv.Itoa(*limit), "--tmp-dir", work)
-			check(err)
-			r := &runs[i]
-			r.Threads = t
-			if sm := summary.FindStringSubmatch(m.Stdout); sm != nil {
-				r.Threads, _ = strconv.Atoi(sm[1])
-				r.Chunks, _ = strconv.Atoi(sm[2])
-				r.Repairs, _ = strconv.Atoi(sm[3])
-			}
-			r.Rounds = append(r.Rounds, m.Seconds)
-			sum, err := run.SHA256(idx)
-			check(err)
-			if round > 0 && sum != r.SHA256 {
-				log.Fatalf("FAIL: %d threads built a different index in round %d", t, round+1)
-			}
-			r.SHA256 = sum
-		}
+	var args [][]string
+	for _, t := range counts {
+		args = append(args, []string{"build", *csv, "--key", "user_id", "--index", idx, "--threads", strconv.Itoa(t),
+			"--mem-limit-mib", strconv.Itoa(*limit), "--tmp-dir", work})
 	}
+	check(run.Rounds(*bin, idx, *rounds, args, func(i int, b run.Build) error {
+		r := &runs[i]
+		r.Threads = counts[i]
+		if sm := summary.FindStringSubmatch(b.Stdout); sm != nil {
+			r.Threads, _ = strconv.Atoi(sm[1])
+			r.Chunks, _ = strconv.Atoi(sm[2])
+			r.Repairs, _ = strconv.Atoi(sm[3])
+		}
+		r.Rounds = append(r.Rounds, b.Seconds)
+		r.SHA256 = b.SHA256
+		return nil
+	}))
 	fmt.Printf("%8s %10s %8s %8s %8s  %-16s  %s\n", "threads", "build s", "speedup", "chunks", "repairs", "index sha256", "rounds s")
 	for i := range runs {
 		r := &runs[i]

@@ -150,6 +150,45 @@ func MedianOf(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
+// A Build is one timed build of an index, by Rounds.
+type Build struct {
+	Result        // what Measure saw
+	SHA256 string // of the index it wrote
+}
+
+// Rounds times builds of one index at idx: build i runs bin with args[i],
+// rounds times in turns (medians of builds taken in turns see the same
+// machine), each after the last index is removed, untimed. each gets every
+// build as it ends. Rounds fails when a build writes another index in a
+// later round than in the first.
+func Rounds(bin, idx string, rounds int, args [][]string, each func(i int, b Build) error) error {
+	first := make([]string, len(args))
+	for round := range max(1, rounds) {
+		for i, a := range args {
+			if err := RemoveIndex(idx); err != nil {
+				return err
+			}
+			m, err := Measure(bin, a...)
+			if err != nil {
+				return err
+			}
+			sum, err := SHA256(idx)
+			if err != nil {
+				return err
+			}
+			if round == 0 {
+				first[i] = sum
+			} else if sum != first[i] {
+				return fmt.Errorf("FAIL: %s %s wrote another index in round %d than in the first", bin, strings.Join(a, " "), round+1)
+			}
+			if err := each(i, Build{m, sum}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Ints parses a comma-separated list of integers, such as a flag's "1,2,4".
 func Ints(list string) ([]int, error) {
 	var out []int
