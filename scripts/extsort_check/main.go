@@ -74,7 +74,7 @@ func main() {
 		args = append(args, []string{"build", *csv, "--key", "user_id", "--index", idx,
 			"--mem-limit-mib", strconv.Itoa(limit), "--tmp-dir", tmp, "--threads", strconv.Itoa(*threads)})
 	}
-	check(run.Rounds(*bin, idx, *rounds, args, func(i int, b run.Build) error {
+	check(run.Rounds(run.Measure, *bin, idx, *rounds, args, func(i int, b run.Build) error {
 		r := &runs[i]
 		r.LimitMiB = limitsMiB[i]
 		r.Rounds = append(r.Rounds, b.Seconds)

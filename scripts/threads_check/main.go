@@ -73,7 +73,7 @@ func main() {
 		args = append(args, []string{"build", *csv, "--key", "user_id", "--index", idx, "--threads", strconv.Itoa(t),
 			"--mem-limit-mib", strconv.Itoa(*limit), "--tmp-dir", work})
 	}
-	check(run.Rounds(*bin, idx, *rounds, args, func(i int, b run.Build) error {
+	check(run.Rounds(run.Timed, *bin, idx, *rounds, args, func(i int, b run.Build) error {
 		r := &runs[i]
 		r.Threads = counts[i]
 		if sm := summary.FindStringSubmatch(b.Stdout); sm != nil {
