@@ -77,7 +77,11 @@
 // Options.Threads above 1, Finish sorts that many partitions at once, each worker with two
 // pairs of buffers when the arenas leave room, and the worker that completes the oldest
 // partition not yet emitted emits it and the ready ones after it: no emitting goroutine has
-// to be woken for each partition.
+// to be woken for each partition. With several threads, AddGroup also spills in the
+// background: once the budget is all but full (an eighth left) it writes the oldest arenas on
+// a goroutine of its own while groups go on arriving in the room left, and waits only if that
+// room runs out, so that the goroutine feeding the Sorter, which the scanning workers wait
+// on, is not held up by the disk (five spills of 0.1 s each in a 100M-row build at 1 GiB).
 //
 // The output depends only on the records: the same at any limit, spilled or not, with any
 // number of threads.

@@ -20,6 +20,9 @@ func (s *Sorter) Finish(emit func(batch []Record) error) error {
 	}
 	s.done = true
 	defer s.dropMemory()
+	if _, err := s.collectSpill(true); err != nil {
+		return err
+	}
 	if err := s.distribute(); err != nil {
 		return err
 	}

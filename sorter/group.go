@@ -94,6 +94,14 @@ func (s *Sorter) AddGroup(g *Group) error {
 	if err := s.distribute(); err != nil { // staged records come first
 		return err
 	}
+	// A background spill that has ended turns its arenas' buffers into
+	// spares. Those that would leave less than the room for the next one
+	// go to the garbage collector.
+	if ended, err := s.collectSpill(false); err != nil {
+		return err
+	} else if ended {
+		s.trimSpares(s.limit - s.room())
+	}
 	// g gets a spare buffer if the Sorter has one: it leaves the budget
 	// for the caller's, as g's own buffer joins it.
 	recs := g.recs
@@ -120,6 +128,12 @@ func (s *Sorter) AddGroup(g *Group) error {
 	s.next = g.last + 1
 	s.n += int64(n)
 	s.stats.Records += int64(n)
+	// With several threads, a spill starts in the background once the
+	// budget is all but full and no spare is left to hand back (see
+	// background.go).
+	if s.opts.Threads > 1 && s.bg == nil && len(s.spares) == 0 && s.mem > s.limit-s.room() {
+		return s.startSpill(s.limit / 2)
+	}
 	return nil
 }
 

@@ -50,6 +50,7 @@ type Stats struct {
 	SpillFiles     int   // spill files created, sub-sorts included
 	SubSorts       int   // partitions too large to sort in memory, split again
 	PeakBytes      int64 // the most record memory held at once
+	Background     int   // spills written on a goroutine of their own while groups came in (AddGroup)
 }
 
 // Sorter accumulates records, added in ascending Offset order, and hands them back sorted by
@@ -57,19 +58,20 @@ type Stats struct {
 // is New, Add any number of times, Finish once, then Close (which may come at any point, and
 // more than once; it removes the spill file).
 type Sorter struct {
-	limit     int64        // memory budget in bytes
-	arena     int          // records per full arena
-	shift     uint         // hash bits above this Sorter's partition digit, fixed by its parents
-	digitBits uint         // width of the partition digit: partitionBits, or what is left of 64
-	digit     digitShifts  // the partition digit
-	opts      Options      // where to spill
-	stage     []Record     // records added and not yet distributed, in Add order
-	arenas    []*arena     // distributed records in memory, in Add order
-	gens      []generation // distributed records in the spill file, in Add order
-	free      [][]Record   // full-size buffers no longer used, kept: fresh memory is slow to touch
-	spares    [][]Record   // buffers of spilled groups, kept for AddGroup to hand back
-	mem       int64        // bytes of buffers held: stage, blocks, free, spares
-	cur       *block       // the block new arenas are carved from
+	limit     int64            // memory budget in bytes
+	arena     int              // records per full arena
+	shift     uint             // hash bits above this Sorter's partition digit, fixed by its parents
+	digitBits uint             // width of the partition digit: partitionBits, or what is left of 64
+	digit     digitShifts      // the partition digit
+	opts      Options          // where to spill
+	stage     []Record         // records added and not yet distributed, in Add order
+	arenas    []*arena         // distributed records in memory, in Add order
+	gens      []generation     // distributed records in the spill file, in Add order
+	free      [][]Record       // full-size buffers no longer used, kept: fresh memory is slow to touch
+	spares    [][]Record       // buffers of spilled groups, kept for AddGroup to hand back
+	mem       int64            // bytes of buffers held: stage, blocks, free, spares
+	bg        *backgroundSpill // a spill being written on another goroutine, or nil
+	cur       *block           // the block new arenas are carved from
 
 	n     int64  // records added
 	next  uint64 // the least Offset the next record may have
@@ -257,8 +259,31 @@ func (s *Sorter) dropFree() {
 // at most target bytes of arenas are left in memory: partition by partition, each
 // partition's records from every spilled arena in Add order. The records kept in memory are
 // all newer than the spilled ones, so reading generations, then arenas, keeps Add order.
-// The spilled buffers are kept for reuse.
+// The spilled buffers are kept for reuse. A spill running in the background ends first.
 func (s *Sorter) spillArenas(target int64) error {
+	if _, err := s.collectSpill(true); err != nil {
+		return err
+	}
+	k := s.oldestOver(target)
+	if k == 0 {
+		return nil
+	}
+	if err := s.openSpill(); err != nil {
+		return err
+	}
+	out := s.arenas[:k]
+	var g generation
+	if err := s.spill.writeGeneration(&g, out); err != nil {
+		return err
+	}
+	s.retire(out, g)
+	s.dropOldest(k)
+	return nil
+}
+
+// oldestOver returns how many of the oldest arenas must go for at most target bytes of
+// arenas to be left in memory.
+func (s *Sorter) oldestOver(target int64) int {
 	held := int64(0)
 	for _, a := range s.arenas {
 		held += int64(len(a.recs)) * recordBytes
@@ -267,29 +292,34 @@ func (s *Sorter) spillArenas(target int64) error {
 	for ; k < len(s.arenas) && held > target; k++ {
 		held -= int64(len(s.arenas[k].recs)) * recordBytes
 	}
-	if k == 0 {
+	return k
+}
+
+// dropOldest removes the k oldest arenas from the list of those in memory.
+func (s *Sorter) dropOldest(k int) {
+	n := copy(s.arenas, s.arenas[k:])
+	clear(s.arenas[n:]) // or the spilled arenas' buffers stay reachable
+	s.arenas = s.arenas[:n]
+}
+
+// openSpill creates the spill file if there is none yet.
+func (s *Sorter) openSpill() error {
+	if s.spill != nil {
 		return nil
 	}
-	out := s.arenas[:k]
-	if s.spill == nil {
-		f, err := createSpill(s.opts, s.spillBuffer())
-		if err != nil {
-			return err
-		}
-		s.spill = f
-		s.stats.SpillFiles++
+	f, err := createSpill(s.opts, s.spillBuffer())
+	if err != nil {
+		return err
 	}
-	var g generation
-	for d := range partitions {
-		g.part[d].off = s.spill.size
-		for _, a := range out {
-			seg := a.recs[a.start[d]:a.start[d+1]]
-			if _, err := s.spill.write(seg); err != nil {
-				return err
-			}
-			g.part[d].n += int64(len(seg))
-		}
-	}
+	s.spill = f
+	s.stats.SpillFiles++
+	return nil
+}
+
+// retire accounts for arenas written to the spill file as generation g: their bookkeeping
+// leaves the budget, and the buffers no arena in memory uses any more are kept for reuse
+// (counted) or let go.
+func (s *Sorter) retire(out []*arena, g generation) {
 	for _, a := range out {
 		s.stats.SpilledRecords += int64(len(a.recs))
 		s.mem -= arenaBytes
@@ -306,11 +336,7 @@ func (s *Sorter) spillArenas(target int64) error {
 			}
 		}
 	}
-	n := copy(s.arenas, s.arenas[k:])
-	clear(s.arenas[n:]) // or the spilled arenas' buffers stay reachable
-	s.arenas = s.arenas[:n]
 	s.gens = append(s.gens, g)
-	return nil
 }
 
 // spillBuffer returns the size of the spill file's write buffer: large enough to make few
@@ -334,6 +360,7 @@ func (s *Sorter) Stats() Stats {
 // than once, and before or after Finish.
 func (s *Sorter) Close() error {
 	s.done = true
+	s.collectSpill(true) // its error, if any, was the build's or is moot now
 	s.dropMemory()
 	if s.spill == nil {
 		return nil

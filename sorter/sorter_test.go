@@ -290,7 +290,9 @@ func TestSorterGroups(t *testing.T) {
 // as the parallel scan does, at limits that spill: AddGroup takes each
 // group's buffer and hands back buffers of spilled groups, which the next
 // grouping overwrites. A buffer handed back while an arena still uses it, or
-// handed to two groups, corrupts the output.
+// handed to two groups, corrupts the output. With two threads the spills
+// run in the background: one retired before it is written, or a spilled
+// arena left among those in memory, corrupts it too.
 func TestAddGroupReusesSpilledBuffers(t *testing.T) {
 	rng := newRand(15)
 	recs := withAscendingOffsets(genHeavy(rng, 300_000, 50, 200))
@@ -316,6 +318,9 @@ func TestAddGroupReusesSpilledBuffers(t *testing.T) {
 		}
 		if handedBack == 0 {
 			t.Fatalf("limit %d: no group was handed a spilled buffer (stats %+v)", limit, s.Stats())
+		}
+		if st := s.Stats(); st.Background == 0 {
+			t.Fatalf("limit %d: no spill was written in the background (stats %+v)", limit, st)
 		}
 		checkSorted(t, finishAll(t, s), want)
 		s.Close()

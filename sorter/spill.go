@@ -50,6 +50,23 @@ func (s *spillFile) write(recs []Record) (int64, error) {
 	return off, nil
 }
 
+// writeGeneration appends the records of arenas out as one generation, partition by
+// partition, each partition's records from every arena in order, and sets g to where they
+// are.
+func (s *spillFile) writeGeneration(g *generation, out []*arena) error {
+	for d := range partitions {
+		g.part[d].off = s.size
+		for _, a := range out {
+			seg := a.recs[a.start[d]:a.start[d+1]]
+			if _, err := s.write(seg); err != nil {
+				return err
+			}
+			g.part[d].n += int64(len(seg))
+		}
+	}
+	return nil
+}
+
 // flush writes the buffered bytes.
 func (s *spillFile) flush() error {
 	_, err := s.f.Write(s.buf)
