@@ -78,7 +78,7 @@ func TestLongKeyStreamed(t *testing.T) {
 	sp.keyCol = 0
 	buf := make([]sorter.Record, 0, 16)
 	var got []sorter.Record
-	add := func(b []sorter.Record) error { got = append(got, b...); return nil }
+	add := func(b []sorter.Record) ([]sorter.Record, error) { got = append(got, b...); return b[:0], nil }
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if _, _, err := scanRange(data, 0, math.MaxInt, sp, buf, add); err != nil {

@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -102,9 +103,11 @@ type scanStats struct {
 }
 
 // scanRange scans the records of data that start at or after from and before
-// limit, calling add with batches of their index records (buf is the batch
-// buffer). It returns where it stopped: the end of the last record read.
-func scanRange(data []byte, from, limit int, sp spec, buf []sorter.Record, add func([]sorter.Record) error) (int, tally, error) {
+// limit, appending their index records to buf and calling add whenever it is
+// full, and once at the end if it holds any; add returns the buffer to go on
+// with (see [toSorter] and [collect]). scanRange returns where it stopped:
+// the end of the last record read.
+func scanRange(data []byte, from, limit int, sp spec, buf []sorter.Record, add func([]sorter.Record) ([]sorter.Record, error)) (int, tally, error) {
 	s, err := scan.New(data, sp.delim, sp.keyCol)
 	if err != nil {
 		return 0, tally{}, err
@@ -134,19 +137,37 @@ func scanRange(data []byte, from, limit int, sp spec, buf []sorter.Record, add f
 		}
 		batch = append(batch, sorter.Record{Hash: h, Offset: uint64(s.Start())})
 		if len(batch) == cap(batch) {
-			if err := add(batch); err != nil {
+			if batch, err = add(batch); err != nil {
 				return 0, t, err
 			}
-			batch = batch[:0]
 		}
 	}
 	t.blanks = uint64(s.Blanks())
 	if len(batch) > 0 {
-		if err := add(batch); err != nil {
+		if _, err := add(batch); err != nil {
 			return 0, t, err
 		}
 	}
 	return s.Pos(), t, nil
+}
+
+// toSorter returns an add for scanRange that hands each batch to srt.Add and
+// reuses the batch buffer.
+func toSorter(srt *sorter.Sorter) func([]sorter.Record) ([]sorter.Record, error) {
+	return func(b []sorter.Record) ([]sorter.Record, error) { return b[:0], srt.Add(b) }
+}
+
+// collect returns an add for scanRange that keeps every record in the one
+// buffer, growing it when full, and leaves the records in *recs: a chunk's
+// records are gathered where they are scanned, not copied from batches.
+func collect(recs *[]sorter.Record) func([]sorter.Record) ([]sorter.Record, error) {
+	return func(b []sorter.Record) ([]sorter.Record, error) {
+		*recs = b
+		if len(b) == cap(b) {
+			b = slices.Grow(b, len(b)) // room for as many again
+		}
+		return b, nil
+	}
 }
 
 // hashLong hashes the current key, a long one that needs unescaping (over
@@ -183,7 +204,7 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 		if limit >= len(data) {
 			limit = math.MaxInt
 		}
-		stop, t, err := scanRange(data, pos, limit, sp, buf, srt.Add)
+		stop, t, err := scanRange(data, pos, limit, sp, buf, toSorter(srt))
 		if err != nil {
 			return total, scanStats{}, err
 		}
@@ -262,8 +283,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			batch := make([]sorter.Record, 0, batchRecords)
-			var recs []sorter.Record
+			recs := make([]sorter.Record, 0, batchRecords) // grows to the largest chunk's records
 			dist := srt.NewDistributor()
 			for k := range jobs {
 				if limitOf(k) <= int(stitched.Load()) {
@@ -273,7 +293,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 					continue
 				}
 				var r chunkResult
-				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, batch, recs[:0])
+				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, recs)
 				if r.err == nil {
 					select {
 					case r.group = <-groups:
@@ -311,7 +331,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		default: // a wrong guess: scan the chunk again from where it really starts
 			stats.repairs++
 			var err error
-			r.stop, r.t, err = scanRange(data, expect, limitOf(k), sp, buf, srt.Add)
+			r.stop, r.t, err = scanRange(data, expect, limitOf(k), sp, buf, toSorter(srt))
 			if err != nil {
 				return total, stats, err
 			}
@@ -338,9 +358,9 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 
 // scanChunk scans chunk k, the records that start in [bound, limit), from
 // its guessed start (chunk 0 from start, where the data's records begin),
-// collecting its records in recs, with batch as the batch buffer; it
-// returns recs grown.
-func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, batch, recs []sorter.Record) (chunkResult, []sorter.Record) {
+// collecting its records in recs, whose room is reused; it returns the
+// records.
+func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, recs []sorter.Record) (chunkResult, []sorter.Record) {
 	from := start
 	if k > 0 {
 		from = guessStart(csv.data, bound, limit)
@@ -348,10 +368,8 @@ func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, batch, recs []
 	r := chunkResult{from: from}
 	r.err = mapping.Guard(func() error {
 		var err error
-		r.stop, r.t, err = scanRange(csv.data, from, limit, sp, batch, func(b []sorter.Record) error {
-			recs = append(recs, b...)
-			return nil
-		})
+		recs = recs[:0]
+		r.stop, r.t, err = scanRange(csv.data, from, limit, sp, recs, collect(&recs))
 		return err
 	}, csv.m)
 	if r.err == mapping.ErrFault {
