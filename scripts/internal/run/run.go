@@ -63,13 +63,7 @@ type Result struct {
 // Measure runs name with args, timing it and polling its RssAnon, which
 // leaves out the CSV's mapped pages: file pages the kernel can drop.
 func Measure(name string, args ...string) (Result, error) {
-	var out bytes.Buffer
-	cmd := exec.Command(name, args...)
-	cmd.Stdout = &out
-	cmd.Stderr = os.Stderr
-	start := time.Now()
-	peak, err := Poll(cmd)
-	return Result{Seconds: time.Since(start).Seconds(), PeakAnonKiB: peak, Stdout: out.String()}, err
+	return timed(name, args, Poll)
 }
 
 // Timed runs name with args and times it, without polling: polling the
@@ -77,13 +71,19 @@ func Measure(name string, args ...string) (Result, error) {
 // reference VM, so a check that reports no memory should not pay for it.
 // PeakAnonKiB is 0.
 func Timed(name string, args ...string) (Result, error) {
+	return timed(name, args, func(cmd *exec.Cmd) (int64, error) { return 0, cmd.Run() })
+}
+
+// timed runs name with args through run, which starts the command and
+// waits for it, and times it.
+func timed(name string, args []string, run func(*exec.Cmd) (peakKiB int64, err error)) (Result, error) {
 	var out bytes.Buffer
 	cmd := exec.Command(name, args...)
 	cmd.Stdout = &out
 	cmd.Stderr = os.Stderr
 	start := time.Now()
-	err := cmd.Run()
-	return Result{Seconds: time.Since(start).Seconds(), Stdout: out.String()}, err
+	peak, err := run(cmd)
+	return Result{Seconds: time.Since(start).Seconds(), PeakAnonKiB: peak, Stdout: out.String()}, err
 }
 
 // Poll starts cmd, reads its RssAnon every 5 ms until it exits, and returns
