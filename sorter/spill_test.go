@@ -123,3 +123,46 @@ func containsString(s, sub string) bool {
 	}
 	return false
 }
+
+// TestBackgroundSpillError: a spill written in the background that fails makes a later
+// AddGroup return its error, and Close still removes the file.
+func TestBackgroundSpillError(t *testing.T) {
+	recs := withAscendingOffsets(genUniform(newRand(14), 200_000))
+	dir := t.TempDir()
+	s := New(Options{MemLimit: 256 << 10, TmpDir: dir, Threads: 2})
+	d := s.NewDistributor()
+	var g Group
+	add := func(k int) error {
+		if err := d.Group(&g, recs[:k]); err != nil {
+			t.Fatal(err)
+		}
+		recs = recs[k:]
+		return s.AddGroup(&g)
+	}
+	for s.Stats().Background == 0 {
+		if err := add(2 * smallGroup); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.collectSpill(true); err != nil {
+		t.Fatal(err)
+	}
+	// From now on the spill file's writes fail: it is open read-only.
+	ro, err := os.Open(s.spill.f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.spill.f.Close()
+	s.spill.f = ro
+	for err == nil && len(recs) >= 2*smallGroup {
+		err = add(2 * smallGroup)
+	}
+	// The next spill cannot start before the failed one is collected, by AddGroup.
+	if want := "spill records to " + dir; err == nil || !containsString(err.Error(), want) {
+		t.Fatalf("after a failed background spill: %v, want the write's error (%q)", err, want)
+	}
+	s.Close()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("%d spill files left after Close", len(entries))
+	}
+}
