@@ -1,6 +1,9 @@
 package sorter
 
-import "slices"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 // # Spilling in the background
 //
@@ -13,7 +16,8 @@ import "slices"
 // (backgroundRoom of the budget); it waits for the spill only when that room
 // runs out. The spilled arenas stay counted until the spill has ended and
 // AddGroup, Finish or another spill has retired them; then their buffers are
-// the spares handed back to new groups, as after any spill.
+// the spares handed back to new groups, as after any spill. Close stops a
+// running spill at the next partition: the file is about to go.
 
 // backgroundRoom is the share of the budget (one part in backgroundRoom)
 // kept free for the groups that arrive while a background spill is written.
@@ -21,9 +25,10 @@ const backgroundRoom = 8
 
 // backgroundSpill is a spill being written on a goroutine of its own.
 type backgroundSpill struct {
-	out  []*arena   // the arenas written, no longer among those in memory
-	g    generation // where they go in the spill file, set by the goroutine
-	done chan error // the goroutine's result
+	out  []*arena    // the arenas written, no longer among those in memory
+	g    generation  // where they go in the spill file, set by the goroutine
+	done chan error  // the goroutine's result
+	stop atomic.Bool // set by Close: the goroutine gives up at the next partition
 }
 
 // room returns the part of the budget kept free for groups that arrive
@@ -46,7 +51,7 @@ func (s *Sorter) startSpill(target int64) error {
 	s.bg = bg
 	s.stats.Background++
 	f := s.spill
-	go func() { bg.done <- f.writeGeneration(&bg.g, bg.out) }()
+	go func() { bg.done <- f.writeGeneration(&bg.g, bg.out, &bg.stop) }()
 	return nil
 }
 

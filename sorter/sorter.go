@@ -273,7 +273,7 @@ func (s *Sorter) spillArenas(target int64) error {
 	}
 	out := s.arenas[:k]
 	var g generation
-	if err := s.spill.writeGeneration(&g, out); err != nil {
+	if err := s.spill.writeGeneration(&g, out, nil); err != nil {
 		return err
 	}
 	s.retire(out, g)
@@ -360,7 +360,10 @@ func (s *Sorter) Stats() Stats {
 // than once, and before or after Finish.
 func (s *Sorter) Close() error {
 	s.done = true
-	s.collectSpill(true) // its error, if any, was the build's or is moot now
+	if s.bg != nil {
+		s.bg.stop.Store(true) // no use finishing it: the file goes
+		s.collectSpill(true)  // its error, if any, was the build's or is moot now
+	}
 	s.dropMemory()
 	if s.spill == nil {
 		return nil

@@ -1,10 +1,15 @@
 package sorter
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"unsafe"
 )
+
+// errStopped is returned by a background spill that Close stopped.
+var errStopped = errors.New("sorter: spill stopped by Close")
 
 // spillFile is a temporary file of records, written by appending through a buffer and read
 // back by offset. It holds the Sorter's own records in their in-memory layout: it is never
@@ -52,9 +57,12 @@ func (s *spillFile) write(recs []Record) (int64, error) {
 
 // writeGeneration appends the records of arenas out as one generation, partition by
 // partition, each partition's records from every arena in order, and sets g to where they
-// are.
-func (s *spillFile) writeGeneration(g *generation, out []*arena) error {
+// are. It gives up with errStopped between partitions once stop (if not nil) is set.
+func (s *spillFile) writeGeneration(g *generation, out []*arena, stop *atomic.Bool) error {
 	for d := range partitions {
+		if stop != nil && stop.Load() {
+			return errStopped
+		}
 		g.part[d].off = s.size
 		for _, a := range out {
 			seg := a.recs[a.start[d]:a.start[d+1]]

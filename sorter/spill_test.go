@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 )
 
@@ -164,5 +165,31 @@ func TestBackgroundSpillError(t *testing.T) {
 	s.Close()
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("%d spill files left after Close", len(entries))
+	}
+}
+
+// TestWriteGenerationStops: a spill told to stop writes nothing more, so that Close does
+// not wait for gigabytes it is about to delete.
+func TestWriteGenerationStops(t *testing.T) {
+	f, err := createSpill(Options{TmpDir: t.TempDir()}, 4<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.remove()
+	s := New(Options{})
+	a, err := s.newArena(1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	distributeInto(a.recs, &a.start, withAscendingOffsets(genUniform(newRand(16), 1000)), new([maxBuckets]int), s.digit)
+	var stop atomic.Bool
+	stop.Store(true)
+	var g generation
+	if err := f.writeGeneration(&g, []*arena{a}, &stop); err != errStopped || f.size != 0 {
+		t.Fatalf("stopped: err %v, %d bytes written; want errStopped and none", err, f.size)
+	}
+	stop.Store(false)
+	if err := f.writeGeneration(&g, []*arena{a}, &stop); err != nil || f.size != 1000*recordBytes {
+		t.Fatalf("not stopped: err %v, %d bytes written; want %d", err, f.size, 1000*recordBytes)
 	}
 }
