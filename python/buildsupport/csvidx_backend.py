@@ -63,7 +63,11 @@ def _module_root():
 def _go_build(out):
     root = _module_root()
     go = os.environ.get("GO", "go")
-    cmd = [go, "build", "-buildmode=c-shared", "-trimpath", *shlex.split(os.environ.get("CSVIDX_GOFLAGS", "")),
+    # The CLI's CPU profile (profile-guided optimization) serves the library too: the same
+    # scan, sort and lookup code. go build applies it only to cmd/csvidx unless told.
+    pgo = os.path.join("cmd", "csvidx", "default.pgo")
+    pgo_flags = ["-pgo=" + pgo] if os.path.exists(os.path.join(root, pgo)) else []
+    cmd = [go, "build", "-buildmode=c-shared", "-trimpath", *pgo_flags, *shlex.split(os.environ.get("CSVIDX_GOFLAGS", "")),
            "-o", out, "./" + os.path.relpath(os.path.join(PROJECT, "capi"), root).replace(os.sep, "/")]
     env = dict(os.environ, CGO_ENABLED="1")
     print("csvidx: " + " ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
