@@ -2,8 +2,8 @@
 # Writes cmd/csvidx/default.pgo, the CPU profile that go build applies to the
 # csvidx binary (profile-guided optimization, https://go.dev/doc/pgo): with
 # it the compiler inlines the calls of the scan's per-row loop and lays out
-# its hot code, which made the scan phase of a build about 8% cheaper
-# (README, Parallel build). The profile is of the library's own benchmarks
+# its hot code: 10% less CPU in the scan phase of a 100M-row build (6.34 to
+# 5.68 s; README, Parallel build). The profile is of the library's own benchmarks
 # on a generated CSV: builds (the scan, the sort, the writing) and lookups.
 # Run it again after changing those paths; any profile gives a correct
 # binary, a stale one only a slower one.

@@ -153,9 +153,5 @@ func (s *Sorter) takeSpare() []Record {
 // dropSpares lets the garbage collector have the buffers of spilled groups
 // that no group has taken back.
 func (s *Sorter) dropSpares() {
-	for _, b := range s.spares {
-		s.mem -= int64(cap(b)) * recordBytes
-	}
-	clear(s.spares)
-	s.spares = s.spares[:0]
+	s.trimSpares(0) // spares are counted: while any is left, s.mem > 0
 }

@@ -25,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"time"
 
 	"github.com/csvidx/csvidx/scripts/internal/run"
@@ -71,8 +70,7 @@ func main() {
 	idx := filepath.Join(work, "index.csvidx")
 	var args [][]string
 	for _, limit := range limitsMiB {
-		args = append(args, []string{"build", *csv, "--key", "user_id", "--index", idx,
-			"--mem-limit-mib", strconv.Itoa(limit), "--tmp-dir", tmp, "--threads", strconv.Itoa(*threads)})
+		args = append(args, run.BuildArgs(*csv, idx, tmp, *threads, limit))
 	}
 	check(run.Rounds(run.Measure, *bin, idx, *rounds, args, func(i int, b run.Build) error {
 		r := &runs[i]

@@ -70,8 +70,7 @@ func main() {
 	idx := filepath.Join(work, "index.csvidx")
 	var args [][]string
 	for _, t := range counts {
-		args = append(args, []string{"build", *csv, "--key", "user_id", "--index", idx, "--threads", strconv.Itoa(t),
-			"--mem-limit-mib", strconv.Itoa(*limit), "--tmp-dir", work})
+		args = append(args, run.BuildArgs(*csv, idx, work, t, *limit))
 	}
 	check(run.Rounds(run.Timed, *bin, idx, *rounds, args, func(i int, b run.Build) error {
 		r := &runs[i]

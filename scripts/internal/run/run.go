@@ -53,7 +53,7 @@ func Workspace(pattern, bin string) (work, binary string, err error) {
 	return work, bin, nil
 }
 
-// Result is what Measure saw of one command.
+// Result is what Measure or Timed saw of one command.
 type Result struct {
 	Seconds     float64
 	PeakAnonKiB int64 // highest RssAnon, polled every 5 ms
@@ -166,7 +166,7 @@ func MedianOf(xs []float64) float64 {
 
 // A Build is one timed build of an index, by Rounds.
 type Build struct {
-	Result        // what Measure saw
+	Result        // what the measuring function saw
 	SHA256 string // of the index it wrote
 }
 
@@ -202,6 +202,14 @@ func Rounds(measure func(name string, args ...string) (Result, error), bin, idx 
 		}
 	}
 	return nil
+}
+
+// BuildArgs returns the arguments of a csvidx build of csv keyed on
+// user_id, writing idx, with the given threads, memory limit and spill
+// directory: the builds the checks time.
+func BuildArgs(csv, idx, tmpDir string, threads, limitMiB int) []string {
+	return []string{"build", csv, "--key", "user_id", "--index", idx, "--threads", strconv.Itoa(threads),
+		"--mem-limit-mib", strconv.Itoa(limitMiB), "--tmp-dir", tmpDir}
 }
 
 // Ints parses a comma-separated list of integers, such as a flag's "1,2,4".
