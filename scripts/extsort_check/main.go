@@ -3,7 +3,7 @@
 // the same at every limit, the process's anonymous memory stays near the
 // limit, and no spill file is left behind. It prints a table and writes
 // JSON to results/. Every build writes a fresh index (the last one is
-// removed first, untimed). With -rounds N the limits take turns N times;
+// removed first, and the CSV read through, untimed). With -rounds N the limits take turns N times;
 // the time shown is the median, the memory the highest.
 //
 // Usage:
@@ -72,7 +72,7 @@ func main() {
 	for _, limit := range limitsMiB {
 		args = append(args, run.BuildArgs(*csv, idx, tmp, *threads, limit))
 	}
-	check(run.Rounds(run.Measure, *bin, idx, *rounds, args, func(i int, b run.Build) error {
+	check(run.Rounds(run.Measure, *bin, idx, []string{*csv}, *rounds, args, func(i int, b run.Build) error {
 		r := &runs[i]
 		r.LimitMiB = limitsMiB[i]
 		r.Rounds = append(r.Rounds, b.Seconds)

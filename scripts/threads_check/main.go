@@ -1,8 +1,10 @@
 // Command threads_check builds the same index with 1, 2 and 4 threads and
 // checks that the parallel build changes only the time: the index files
 // must be byte for byte the same. It prints the time, the chunks and the
-// repaired chunks of each build, and writes JSON to results/. Every build
-// writes a fresh index (the last one is removed first, untimed). With
+// repaired chunks of each build, its CPU time (user and system, from the
+// build's rusage) and the cores that makes on average, and writes JSON to
+// results/. Every build writes a fresh index on a warm cache (the last
+// index is removed and the CSV read through first, untimed). With
 // -rounds N the thread counts take turns N times and each time shown is the
 // median: timings on a VM drift between runs minutes apart.
 //
@@ -30,12 +32,14 @@ import (
 )
 
 type result struct {
-	Threads int       `json:"threads"`
-	Seconds float64   `json:"seconds"` // the median of Rounds
-	Rounds  []float64 `json:"rounds_seconds"`
-	Chunks  int       `json:"chunks"`
-	Repairs int       `json:"repairs"`
-	SHA256  string    `json:"index_sha256"`
+	Threads    int       `json:"threads"`
+	Seconds    float64   `json:"seconds"` // the median of Rounds
+	Rounds     []float64 `json:"rounds_seconds"`
+	CPUSeconds float64   `json:"cpu_seconds"` // the median of CPURounds
+	CPURounds  []float64 `json:"rounds_cpu_seconds"`
+	Chunks     int       `json:"chunks"`
+	Repairs    int       `json:"repairs"`
+	SHA256     string    `json:"index_sha256"`
 }
 
 var summary = regexp.MustCompile(`with (\d+) threads \((\d+) chunks, (\d+) repaired\)`)
@@ -72,7 +76,7 @@ func main() {
 	for _, t := range counts {
 		args = append(args, run.BuildArgs(*csv, idx, work, t, *limit))
 	}
-	check(run.Rounds(run.Timed, *bin, idx, *rounds, args, func(i int, b run.Build) error {
+	check(run.Rounds(run.Timed, *bin, idx, []string{*csv}, *rounds, args, func(i int, b run.Build) error {
 		r := &runs[i]
 		r.Threads = counts[i]
 		if sm := summary.FindStringSubmatch(b.Stdout); sm != nil {
@@ -81,14 +85,17 @@ func main() {
 			r.Repairs, _ = strconv.Atoi(sm[3])
 		}
 		r.Rounds = append(r.Rounds, b.Seconds)
+		r.CPURounds = append(r.CPURounds, b.CPUSeconds)
 		r.SHA256 = b.SHA256
 		return nil
 	}))
-	fmt.Printf("%8s %10s %8s %8s %8s  %-16s  %s\n", "threads", "build s", "speedup", "chunks", "repairs", "index sha256", "rounds s")
+	fmt.Printf("%8s %10s %8s %8s %6s %8s %8s  %-16s  %s\n", "threads", "build s", "speedup", "cpu s", "cores", "chunks", "repairs", "index sha256", "rounds s")
 	for i := range runs {
 		r := &runs[i]
 		r.Seconds = run.MedianOf(r.Rounds)
-		fmt.Printf("%8d %10.2f %7.2fx %8d %8d  %-16s  %s\n", r.Threads, r.Seconds, runs[0].Seconds/r.Seconds, r.Chunks, r.Repairs, r.SHA256[:16], run.Seconds(r.Rounds))
+		r.CPUSeconds = run.MedianOf(r.CPURounds)
+		fmt.Printf("%8d %10.2f %7.2fx %8.2f %6.2f %8d %8d  %-16s  %s\n", r.Threads, r.Seconds, runs[0].Seconds/r.Seconds, r.CPUSeconds, r.CPUSeconds/r.Seconds,
+			r.Chunks, r.Repairs, r.SHA256[:16], run.Seconds(r.Rounds))
 	}
 	same := true
 	for _, r := range runs {

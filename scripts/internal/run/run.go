@@ -56,7 +56,8 @@ func Workspace(pattern, bin string) (work, binary string, err error) {
 // Result is what Measure or Timed saw of one command.
 type Result struct {
 	Seconds     float64
-	PeakAnonKiB int64 // highest RssAnon, polled every 5 ms
+	CPUSeconds  float64 // user and system time of the command, from its rusage
+	PeakAnonKiB int64   // highest RssAnon, polled every 5 ms
 	Stdout      string
 }
 
@@ -83,7 +84,11 @@ func timed(name string, args []string, run func(*exec.Cmd) (peakKiB int64, err e
 	cmd.Stderr = os.Stderr
 	start := time.Now()
 	peak, err := run(cmd)
-	return Result{Seconds: time.Since(start).Seconds(), PeakAnonKiB: peak, Stdout: out.String()}, err
+	r := Result{Seconds: time.Since(start).Seconds(), PeakAnonKiB: peak, Stdout: out.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		r.CPUSeconds = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
+	return r, err
 }
 
 // Poll starts cmd, reads its RssAnon every 5 ms until it exits, and returns
@@ -173,14 +178,18 @@ type Build struct {
 // Rounds times builds of one index at idx with measure ([Measure], or
 // [Timed] when memory is not reported): build i runs bin with args[i],
 // rounds times in turns (medians of builds taken in turns see the same
-// machine), each after the last index is removed, untimed. each gets every
-// build as it ends. Rounds fails when a build writes another index in a
-// later round than in the first.
-func Rounds(measure func(name string, args ...string) (Result, error), bin, idx string, rounds int, args [][]string, each func(i int, b Build) error) error {
+// machine), each after the last index is removed and the files in warm are
+// read through (see [Warm]), untimed. each gets every build as it ends.
+// Rounds fails when a build writes another index in a later round than in
+// the first.
+func Rounds(measure func(name string, args ...string) (Result, error), bin, idx string, warm []string, rounds int, args [][]string, each func(i int, b Build) error) error {
 	first := make([]string, len(args))
 	for round := range max(1, rounds) {
 		for i, a := range args {
 			if err := RemoveIndex(idx); err != nil {
+				return err
+			}
+			if err := Warm(warm...); err != nil {
 				return err
 			}
 			m, err := measure(bin, a...)
@@ -329,6 +338,31 @@ func Alternate(n int, a, b func() (time.Duration, error)) (time.Duration, time.D
 	slices.Sort(as)
 	slices.Sort(bs)
 	return as[n/2], bs[n/2], nil
+}
+
+// Warm reads the files through, so that a build timed on a warm cache finds
+// all of their pages in memory. On the reference VM a kernel daemon (DAMON,
+// paging out file pages it sees unused for about a minute, at up to 128 MB/s)
+// drops pages of a CSV between builds: a build then reads them back from
+// storage as it goes, the faster builds waiting the most for them.
+func Warm(paths ...string) error {
+	buf := make([]byte, 1<<20)
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		for {
+			if _, err = f.Read(buf); err != nil {
+				break
+			}
+		}
+		f.Close()
+		if err != io.EOF {
+			return fmt.Errorf("warm %s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // DropCache evicts the files' pages from the page cache
