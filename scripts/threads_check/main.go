@@ -2,7 +2,8 @@
 // checks that the parallel build changes only the time: the index files
 // must be byte for byte the same. It prints the time, the chunks and the
 // repaired chunks of each build, its CPU time (user and system, from the
-// build's rusage) and the cores that makes on average, and writes JSON to
+// build's rusage) and the cores it kept busy on average (the median over the
+// rounds of CPU time over wall time), and writes JSON to
 // results/. Every build writes a fresh index on a warm cache (the last
 // index is removed and the CSV read through first, untimed). With
 // -rounds N the thread counts take turns N times and each time shown is the
@@ -37,6 +38,7 @@ type result struct {
 	Rounds     []float64 `json:"rounds_seconds"`
 	CPUSeconds float64   `json:"cpu_seconds"` // the median of CPURounds
 	CPURounds  []float64 `json:"rounds_cpu_seconds"`
+	Cores      float64   `json:"cores"` // the median of each round's CPU over its wall time
 	Chunks     int       `json:"chunks"`
 	Repairs    int       `json:"repairs"`
 	SHA256     string    `json:"index_sha256"`
@@ -94,7 +96,12 @@ func main() {
 		r := &runs[i]
 		r.Seconds = run.MedianOf(r.Rounds)
 		r.CPUSeconds = run.MedianOf(r.CPURounds)
-		fmt.Printf("%8d %10.2f %7.2fx %8.2f %6.2f %8d %8d  %-16s  %s\n", r.Threads, r.Seconds, runs[0].Seconds/r.Seconds, r.CPUSeconds, r.CPUSeconds/r.Seconds,
+		cores := make([]float64, len(r.Rounds))
+		for j, wall := range r.Rounds {
+			cores[j] = r.CPURounds[j] / wall
+		}
+		r.Cores = run.MedianOf(cores)
+		fmt.Printf("%8d %10.2f %7.2fx %8.2f %6.2f %8d %8d  %-16s  %s\n", r.Threads, r.Seconds, runs[0].Seconds/r.Seconds, r.CPUSeconds, r.Cores,
 			r.Chunks, r.Repairs, r.SHA256[:16], run.Seconds(r.Rounds))
 	}
 	same := true
@@ -103,7 +110,7 @@ func main() {
 	}
 	check(os.MkdirAll(*results, 0o755))
 	name := filepath.Join(*results, fmt.Sprintf("threads-%d-%s.json", st.Size(), time.Now().UTC().Format("20060102T150405")))
-	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "mem_limit_mib": *limit, "rounds": max(1, *rounds), "runs": runs, "identical": same}, "", "  ")
+	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "mem_limit_mib": *limit, "rounds": max(1, *rounds), "warm": true, "runs": runs, "identical": same}, "", "  ")
 	check(err)
 	check(os.WriteFile(name, append(b, '\n'), 0o644))
 	fmt.Println("\nwrote", name)

@@ -344,7 +344,9 @@ func Alternate(n int, a, b func() (time.Duration, error)) (time.Duration, time.D
 // all of their pages in memory. On the reference VM a kernel daemon (DAMON,
 // paging out file pages it sees unused for about a minute, at up to 128 MB/s)
 // drops pages of a CSV between builds: a build then reads them back from
-// storage as it goes, the faster builds waiting the most for them.
+// storage as it goes, the faster builds waiting the most for them. A file
+// larger than the memory cannot stay whole in the page cache: reading it
+// through then only costs time.
 func Warm(paths ...string) error {
 	buf := make([]byte, 1<<20)
 	for _, p := range paths {
