@@ -44,7 +44,7 @@ type BuildOptions struct {
 // Resources bound what a build (or a verify, which rebuilds) may use.
 type Resources struct {
 	// MemLimit bounds the bytes the build's index records take in memory;
-	// beyond it they spill to a temporary file and are sorted a part at a
+	// beyond it they spill to temporary files and are sorted a part at a
 	// time. Zero means 1 GiB. The index is the same at any limit.
 	MemLimit int64
 	// TmpDir is where spill files go: the index's directory when empty.

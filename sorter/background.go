@@ -36,8 +36,8 @@ type backgroundSpill struct {
 func (s *Sorter) room() int64 { return s.limit / backgroundRoom }
 
 // startSpill writes the oldest arenas, until at most target bytes of arenas
-// are left in memory, to the spill file on a goroutine of its own. Nothing
-// else may touch the spill file until collectSpill has returned.
+// are left in memory, to the spill files on a goroutine of its own. Nothing
+// else may touch the spill files until collectSpill has returned.
 func (s *Sorter) startSpill(target int64) error {
 	k := s.oldestOver(target)
 	if k == 0 {

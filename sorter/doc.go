@@ -48,7 +48,7 @@
 // # Sorter: a distribution sort within a memory budget
 //
 // A [Sorter] takes the build's records in Offset order and sorts them within Options.MemLimit,
-// spilling to a temporary file beyond it. Because the hashes are uniform, it sorts by
+// spilling to temporary files beyond it. Because the hashes are uniform, it sorts by
 // distribution rather than by merging sorted runs:
 //
 //  1. Add appends records to a staging buffer. A full one (an eighth of the budget, at most
@@ -56,7 +56,9 @@
 //     each a contiguous run of the arena in Add order.
 //  2. When the arenas fill the budget, they are written to the spill file as one generation:
 //     partition 0 of every arena, then partition 1, and so on, so that each partition of a
-//     generation is one contiguous stretch of the file. Their buffers are reused.
+//     generation is one contiguous stretch of the file. Their buffers are reused. With
+//     several threads the spill file is one file per thread (up to 4), each holding a range
+//     of partitions and written by a goroutine of its own.
 //  3. Finish takes the partitions in order. One that fits twice in the budget (almost all: a
 //     partition holds 1/1024 of uniform records) is gathered, one read per generation and a
 //     copy per arena, and radix-sorted (below) on the bits under its partition digit. One

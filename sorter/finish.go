@@ -125,7 +125,7 @@ func (s *Sorter) gatherSort(d int, n int64, buf []Record, r *radix) ([]Record, e
 	at := int64(0)
 	for i := range s.gens {
 		p := s.gens[i].part[d]
-		if err := s.spill.read(p.off, gather[at:at+p.n]); err != nil {
+		if err := s.spill.read(d, p.off, gather[at:at+p.n]); err != nil {
 			return nil, err
 		}
 		at += p.n
@@ -193,7 +193,7 @@ func (s *Sorter) eachRun(d int, fn func([]Record) error) error {
 			if buf == nil {
 				buf = make([]Record, streamRecords)
 			}
-			if err := s.spill.read(off, buf[:k]); err != nil {
+			if err := s.spill.read(d, off, buf[:k]); err != nil {
 				return err
 			}
 			if err := fn(buf[:k]); err != nil {

@@ -30,16 +30,17 @@ var (
 type Options struct {
 	// MemLimit bounds the bytes the Sorter keeps in memory: record buffers
 	// while adding, and the buffers a partition is sorted in. Records beyond
-	// it spill to a temporary file. Zero means DefaultMemLimit.
+	// it spill to temporary files. Zero means DefaultMemLimit.
 	MemLimit int64
-	// TmpDir is the directory of the spill file; the system's temporary
+	// TmpDir is the directory of the spill files; the system's temporary
 	// directory when empty.
 	TmpDir string
-	// TmpPrefix starts the spill file's name, which ends in random
+	// TmpPrefix starts the spill files' names, which end in random
 	// characters: TmpDir/TmpPrefix*. "csvidx-sort-" when empty.
 	TmpPrefix string
-	// Threads sort partitions in parallel in Finish; 0 or 1 sorts them
-	// one after the other. The output is the same.
+	// Threads sort partitions in parallel in Finish, and write spills to
+	// as many files at once (up to 4); 0 or 1 does both one thing after
+	// the other. The output is the same.
 	Threads int
 }
 
@@ -56,7 +57,7 @@ type Stats struct {
 // Sorter accumulates records, added in ascending Offset order, and hands them back sorted by
 // (Hash, Offset), within a memory budget. A Sorter is not safe for concurrent use. Its life
 // is New, Add any number of times, Finish once, then Close (which may come at any point, and
-// more than once; it removes the spill file).
+// more than once; it removes the spill files).
 type Sorter struct {
 	limit     int64            // memory budget in bytes
 	arena     int              // records per full arena
@@ -75,7 +76,7 @@ type Sorter struct {
 
 	n     int64  // records added
 	next  uint64 // the least Offset the next record may have
-	spill *spillFile
+	spill *spillSet
 	cnt   *[maxBuckets]int // histogram of a distribution
 	stats *Stats           // shared with sub-sorts
 	done  bool
@@ -302,17 +303,18 @@ func (s *Sorter) dropOldest(k int) {
 	s.arenas = s.arenas[:n]
 }
 
-// openSpill creates the spill file if there is none yet.
+// openSpill creates the spill files (one per thread, up to maxLanes) if there are none yet.
 func (s *Sorter) openSpill() error {
 	if s.spill != nil {
 		return nil
 	}
-	f, err := createSpill(s.opts, s.spillBuffer())
+	lanes := min(max(s.opts.Threads, 1), maxLanes)
+	f, err := createSpills(s.opts, lanes, s.spillBuffer())
 	if err != nil {
 		return err
 	}
 	s.spill = f
-	s.stats.SpillFiles++
+	s.stats.SpillFiles += lanes
 	return nil
 }
 
@@ -339,7 +341,7 @@ func (s *Sorter) retire(out []*arena, g generation) {
 	s.gens = append(s.gens, g)
 }
 
-// spillBuffer returns the size of the spill file's write buffer: large enough to make few
+// spillBuffer returns the size of each spill file's write buffer: large enough to make few
 // system calls of many small segments, a small share of the budget.
 func (s *Sorter) spillBuffer() int {
 	return int(min(max(s.limit/16, 4<<10), 1<<20))
@@ -356,7 +358,7 @@ func (s *Sorter) Stats() Stats {
 	return *s.stats
 }
 
-// Close releases the Sorter's memory and removes its spill file. It is safe to call more
+// Close releases the Sorter's memory and removes its spill files. It is safe to call more
 // than once, and before or after Finish.
 func (s *Sorter) Close() error {
 	s.done = true
@@ -373,7 +375,7 @@ func (s *Sorter) Close() error {
 	return err
 }
 
-// dropMemory lets go of every buffer; the spill file stays until Close.
+// dropMemory lets go of every buffer; the spill files stay until Close.
 func (s *Sorter) dropMemory() {
 	s.stage, s.arenas, s.free, s.spares, s.scratch, s.cnt, s.cur = nil, nil, nil, nil, nil, nil, nil
 	s.n, s.mem = 0, 0

@@ -148,13 +148,19 @@ func TestBackgroundSpillError(t *testing.T) {
 	if _, err := s.collectSpill(true); err != nil {
 		t.Fatal(err)
 	}
-	// From now on the spill file's writes fail: it is open read-only.
-	ro, err := os.Open(s.spill.f.Name())
-	if err != nil {
-		t.Fatal(err)
+	// From now on the spill files' writes fail: they are open read-only.
+	if n := len(s.spill.lanes); n != 2 {
+		t.Fatalf("%d spill files with 2 threads, want 2", n)
 	}
-	s.spill.f.Close()
-	s.spill.f = ro
+	for _, f := range s.spill.lanes {
+		ro, err := os.Open(f.f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.f.Close()
+		f.f = ro
+	}
+	var err error
 	for err == nil && len(recs) >= 2*smallGroup {
 		err = add(2 * smallGroup)
 	}
@@ -169,27 +175,52 @@ func TestBackgroundSpillError(t *testing.T) {
 }
 
 // TestWriteGenerationStops: a spill told to stop writes nothing more, so that Close does
-// not wait for gigabytes it is about to delete.
+// not wait for gigabytes it is about to delete. A spill that goes on writes each partition
+// to its lane, every lane its own range.
 func TestWriteGenerationStops(t *testing.T) {
-	f, err := createSpill(Options{TmpDir: t.TempDir()}, 4<<10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.remove()
-	s := New(Options{})
-	a, err := s.newArena(1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	distributeInto(a.recs, &a.start, withAscendingOffsets(genUniform(newRand(16), 1000)), new([maxBuckets]int), s.digit)
-	var stop atomic.Bool
-	stop.Store(true)
-	var g generation
-	if err := f.writeGeneration(&g, []*arena{a}, &stop); err != errStopped || f.size != 0 {
-		t.Fatalf("stopped: err %v, %d bytes written; want errStopped and none", err, f.size)
-	}
-	stop.Store(false)
-	if err := f.writeGeneration(&g, []*arena{a}, &stop); err != nil || f.size != 1000*recordBytes {
-		t.Fatalf("not stopped: err %v, %d bytes written; want %d", err, f.size, 1000*recordBytes)
+	for _, lanes := range []int{1, 2, 3} {
+		f, err := createSpills(Options{TmpDir: t.TempDir()}, lanes, 4<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.remove()
+		s := New(Options{})
+		a, err := s.newArena(1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		distributeInto(a.recs, &a.start, withAscendingOffsets(genUniform(newRand(16), 1000)), new([maxBuckets]int), s.digit)
+		size := func() (n int64) {
+			for _, l := range f.lanes {
+				n += l.size
+			}
+			return n
+		}
+		var stop atomic.Bool
+		stop.Store(true)
+		var g generation
+		if err := f.writeGeneration(&g, []*arena{a}, &stop); err != errStopped || size() != 0 {
+			t.Fatalf("%d lanes, stopped: err %v, %d bytes written; want errStopped and none", lanes, err, size())
+		}
+		stop.Store(false)
+		if err := f.writeGeneration(&g, []*arena{a}, &stop); err != nil || size() != 1000*recordBytes {
+			t.Fatalf("%d lanes, not stopped: err %v, %d bytes written; want %d", lanes, err, size(), 1000*recordBytes)
+		}
+		// Each lane holds its partitions one after the other, from its start.
+		for i, l := range f.lanes {
+			at := int64(0)
+			for d := f.laneStart(i); d < f.laneStart(i+1); d++ {
+				if f.lane(d) != l || g.part[d].off != at {
+					t.Fatalf("%d lanes: partition %d at %d of lane %p, want %d of lane %d", lanes, d, g.part[d].off, f.lane(d), at, i)
+				}
+				at += g.part[d].n * recordBytes
+			}
+			if at != l.size {
+				t.Fatalf("%d lanes: lane %d holds %d bytes, its partitions %d", lanes, i, l.size, at)
+			}
+		}
+		if f.laneStart(0) != 0 || f.laneStart(lanes) != partitions {
+			t.Fatalf("%d lanes: from partition %d to %d", lanes, f.laneStart(0), f.laneStart(lanes))
+		}
 	}
 }
