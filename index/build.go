@@ -201,11 +201,13 @@ func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *p
 		if h, err = scanInto(ctx, csv, sp, par, srt, progress); err != nil {
 			return err
 		}
-		if csv.releaseAfterScan {
-			csv.release()
-		}
 		w = newPageWriter(sink, fence)
+		released := !csv.releaseAfterScan
 		err = srt.Finish(func(batch []sorter.Record) error {
+			if !released { // the sort has its buffers: see release
+				released = true
+				csv.release()
+			}
 			if err := ctx.Err(); err != nil {
 				return err
 			}

@@ -49,9 +49,11 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 
 // release unmaps the CSV on a goroutine of its own, for a build that has
 // read all it needs of it: unmapping a file of gigabytes takes the kernel a
-// tenth of a second (4.68 GB), better spent while the records sort, on the
-// core the sort leaves idle, than at the end. data is nil afterwards; close
-// waits for the unmapping.
+// tenth of a second (4.68 GB), better spent while the records sort than at
+// the end. The build calls it once the sort has made its buffers (at the
+// first sorted batch): while the unmapping runs, the process can map no new
+// memory, and a sort that started with it waited for it with a core idle.
+// data is nil afterwards; close waits for the unmapping.
 func (c *csvFile) release() {
 	if c.unmapped != nil {
 		return
