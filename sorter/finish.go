@@ -67,9 +67,20 @@ func (s *Sorter) Finish(emit func(batch []Record) error) error {
 		}
 	}
 	out := batcher{emit: emit}
+	var err error
 	if workers > 1 {
-		return s.finishParallel(sizes[:], workers, sets, out)
+		err = s.finishParallel(sizes[:], workers, sets, out)
+	} else {
+		err = s.finishInOrder(sizes[:], out)
 	}
+	if err == nil && s.spill != nil {
+		s.spill.startRemove() // read through: the files go while the caller writes its last batches out
+	}
+	return err
+}
+
+// finishInOrder finishes the partitions as Finish does, one after the other.
+func (s *Sorter) finishInOrder(sizes []int64, out batcher) error {
 	for d, n := range sizes {
 		var err error
 		switch {

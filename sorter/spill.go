@@ -24,7 +24,8 @@ const maxLanes = 4
 // took 3.4-3.8 s. (Two writers to one file would wait for each other: a file takes one
 // buffered write at a time.)
 type spillSet struct {
-	lanes []*spillFile
+	lanes   []*spillFile
+	removed chan error // set by startRemove: the removal's result
 }
 
 // createSpills creates lanes spill files where opts say, each with a write buffer of
@@ -83,12 +84,33 @@ func (s *spillSet) read(d int, off int64, recs []Record) error {
 	return s.lane(d).read(off, recs)
 }
 
-// remove closes and deletes the files.
-func (s *spillSet) remove() error {
-	errs := make([]error, len(s.lanes))
-	for i, f := range s.lanes {
-		errs[i] = f.remove()
+// startRemove closes and deletes the files on goroutines of their own, one per lane:
+// deleting a file lets go of its pages in the page cache, 30 ms for half a gigabyte on the
+// reference VM. remove waits for them.
+func (s *spillSet) startRemove() {
+	if s.removed != nil {
+		return
 	}
+	s.removed = make(chan error, 1)
+	go func() { s.removed <- s.removeLanes() }()
+}
+
+// remove closes and deletes the files, or waits for startRemove to have done so.
+func (s *spillSet) remove() error {
+	if s.removed != nil {
+		return <-s.removed
+	}
+	return s.removeLanes()
+}
+
+// removeLanes closes and deletes every lane's file, at once.
+func (s *spillSet) removeLanes() error {
+	errs := make([]error, len(s.lanes))
+	var wg sync.WaitGroup
+	for i, f := range s.lanes {
+		wg.Go(func() { errs[i] = f.remove() })
+	}
+	wg.Wait()
 	return firstError(errs)
 }
 
