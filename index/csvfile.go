@@ -19,7 +19,7 @@ type csvFile struct {
 	ctime   int64     // when its inode last changed, as of opening
 	ctimeOK bool      // whether ctime is known on this system
 
-	releaseAfterScan bool       // a build that needs no byte of the CSV once scanned: see release
+	releaseAfterScan bool       // a build that needs no byte of the CSV once scanned, so may release it during the sort
 	unmapped         chan error // set by release; the unmapping's result
 }
 

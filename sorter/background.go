@@ -17,7 +17,7 @@ import (
 // runs out. The spilled arenas stay counted until the spill has ended and
 // AddGroup, Finish or another spill has retired them; then their buffers are
 // the spares handed back to new groups, as after any spill. Close stops a
-// running spill at the next partition: the file is about to go.
+// running spill at the next partition: the files are about to go.
 
 // backgroundRoom is the share of the budget (one part in backgroundRoom)
 // kept free for the groups that arrive while a background spill is written.
@@ -26,7 +26,7 @@ const backgroundRoom = 8
 // backgroundSpill is a spill being written on a goroutine of its own.
 type backgroundSpill struct {
 	out  []*arena    // the arenas written, no longer among those in memory
-	g    generation  // where they go in the spill file, set by the goroutine
+	g    generation  // where they go in the spill files, set by the goroutine
 	done chan error  // the goroutine's result
 	stop atomic.Bool // set by Close: the goroutine gives up at the next partition
 }
@@ -50,8 +50,8 @@ func (s *Sorter) startSpill(target int64) error {
 	s.dropOldest(k)
 	s.bg = bg
 	s.stats.Background++
-	f := s.spill
-	go func() { bg.done <- f.writeGeneration(&bg.g, bg.out, &bg.stop) }()
+	sp := s.spill
+	go func() { bg.done <- sp.writeGeneration(&bg.g, bg.out, &bg.stop) }()
 	return nil
 }
 

@@ -54,10 +54,10 @@
 //  1. Add appends records to a staging buffer. A full one (an eighth of the budget, at most
 //     16 MiB) is scattered, stably, by the top 10 hash bits into an arena: 1024 partitions,
 //     each a contiguous run of the arena in Add order.
-//  2. When the arenas fill the budget, they are written to the spill file as one generation:
+//  2. When the arenas fill the budget, they are written to a spill file as one generation:
 //     partition 0 of every arena, then partition 1, and so on, so that each partition of a
 //     generation is one contiguous stretch of the file. Their buffers are reused. With
-//     several threads the spill file is one file per thread (up to 4), each holding a range
+//     several threads there is one spill file per thread (up to 4), each holding a range
 //     of partitions and written by a goroutine of its own.
 //  3. Finish takes the partitions in order. One that fits twice in the budget (almost all: a
 //     partition holds 1/1024 of uniform records) is gathered, one read per generation and a
@@ -67,7 +67,7 @@
 //     bits into a sub-Sorter with the same budget.
 //
 // No merge is needed: partitions are disjoint ranges of hashes, written out in order. Every
-// record is written to the spill file at most once per level and read back once, and at the
+// record is written to a spill file at most once per level and read back once, and at the
 // default limit most never are. Memory: the staging buffer, the arenas (together within the
 // budget), and the gather and scratch buffers of the largest partition, which Finish makes
 // room for by spilling first. The budget has a floor of a few KiB, below which the

@@ -4,12 +4,13 @@ package sorter
 // at most 65536 records. A batch is only valid during the call: emit must not keep it or
 // modify it. With Threads above 1, emit is called from the goroutines that sort, one call
 // at a time. Finish stops at emit's first error and returns it unchanged. Afterwards the
-// Sorter holds no memory and can only be closed.
+// Sorter holds no memory and can only be closed; after a Finish that succeeded, the spill
+// files are already being deleted, and Close waits for that.
 //
 // Partitions are finished in order, each in one of three ways:
 //
 //   - it fits, twice over, in the memory budget: its records are gathered into one buffer,
-//     from the arenas in memory and the generations in the spill file, and radix-sorted;
+//     from the arenas in memory and the generations in the spill files, and radix-sorted;
 //   - it does not, and all its hashes are equal (one huge key): its records are already in
 //     (Hash, Offset) order, since they were added in Offset order, so they are streamed;
 //   - it does not, and its hashes differ: it is distributed again, by the next hash bits,
@@ -191,7 +192,7 @@ func (s *Sorter) finishLarge(d int, out batcher) error {
 	return sub.Finish(out.add)
 }
 
-const streamRecords = 1 << 16 // records read from the spill file at a time when streaming
+const streamRecords = 1 << 16 // records read from a spill file at a time when streaming
 
 // eachRun calls fn with the records of partition d in Add order, in runs: spilled ones read
 // into a buffer a piece at a time, then the ones in memory.

@@ -67,7 +67,7 @@ type Sorter struct {
 	opts      Options          // where to spill
 	stage     []Record         // records added and not yet distributed, in Add order
 	arenas    []*arena         // distributed records in memory, in Add order
-	gens      []generation     // distributed records in the spill file, in Add order
+	gens      []generation     // distributed records in the spill files, in Add order
 	free      [][]Record       // full-size buffers no longer used, kept: fresh memory is slow to touch
 	spares    [][]Record       // buffers of spilled groups, kept for AddGroup to hand back
 	mem       int64            // bytes of buffers held: stage, blocks, free, spares
@@ -104,8 +104,8 @@ type block struct {
 	adopted bool // a group's buffer that AddGroup took over: one arena, as large as the group
 }
 
-// generation is a set of arenas written to the spill file together, partition by partition:
-// partition d is part[d].n records at part[d].off, in Add order.
+// generation is a set of arenas written to the spill files together, partition by partition:
+// partition d is part[d].n records at part[d].off in the spill file of its lane, in Add order.
 type generation struct {
 	part [partitions]struct{ off, n int64 }
 }
@@ -256,7 +256,7 @@ func (s *Sorter) dropFree() {
 	s.dropSpares()
 }
 
-// spillArenas writes the oldest arenas in memory to the spill file as one generation, until
+// spillArenas writes the oldest arenas in memory to the spill files as one generation, until
 // at most target bytes of arenas are left in memory: partition by partition, each
 // partition's records from every spilled arena in Add order. The records kept in memory are
 // all newer than the spilled ones, so reading generations, then arenas, keeps Add order.
@@ -309,16 +309,16 @@ func (s *Sorter) openSpill() error {
 		return nil
 	}
 	lanes := min(max(s.opts.Threads, 1), maxLanes)
-	f, err := createSpills(s.opts, lanes, s.spillBuffer())
+	sp, err := createSpills(s.opts, lanes, s.spillBuffer(lanes))
 	if err != nil {
 		return err
 	}
-	s.spill = f
+	s.spill = sp
 	s.stats.SpillFiles += lanes
 	return nil
 }
 
-// retire accounts for arenas written to the spill file as generation g: their bookkeeping
+// retire accounts for arenas written to the spill files as generation g: their bookkeeping
 // leaves the budget, and the buffers no arena in memory uses any more are kept for reuse
 // (counted) or let go.
 func (s *Sorter) retire(out []*arena, g generation) {
@@ -341,10 +341,11 @@ func (s *Sorter) retire(out []*arena, g generation) {
 	s.gens = append(s.gens, g)
 }
 
-// spillBuffer returns the size of each spill file's write buffer: large enough to make few
-// system calls of many small segments, a small share of the budget.
-func (s *Sorter) spillBuffer() int {
-	return int(min(max(s.limit/16, 4<<10), 1<<20))
+// spillBuffer returns the size of the write buffer of each of lanes spill files: large
+// enough to make few system calls of many small segments, together a small share of the
+// budget.
+func (s *Sorter) spillBuffer(lanes int) int {
+	return int(min(max(s.limit/16/int64(lanes), 4<<10), 1<<20))
 }
 
 // Len returns the number of records the Sorter holds: all records added so far, until

@@ -20,18 +20,21 @@ const maxLanes = 4
 // goroutine of its own. With several threads the spill is the one part of adding records
 // that does not run on the goroutines that scan, and on the reference VM writing a file
 // through the page cache costs up to 3.6 s of system time per gigabyte (its fresh pages
-// are slow to touch): two writers to two files took 1.1-1.3 s for a gigabyte where one
-// took 3.4-3.8 s. (Two writers to one file would wait for each other: a file takes one
-// buffered write at a time.)
+// are slow to touch): two writers of 512 MiB to two files took 0.9-1.34 s each where one
+// writer of a gigabyte took 3.35-3.75 s. (Two writers to one file would wait for each
+// other: a file takes one buffered write at a time.)
 type spillSet struct {
-	lanes   []*spillFile
-	removed chan error // set by startRemove: the removal's result
+	lanes  []*spillFile
+	remove func() error // closes and deletes the files, once: later calls return the first's result
 }
 
 // createSpills creates lanes spill files where opts say, each with a write buffer of
 // bufBytes.
 func createSpills(opts Options, lanes, bufBytes int) (*spillSet, error) {
 	s := &spillSet{}
+	s.remove = sync.OnceValue(func() error {
+		return s.eachLane(func(_ int, f *spillFile) error { return f.remove() })
+	})
 	for range lanes {
 		f, err := createSpill(opts, bufBytes)
 		if err != nil {
@@ -53,30 +56,50 @@ func (s *spillSet) laneStart(i int) int {
 	return (i*partitions + len(s.lanes) - 1) / len(s.lanes) // the least d with d*lanes/partitions == i
 }
 
+// eachLane calls fn for every lane, each on a goroutine of its own if there are several,
+// and returns the first error that is not errStopped, else errStopped, else nil.
+func (s *spillSet) eachLane(fn func(i int, f *spillFile) error) error {
+	errs := make([]error, len(s.lanes))
+	if len(s.lanes) == 1 {
+		errs[0] = fn(0, s.lanes[0])
+	} else {
+		var wg sync.WaitGroup
+		for i, f := range s.lanes {
+			wg.Go(func() { errs[i] = fn(i, f) })
+		}
+		wg.Wait()
+	}
+	var stopped error
+	for _, err := range errs {
+		switch {
+		case err == errStopped:
+			stopped = err
+		case err != nil:
+			return err
+		}
+	}
+	return stopped
+}
+
 // writeGeneration appends the records of arenas out to the lanes as one generation,
 // partition by partition, each partition's records from every arena in order, and sets g
 // to where they are. It gives up with errStopped between partitions once stop (if not nil)
-// is set.
+// is set, and the other lanes give up as soon as one fails.
 func (s *spillSet) writeGeneration(g *generation, out []*arena, stop *atomic.Bool) error {
-	if len(s.lanes) == 1 {
-		return s.lanes[0].writeParts(g, out, 0, partitions, stop)
-	}
-	errs := make([]error, len(s.lanes))
-	var wg sync.WaitGroup
-	for i, f := range s.lanes {
-		wg.Go(func() { errs[i] = f.writeParts(g, out, s.laneStart(i), s.laneStart(i+1), stop) })
-	}
-	wg.Wait()
-	return firstError(errs)
+	var failed atomic.Bool
+	stopped := func() bool { return failed.Load() || stop != nil && stop.Load() }
+	return s.eachLane(func(i int, f *spillFile) error {
+		err := f.writeParts(g, out, s.laneStart(i), s.laneStart(i+1), stopped)
+		if err != nil {
+			failed.Store(true)
+		}
+		return err
+	})
 }
 
 // flush writes what every lane has buffered.
 func (s *spillSet) flush() error {
-	errs := make([]error, len(s.lanes))
-	for i, f := range s.lanes {
-		errs[i] = f.flush()
-	}
-	return firstError(errs)
+	return s.eachLane(func(_ int, f *spillFile) error { return f.flush() })
 }
 
 // read fills recs from partition d's lane at off. The lanes must have been flushed.
@@ -84,44 +107,11 @@ func (s *spillSet) read(d int, off int64, recs []Record) error {
 	return s.lane(d).read(off, recs)
 }
 
-// startRemove closes and deletes the files on goroutines of their own, one per lane:
+// startRemove closes and deletes the files on a goroutine of its own (one per lane):
 // deleting a file lets go of its pages in the page cache, 30 ms for half a gigabyte on the
-// reference VM. remove waits for them.
+// reference VM. remove waits for it.
 func (s *spillSet) startRemove() {
-	if s.removed != nil {
-		return
-	}
-	s.removed = make(chan error, 1)
-	go func() { s.removed <- s.removeLanes() }()
-}
-
-// remove closes and deletes the files, or waits for startRemove to have done so.
-func (s *spillSet) remove() error {
-	if s.removed != nil {
-		return <-s.removed
-	}
-	return s.removeLanes()
-}
-
-// removeLanes closes and deletes every lane's file, at once.
-func (s *spillSet) removeLanes() error {
-	errs := make([]error, len(s.lanes))
-	var wg sync.WaitGroup
-	for i, f := range s.lanes {
-		wg.Go(func() { errs[i] = f.remove() })
-	}
-	wg.Wait()
-	return firstError(errs)
-}
-
-// firstError returns the first error that is not nil, or nil.
-func firstError(errs []error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	go s.remove()
 }
 
 // spillFile is a temporary file of records, written by appending through a buffer and read
@@ -170,10 +160,10 @@ func (s *spillFile) write(recs []Record) (int64, error) {
 
 // writeParts appends the records of partitions lo to hi-1 of arenas out, partition by
 // partition, each partition's records from every arena in order, and sets their places in
-// g. It gives up with errStopped between partitions once stop (if not nil) is set.
-func (s *spillFile) writeParts(g *generation, out []*arena, lo, hi int, stop *atomic.Bool) error {
+// g. It gives up with errStopped between partitions once stopped returns true.
+func (s *spillFile) writeParts(g *generation, out []*arena, lo, hi int, stopped func() bool) error {
 	for d := lo; d < hi; d++ {
-		if stop != nil && stop.Load() {
+		if stopped() {
 			return errStopped
 		}
 		g.part[d].off = s.size

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // withAscendingOffsets returns recs with offsets 0, 1, 2, ...: the order the build adds.
@@ -148,18 +149,11 @@ func TestBackgroundSpillError(t *testing.T) {
 	if _, err := s.collectSpill(true); err != nil {
 		t.Fatal(err)
 	}
-	// From now on the spill files' writes fail: they are open read-only.
+	// From now on the last spill file's writes fail: it is open read-only.
 	if n := len(s.spill.lanes); n != 2 {
 		t.Fatalf("%d spill files with 2 threads, want 2", n)
 	}
-	for _, f := range s.spill.lanes {
-		ro, err := os.Open(f.f.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.f.Close()
-		f.f = ro
-	}
+	makeReadOnly(t, s.spill.lanes[1])
 	var err error
 	for err == nil && len(recs) >= 2*smallGroup {
 		err = add(2 * smallGroup)
@@ -174,11 +168,22 @@ func TestBackgroundSpillError(t *testing.T) {
 	}
 }
 
+// makeReadOnly reopens a spill file read-only: its writes fail from then on.
+func makeReadOnly(t *testing.T, f *spillFile) {
+	t.Helper()
+	ro, err := os.Open(f.f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.f.Close()
+	f.f = ro
+}
+
 // TestWriteGenerationStops: a spill told to stop writes nothing more, so that Close does
 // not wait for gigabytes it is about to delete. A spill that goes on writes each partition
 // to its lane, every lane its own range.
 func TestWriteGenerationStops(t *testing.T) {
-	for _, lanes := range []int{1, 2, 3} {
+	for _, lanes := range []int{1, 2, 3, maxLanes} {
 		f, err := createSpills(Options{TmpDir: t.TempDir()}, lanes, 4<<10)
 		if err != nil {
 			t.Fatal(err)
@@ -221,6 +226,67 @@ func TestWriteGenerationStops(t *testing.T) {
 		}
 		if f.laneStart(0) != 0 || f.laneStart(lanes) != partitions {
 			t.Fatalf("%d lanes: from partition %d to %d", lanes, f.laneStart(0), f.laneStart(lanes))
+		}
+	}
+}
+
+// TestSpillLaneFails: a lane that fails to write makes the generation fail with its error,
+// not another lane's errStopped, and the files are removed once however often remove is
+// called.
+func TestSpillLaneFails(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := createSpills(Options{TmpDir: dir}, 3, 4<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{})
+	a, err := s.newArena(5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	distributeInto(a.recs, &a.start, withAscendingOffsets(genUniform(newRand(17), 5000)), new([maxBuckets]int), s.digit)
+	makeReadOnly(t, sp.lanes[2])
+	var g generation
+	err = sp.writeGeneration(&g, []*arena{a}, nil)
+	if err == nil || err == errStopped || !containsString(err.Error(), "spill records to "+dir) {
+		t.Fatalf("a generation with a read-only lane: %v, want the write's error", err)
+	}
+	if err := sp.remove(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sp.remove(); err != nil {
+		t.Fatalf("remove again: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("%d spill files left after remove", len(entries))
+	}
+}
+
+// TestFinishRemovesSpills: a Finish that succeeds starts deleting the spill files itself,
+// before Close, which waits for it.
+func TestFinishRemovesSpills(t *testing.T) {
+	for _, threads := range []int{1, 4} {
+		dir := t.TempDir()
+		s := New(Options{MemLimit: 64 << 10, TmpDir: dir, Threads: threads})
+		recs := withAscendingOffsets(genUniform(newRand(18), 50_000))
+		addInBatches(t, s, recs, []int{4096})
+		checkSorted(t, finishAll(t, s), reference(recs))
+		if st := s.Stats(); st.SpillFiles != min(threads, maxLanes) {
+			t.Fatalf("%d threads: %d spill files, want %d", threads, st.SpillFiles, min(threads, maxLanes))
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			entries, _ := os.ReadDir(dir)
+			if len(entries) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d threads: %d spill files still there 10 s after Finish", threads, len(entries))
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
