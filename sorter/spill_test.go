@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ func TestSorterSpillErrors(t *testing.T) {
 	missing := t.TempDir() + "/no/such/dir"
 	s := New(Options{MemLimit: recordBytes, TmpDir: missing})
 	err := s.Add(recs)
-	if err == nil || !errors.Is(err, os.ErrNotExist) || !containsString(err.Error(), missing) {
+	if err == nil || !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("Add with an unusable spill directory = %v, want an error naming %s", err, missing)
 	}
 	if err := s.Close(); err != nil {
@@ -115,15 +116,6 @@ func TestSorterSpillErrors(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("%d spill files left after Close", len(entries))
 	}
-}
-
-func containsString(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // TestBackgroundSpillError: a spill written in the background that fails makes a later
@@ -159,7 +151,7 @@ func TestBackgroundSpillError(t *testing.T) {
 		err = add(2 * smallGroup)
 	}
 	// The next spill cannot start before the failed one is collected, by AddGroup.
-	if want := "spill records to " + dir; err == nil || !containsString(err.Error(), want) {
+	if want := "spill records to " + dir; err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("after a failed background spill: %v, want the write's error (%q)", err, want)
 	}
 	s.Close()
@@ -248,7 +240,7 @@ func TestSpillLaneFails(t *testing.T) {
 	makeReadOnly(t, sp.lanes[2])
 	var g generation
 	err = sp.writeGeneration(&g, []*arena{a}, nil)
-	if err == nil || err == errStopped || !containsString(err.Error(), "spill records to "+dir) {
+	if err == nil || err == errStopped || !strings.Contains(err.Error(), "spill records to "+dir) {
 		t.Fatalf("a generation with a read-only lane: %v, want the write's error", err)
 	}
 	if err := sp.remove(); err != nil {
