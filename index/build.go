@@ -202,11 +202,9 @@ func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *p
 			return err
 		}
 		w = newPageWriter(sink, fence)
-		released := !csv.releaseAfterScan
 		err = srt.Finish(func(batch []sorter.Record) error {
-			if !released { // the sort has its buffers: see release
-				released = true
-				csv.release()
+			if csv.releaseAfterScan {
+				csv.release() // the sort has its buffers (see release); once, however often called
 			}
 			if err := ctx.Err(); err != nil {
 				return err

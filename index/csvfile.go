@@ -53,7 +53,8 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 // the end. The build calls it once the sort has made its buffers (at the
 // first sorted batch): while the unmapping runs, the process can map no new
 // memory, and a sort that started with it waited for it with a core idle.
-// data is nil afterwards; close waits for the unmapping.
+// data is nil afterwards; close waits for the unmapping. Calls after the
+// first do nothing.
 func (c *csvFile) release() {
 	if c.unmapped != nil {
 		return

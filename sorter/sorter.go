@@ -39,8 +39,9 @@ type Options struct {
 	// characters: TmpDir/TmpPrefix*. "csvidx-sort-" when empty.
 	TmpPrefix string
 	// Threads sort partitions in parallel in Finish, and write spills to
-	// as many files at once (up to 4); 0 or 1 does both one thing after
-	// the other. The output is the same.
+	// as many files at once (up to 4); with 0 or 1, partitions are sorted
+	// one after the other and spills go to one file. The output is the
+	// same.
 	Threads int
 }
 
@@ -364,7 +365,7 @@ func (s *Sorter) Stats() Stats {
 func (s *Sorter) Close() error {
 	s.done = true
 	if s.bg != nil {
-		s.bg.stop.Store(true) // no use finishing it: the file goes
+		s.bg.stop.Store(true) // no use finishing it: the files go
 		s.collectSpill(true)  // its error, if any, was the build's or is moot now
 	}
 	s.dropMemory()

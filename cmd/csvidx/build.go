@@ -33,8 +33,8 @@ The file is scanned in chunks by --threads workers (all cores by default);
 the index is the same at any number. The index records (16 bytes per row)
 are sorted within --mem-limit-mib; beyond it they spill to temporary
 files next to the index (or in --tmp-dir), one per thread up to four,
-which together need as much free space as the index itself. The index is byte for byte
-the same at any limit.`,
+which together need as much free space as the index itself. The index
+is byte for byte the same at any limit.`,
 		Example: `  csvidx build orders.csv --key user_id
   csvidx build events.tsv --key 3 --delimiter '\t' --no-header
   csvidx build huge.csv --key user_id --mem-limit-mib 256 --tmp-dir /scratch`,

@@ -3,8 +3,9 @@
 // the same at every limit, the process's anonymous memory stays near the
 // limit, and no spill file is left behind. It prints a table and writes
 // JSON to results/. Every build writes a fresh index (the last one is
-// removed first, and the CSV read through, untimed). With -rounds N the limits take turns N times;
-// the time shown is the median, the memory the highest.
+// removed first, and the CSV read through, untimed). With -rounds N the
+// limits take turns N times; the time shown is the median, the memory the
+// highest.
 //
 // Usage:
 //
