@@ -210,6 +210,7 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 		}
 		total.add(t)
 		pos = stop
+		srt.Progress(int64(pos-start), int64(len(data)-start))
 		if limit == math.MaxInt {
 			return total, scanStats{chunks: 1}, nil
 		}
@@ -339,6 +340,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		total.add(r.t)
 		expect = r.stop
 		stitched.Store(int64(expect))
+		srt.Progress(int64(expect-start), int64(len(data)-start))
 		if r.group != nil {
 			select {
 			case groups <- r.group:

@@ -34,7 +34,11 @@ func (d *Distributor) Group(g *Group, recs []Record) error {
 		}
 	}
 	if cap(g.recs) < len(recs) {
-		g.recs = make([]Record, len(recs), len(recs)+len(recs)/4) // room for a somewhat larger chunk next time
+		// Room for a somewhat larger chunk next time: a sixteenth, as the
+		// room counts in the budget once the Sorter takes the buffer over
+		// (a quarter left a fifth of the budget empty), and the chunks of
+		// one file differ little in records.
+		g.recs = make([]Record, len(recs), len(recs)+len(recs)/16)
 	}
 	g.recs = g.recs[:len(recs)]
 	if len(recs) > 0 {
@@ -132,7 +136,7 @@ func (s *Sorter) AddGroup(g *Group) error {
 	// budget is all but full and no spare is left to hand back (see
 	// background.go).
 	if s.opts.Threads > 1 && s.bg == nil && len(s.spares) == 0 && s.mem > s.limit-s.room() {
-		return s.startSpill(s.limit / 2)
+		return s.startSpill(s.spillTarget())
 	}
 	return nil
 }

@@ -75,12 +75,14 @@ type Sorter struct {
 	bg        *backgroundSpill // a spill being written on another goroutine, or nil
 	cur       *block           // the block new arenas are carved from
 
-	n     int64  // records added
-	next  uint64 // the least Offset the next record may have
-	spill *spillSet
-	cnt   *[maxBuckets]int // histogram of a distribution
-	stats *Stats           // shared with sub-sorts
-	done  bool
+	n       int64  // records added
+	inDone  int64  // input the records added so far come from, as Progress last said
+	inTotal int64  // all the input, as Progress last said
+	next    uint64 // the least Offset the next record may have
+	spill   *spillSet
+	cnt     *[maxBuckets]int // histogram of a distribution
+	stats   *Stats           // shared with sub-sorts
+	done    bool
 
 	scratch []Record // Finish's gather and sort buffers (two halves), kept across partitions
 	largest int64    // records of the largest partition Finish sorts in memory
@@ -204,8 +206,9 @@ func (s *Sorter) newArena(n int) (*arena, error) {
 	b := s.cur
 	if b == nil || len(b.buf)-b.used < n {
 		need := int64(max(n, s.arena))*recordBytes + arenaBytes
-		if s.mem+need > s.limit && len(s.free) == 0 && n <= s.arena {
-			if err := s.spillArenas(s.limit / 2); err != nil {
+		if over := s.mem + need - s.limit; over > 0 && len(s.free) == 0 && n <= s.arena {
+			// Spill what the estimate says must go, and at least what is over.
+			if err := s.spillArenas(min(s.spillTarget(), s.heldBytes()-over)); err != nil {
 				return nil, err
 			}
 		}
@@ -286,15 +289,21 @@ func (s *Sorter) spillArenas(target int64) error {
 // oldestOver returns how many of the oldest arenas must go for at most target bytes of
 // arenas to be left in memory.
 func (s *Sorter) oldestOver(target int64) int {
-	held := int64(0)
-	for _, a := range s.arenas {
-		held += int64(len(a.recs)) * recordBytes
-	}
+	held := s.heldBytes()
 	k := 0
 	for ; k < len(s.arenas) && held > target; k++ {
 		held -= int64(len(s.arenas[k].recs)) * recordBytes
 	}
 	return k
+}
+
+// heldBytes returns the bytes of the records of the arenas in memory.
+func (s *Sorter) heldBytes() int64 {
+	held := int64(0)
+	for _, a := range s.arenas {
+		held += int64(len(a.recs)) * recordBytes
+	}
+	return held
 }
 
 // dropOldest removes the k oldest arenas from the list of those in memory.

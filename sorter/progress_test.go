@@ -1,0 +1,113 @@
+package sorter
+
+import (
+	"fmt"
+	"testing"
+)
+
+// feed adds recs in pieces of chunk records, as a build does: with one
+// thread through Add, with more through groups that go round (AddGroup hands
+// each a spilled buffer back). After each piece it calls progress with the
+// records added so far, if progress is set.
+func feed(t *testing.T, s *Sorter, recs []Record, chunk int, progress func(done int)) {
+	t.Helper()
+	d := s.NewDistributor()
+	groups := []*Group{new(Group), new(Group), new(Group)}
+	for i, at := 0, 0; at < len(recs); i++ {
+		piece := recs[at:min(len(recs), at+chunk)]
+		var err error
+		if s.opts.Threads > 1 {
+			g := groups[i%len(groups)]
+			if err = d.Group(g, piece); err == nil {
+				err = s.AddGroup(g)
+			}
+		} else {
+			err = s.Add(piece)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		at += len(piece)
+		if progress != nil {
+			progress(at)
+		}
+	}
+}
+
+// TestProgressSpillsLess: told how much input is left, a Sorter over its
+// budget spills fewer records than the half-the-budget rule does with one
+// thread (Add), no more than a piece more with two (AddGroup, where spills
+// go whole groups at a time), never fewer than must go, and sorts the same.
+func TestProgressSpillsLess(t *testing.T) {
+	rng := newRand(21)
+	recs := withAscendingOffsets(genUniform(rng, 400_000)) // 6.4 MB of records
+	want := reference(recs)
+	const piece = 5_000 // above smallGroup: AddGroup takes the groups over
+	for _, limit := range []int64{2 << 20, 4 << 20} {
+		for _, threads := range []int{1, 2} {
+			t.Run(fmt.Sprintf("limit=%d/threads=%d", limit, threads), func(t *testing.T) {
+				spilled := func(told bool) int64 {
+					s := New(Options{MemLimit: limit, TmpDir: t.TempDir(), Threads: threads})
+					defer s.Close()
+					var progress func(int)
+					if told {
+						progress = func(done int) { s.Progress(int64(done), int64(len(recs))) }
+					}
+					feed(t, s, recs, piece, progress)
+					checkSorted(t, finishAll(t, s), want)
+					return s.Stats().SpilledRecords
+				}
+				without, with := spilled(false), spilled(true)
+				mustSpill := int64(len(recs)) - limit/recordBytes
+				t.Logf("spilled %d records told the progress, %d not told; at least %d must go", with, without, mustSpill)
+				if threads == 1 && with >= without {
+					t.Errorf("told the progress, the Sorter spilled %d records, not fewer than the %d it spills untold", with, without)
+				}
+				if with > without+piece {
+					t.Errorf("told the progress, the Sorter spilled %d records, more than a piece over the %d it spills untold", with, without)
+				}
+				if with < mustSpill {
+					t.Errorf("spilled %d records, fewer than the %d that do not fit", with, mustSpill)
+				}
+			})
+		}
+	}
+}
+
+// TestProgressWrongEstimates: progress that misleads the Sorter (the input
+// said to be over at the start, to be a hundred times larger, or nonsense)
+// costs no correctness and no memory beyond the budget.
+func TestProgressWrongEstimates(t *testing.T) {
+	rng := newRand(22)
+	recs := withAscendingOffsets(genHeavy(rng, 300_000, 40, 500))
+	want := reference(recs)
+	n := int64(len(recs))
+	lies := []struct {
+		name string
+		say  func(done int64) (int64, int64)
+	}{
+		{"AllDone", func(done int64) (int64, int64) { return 1, 1 }},
+		{"HundredTimesLarger", func(done int64) (int64, int64) { return done, 100 * n }},
+		{"TenTimesSmaller", func(done int64) (int64, int64) { return done, n / 10 }},
+		{"Zero", func(done int64) (int64, int64) { return 0, 0 }},
+		{"Negative", func(done int64) (int64, int64) { return -done, n }},
+	}
+	const limit = 1 << 20
+	for _, lie := range lies {
+		for _, threads := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/threads=%d", lie.name, threads), func(t *testing.T) {
+				s := New(Options{MemLimit: limit, TmpDir: t.TempDir(), Threads: threads})
+				defer s.Close()
+				feed(t, s, recs, 7_000, func(done int) { s.Progress(lie.say(int64(done))) })
+				checkSorted(t, finishAll(t, s), want)
+				st := s.Stats()
+				if st.SpilledRecords < n-limit/recordBytes {
+					t.Errorf("spilled %d records, fewer than the %d that do not fit", st.SpilledRecords, n-limit/recordBytes)
+				}
+				if st.PeakBytes > limit+limit/8 {
+					t.Errorf("peak record memory %d, budget %d", st.PeakBytes, limit)
+				}
+			})
+		}
+	}
+}
