@@ -69,7 +69,20 @@ func (r Resources) plan(idxPath string) (*parallel, sorter.Options) {
 	if dir == "" {
 		dir = filepath.Dir(idxPath)
 	}
-	return par, sorter.Options{MemLimit: max(limit-par.inUse, 1), TmpDir: dir, TmpPrefix: filepath.Base(idxPath) + ".tmp-sort-", Threads: par.threads}
+	// The index writer's buffers beyond the first few come out of the sort's share.
+	grow := int64(r.writeBuffers()-writeBuffers) * writeBuffer
+	return par, sorter.Options{MemLimit: max(limit-par.inUse-grow, 1), TmpDir: dir, TmpPrefix: filepath.Base(idxPath) + ".tmp-sort-", Threads: par.threads}
+}
+
+// writeBuffers returns how many buffers the index writer may make: a
+// sixty-fourth of the budget, from writeBuffers (the first ones, outside
+// the budget) up to maxWriteBuffers.
+func (r Resources) writeBuffers() int {
+	limit := r.MemLimit
+	if limit <= 0 {
+		limit = sorter.DefaultMemLimit
+	}
+	return int(min(max(limit/64/writeBuffer, writeBuffers), maxWriteBuffers))
 }
 
 // DefaultIndexPath returns where the index of the CSV at csvPath lives
@@ -165,7 +178,7 @@ func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Reso
 	}
 	defer out.Abort()
 	par, so := res.plan(path)
-	sink := newFileSink(out)
+	sink := newFileSink(out, res.writeBuffers())
 	defer sink.close()
 	b, err := buildInto(ctx, csv, sp, sink, par, so, progress, fence)
 	if err != nil {

@@ -82,7 +82,7 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 		return fmt.Errorf("write the fence: %w", err)
 	}
 	defer fw.Abort()
-	sink := newFileSink(out)
+	sink := newFileSink(out, writeBuffers)
 	defer sink.close()
 	w := newPageWriter(sink, fw.Add)
 	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end

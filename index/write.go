@@ -155,6 +155,8 @@ type fileSink struct {
 	n     int      // bytes of buf in use
 	off   int64    // where buf goes in the file
 	spare [][]byte // buffers free to fill; the others are with the writer
+	made  int      // buffers made so far
+	most  int      // buffers it may make
 	err   error    // the first write error
 	jobs  chan sinkWrite
 	back  chan sinkWrite // buffers the writer is done with, and its error
@@ -169,19 +171,32 @@ type sinkWrite struct {
 }
 
 const (
-	writeBuffer  = 1 << 20 // bytes per write
-	writeBuffers = 4       // buffers: one filling, the others written or waiting
+	writeBuffer     = 1 << 20 // bytes per write
+	writeBuffers    = 4       // buffers to start with: one filling, the others written or waiting
+	maxWriteBuffers = 32      // buffers at most, when the budget allows (see Resources.writeBuffers)
 )
 
-func newFileSink(f *atomicfile.File) *fileSink {
-	s := &fileSink{f: f, off: pageSize, jobs: make(chan sinkWrite, writeBuffers),
-		back: make(chan sinkWrite, writeBuffers), done: make(chan struct{})}
+// newFileSink returns a sink writing to f with writeBuffers buffers, and up
+// to most (at least writeBuffers) when the disk falls behind: a buffer is
+// made only when every one is with the writer, so a disk that keeps up
+// costs no memory beyond the first ones, and one that stalls for a moment
+// does not stall the sort that fills them.
+func newFileSink(f *atomicfile.File, most int) *fileSink {
+	most = max(most, writeBuffers)
+	s := &fileSink{f: f, off: pageSize, most: most, jobs: make(chan sinkWrite, most),
+		back: make(chan sinkWrite, most), done: make(chan struct{})}
 	for range writeBuffers {
-		s.spare = append(s.spare, atomicfile.AlignedBlocks(writeBuffer/atomicfile.BlockSize))
+		s.spare = append(s.spare, s.newBuffer())
 	}
 	s.buf, s.spare = s.spare[0], s.spare[1:]
 	go s.write()
 	return s
+}
+
+// newBuffer makes a write buffer.
+func (s *fileSink) newBuffer() []byte {
+	s.made++
+	return atomicfile.AlignedBlocks(writeBuffer / atomicfile.BlockSize)
 }
 
 // write is the writer goroutine: it writes the buffers it is handed, in
@@ -230,24 +245,38 @@ func (s *fileSink) writePage(n uint64, page []byte) error {
 	return err
 }
 
-// submit hands the buffer being filled to the writer and takes a free one,
-// waiting for a write to finish if none is.
+// submit hands the buffer being filled to the writer and takes a free one:
+// one the writer is done with, else a new one while it may make more, else
+// it waits for a write to finish.
 func (s *fileSink) submit() error {
 	s.jobs <- sinkWrite{buf: s.buf[:s.n], off: s.off}
 	s.off += int64(s.n)
 	s.n = 0
 	if len(s.spare) == 0 {
-		if err := s.receive(); err != nil {
-			return err
+		select {
+		case b := <-s.back:
+			if err := s.took(b); err != nil {
+				return err
+			}
+		default:
+			if s.made < s.most {
+				s.spare = append(s.spare, s.newBuffer())
+			} else if err := s.receive(); err != nil {
+				return err
+			}
 		}
 	}
 	s.buf, s.spare = s.spare[len(s.spare)-1], s.spare[:len(s.spare)-1]
 	return nil
 }
 
-// receive takes back a buffer the writer is done with.
+// receive takes back a buffer the writer is done with, waiting for one.
 func (s *fileSink) receive() error {
-	b := <-s.back
+	return s.took(<-s.back)
+}
+
+// took takes back b, a buffer the writer is done with.
+func (s *fileSink) took(b sinkWrite) error {
 	s.spare = append(s.spare, b.buf)
 	if b.err != nil && s.err == nil {
 		s.err = b.err
@@ -262,7 +291,7 @@ func (s *fileSink) flush() error {
 			return err
 		}
 	}
-	for len(s.spare) < writeBuffers-1 { // all back but the one being filled
+	for len(s.spare) < s.made-1 { // all back but the one being filled
 		if err := s.receive(); err != nil {
 			return err
 		}

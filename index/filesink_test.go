@@ -1,0 +1,114 @@
+package index
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/csvidx/csvidx/internal/atomicfile"
+)
+
+// TestFileSinkGrowsWhileTheDiskStalls holds every write of a file sink
+// back: the sink must go on taking pages, making buffers up to its most
+// and no further, and once the writes go through, the file must hold every
+// page in order.
+func TestFileSinkGrowsWhileTheDiskStalls(t *testing.T) {
+	const most = 7
+	gate := make(chan struct{})
+	atomicfile.SetFaults(func(op, path string) error {
+		if op == "write" {
+			<-gate
+		}
+		return nil
+	})
+	defer atomicfile.SetFaults(nil)
+	path := filepath.Join(t.TempDir(), "x.csvidx")
+	f, err := atomicfile.Create(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	s := newFileSink(f, most)
+	perBuffer := writeBuffer / pageSize
+	var want bytes.Buffer
+	want.Write(make([]byte, pageSize)) // the header's place
+	fill := func(pages int) {
+		for range pages {
+			page := s.slot()
+			for i := range page {
+				page[i] = byte(want.Len() / pageSize)
+			}
+			want.Write(page)
+			if err := s.filled(); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}
+	// Every buffer but one with the stalled writer, and the last being
+	// filled: no wait.
+	filled := make(chan struct{})
+	go func() { fill((most - 1) * perBuffer); close(filled) }()
+	select {
+	case <-filled:
+	case <-time.After(5 * time.Second):
+		close(gate)
+		<-filled
+		t.Fatalf("the sink waited for the stalled disk with %d of %d buffers made", s.made, most)
+	}
+	if s.made != most {
+		t.Fatalf("%d buffers made with the writes stalled, want %d", s.made, most)
+	}
+	// One more buffer's worth must wait for the disk.
+	done := make(chan struct{})
+	go func() { fill(perBuffer); close(done) }()
+	select {
+	case <-done:
+		t.Fatal("the sink took a buffer more than its most while every write stalled")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(gate)
+	<-done
+	if s.made != most {
+		t.Fatalf("%d buffers made, want %d", s.made, most)
+	}
+	if err := s.flush(); err != nil {
+		t.Fatal(err)
+	}
+	s.close()
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("the file holds %d bytes, not the %d pages written in order", len(got), want.Len()/pageSize)
+	}
+}
+
+// TestWriteBuffersBudget: the index writer may make a sixty-fourth of the
+// budget in buffers, within [writeBuffers, maxWriteBuffers], and what it
+// may make beyond the first ones comes out of the sort's share.
+func TestWriteBuffersBudget(t *testing.T) {
+	for _, c := range []struct {
+		limit int64
+		want  int
+	}{{32 << 20, writeBuffers}, {256 << 20, writeBuffers}, {512 << 20, 8}, {0, 16}, {1 << 30, 16}, {4 << 30, maxWriteBuffers}} {
+		r := Resources{MemLimit: c.limit, Threads: 1}
+		if got := r.writeBuffers(); got != c.want {
+			t.Errorf("limit %d: %d write buffers, want %d", c.limit, got, c.want)
+		}
+		limit := c.limit
+		if limit == 0 {
+			limit = 1 << 30
+		}
+		_, so := r.plan("x.csvidx")
+		if want := limit - int64(c.want-writeBuffers)*writeBuffer; so.MemLimit != want {
+			t.Errorf("limit %d: the sort's share is %d, want %d", c.limit, so.MemLimit, want)
+		}
+	}
+}
