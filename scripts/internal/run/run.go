@@ -179,13 +179,21 @@ type Build struct {
 // [Timed] when memory is not reported): build i runs bin with args[i],
 // rounds times in turns (medians of builds taken in turns see the same
 // machine), each after the last index is removed and the files in warm are
-// read through (see [Warm]), untimed. each gets every build as it ends.
-// Rounds fails when a build writes another index in a later round than in
-// the first.
+// read through (see [Warm]), untimed. Every second round takes the builds
+// in the reverse order, so that a machine growing steadily slower or faster
+// during the run weighs on each alike (in pairs of builds taken in turns on
+// the reference VM, the first was the slower in nine of ten, whichever it
+// was). each gets every build as it ends. Rounds fails when a build writes
+// another index in a later round than in the first.
 func Rounds(measure func(name string, args ...string) (Result, error), bin, idx string, warm []string, rounds int, args [][]string, each func(i int, b Build) error) error {
 	first := make([]string, len(args))
 	for round := range max(1, rounds) {
-		for i, a := range args {
+		for k := range args {
+			i := k
+			if round%2 == 1 {
+				i = len(args) - 1 - k
+			}
+			a := args[i]
 			if err := RemoveIndex(idx); err != nil {
 				return err
 			}
