@@ -57,9 +57,10 @@ type Resources struct {
 	chunk int // CSV bytes per chunk of a parallel scan; chosen from the budget unless a test sets it
 }
 
-// plan splits the memory budget between the scan's chunks in flight and
-// the sort, for an index at idxPath.
-func (r Resources) plan(idxPath string) (*parallel, sorter.Options) {
+// plan splits the memory budget between the scan's chunks in flight, the
+// index writer's buffers (it may make buffers, writeBuffers of them outside
+// the budget) and the sort, for an index at idxPath.
+func (r Resources) plan(idxPath string, buffers int) (*parallel, sorter.Options) {
 	limit := r.MemLimit
 	if limit <= 0 {
 		limit = sorter.DefaultMemLimit
@@ -69,8 +70,7 @@ func (r Resources) plan(idxPath string) (*parallel, sorter.Options) {
 	if dir == "" {
 		dir = filepath.Dir(idxPath)
 	}
-	// The index writer's buffers beyond the first few come out of the sort's share.
-	grow := int64(r.writeBuffers()-writeBuffers) * writeBuffer
+	grow := int64(max(buffers-writeBuffers, 0)) * writeBuffer
 	return par, sorter.Options{MemLimit: max(limit-par.inUse-grow, 1), TmpDir: dir, TmpPrefix: filepath.Base(idxPath) + ".tmp-sort-", Threads: par.threads}
 }
 
@@ -177,8 +177,9 @@ func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Reso
 		return nil, nil, fmt.Errorf("create index: %w", err)
 	}
 	defer out.Abort()
-	par, so := res.plan(path)
-	sink := newFileSink(out, res.writeBuffers())
+	buffers := res.writeBuffers()
+	par, so := res.plan(path, buffers)
+	sink := newFileSink(out, buffers)
 	defer sink.close()
 	b, err := buildInto(ctx, csv, sp, sink, par, so, progress, fence)
 	if err != nil {

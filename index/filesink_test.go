@@ -2,8 +2,13 @@ package index
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,21 +21,26 @@ import (
 // page in order.
 func TestFileSinkGrowsWhileTheDiskStalls(t *testing.T) {
 	const most = 7
+	dir := t.TempDir()
 	gate := make(chan struct{})
+	var open sync.Once
+	release := func() { open.Do(func() { close(gate) }) }
 	atomicfile.SetFaults(func(op, path string) error {
-		if op == "write" {
+		if op == "write" && strings.HasPrefix(path, dir) {
 			<-gate
 		}
 		return nil
 	})
 	defer atomicfile.SetFaults(nil)
-	path := filepath.Join(t.TempDir(), "x.csvidx")
+	path := filepath.Join(dir, "x.csvidx")
 	f, err := atomicfile.Create(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Abort()
 	s := newFileSink(f, most)
+	defer s.close()
+	defer release() // before the writer is waited for, however the test ends
 	perBuffer := writeBuffer / pageSize
 	var want bytes.Buffer
 	want.Write(make([]byte, pageSize)) // the header's place
@@ -54,7 +64,7 @@ func TestFileSinkGrowsWhileTheDiskStalls(t *testing.T) {
 	select {
 	case <-filled:
 	case <-time.After(5 * time.Second):
-		close(gate)
+		release()
 		<-filled
 		t.Fatalf("the sink waited for the stalled disk with %d of %d buffers made", s.made, most)
 	}
@@ -69,7 +79,7 @@ func TestFileSinkGrowsWhileTheDiskStalls(t *testing.T) {
 		t.Fatal("the sink took a buffer more than its most while every write stalled")
 	case <-time.After(50 * time.Millisecond):
 	}
-	close(gate)
+	release()
 	<-done
 	if s.made != most {
 		t.Fatalf("%d buffers made, want %d", s.made, most)
@@ -77,7 +87,6 @@ func TestFileSinkGrowsWhileTheDiskStalls(t *testing.T) {
 	if err := s.flush(); err != nil {
 		t.Fatal(err)
 	}
-	s.close()
 	if err := f.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +96,70 @@ func TestFileSinkGrowsWhileTheDiskStalls(t *testing.T) {
 	}
 	if !bytes.Equal(got, want.Bytes()) {
 		t.Fatalf("the file holds %d bytes, not the %d pages written in order", len(got), want.Len()/pageSize)
+	}
+}
+
+// TestFileSinkErrorAfterGrowing: a write that fails once the sink has
+// made more buffers than it starts with (the writes stalled first) is the
+// error the sink returns, at whichever write it comes, and neither the
+// writing, the flush nor close hangs.
+func TestFileSinkErrorAfterGrowing(t *testing.T) {
+	for _, failAt := range []int32{1, 3, 6, 9} {
+		t.Run(fmt.Sprint(failAt), func(t *testing.T) {
+			dir := t.TempDir()
+			gate := make(chan struct{})
+			var writes atomic.Int32
+			boom := errors.New("boom")
+			atomicfile.SetFaults(func(op, path string) error {
+				if op == "write" && strings.HasPrefix(path, dir) {
+					<-gate
+					if writes.Add(1) >= failAt {
+						return boom
+					}
+				}
+				return nil
+			})
+			defer atomicfile.SetFaults(nil)
+			f, err := atomicfile.Create(filepath.Join(dir, "x.csvidx"), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Abort()
+			s := newFileSink(f, 8)
+			perBuffer := writeBuffer / pageSize
+			var werr error
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for i := range 20 * perBuffer {
+					if werr = s.filled(); werr != nil {
+						return
+					}
+					if i == 7*perBuffer { // all 8 buffers made, 7 with the stalled writer
+						close(gate)
+					}
+				}
+				werr = s.flush()
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the sink hung after a failed write")
+			}
+			if s.made != 8 {
+				t.Errorf("%d buffers made, want 8", s.made)
+			}
+			closed := make(chan struct{})
+			go func() { s.close(); close(closed) }()
+			select {
+			case <-closed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("close hung after a failed write")
+			}
+			if !errors.Is(werr, boom) {
+				t.Fatalf("the sink returned %v, want the failed write's error", werr)
+			}
+		})
 	}
 }
 
@@ -106,9 +179,12 @@ func TestWriteBuffersBudget(t *testing.T) {
 		if limit == 0 {
 			limit = 1 << 30
 		}
-		_, so := r.plan("x.csvidx")
+		_, so := r.plan("x.csvidx", r.writeBuffers())
 		if want := limit - int64(c.want-writeBuffers)*writeBuffer; so.MemLimit != want {
 			t.Errorf("limit %d: the sort's share is %d, want %d", c.limit, so.MemLimit, want)
+		}
+		if _, so := r.plan("x.csvidx", 0); so.MemLimit != limit { // verify writes no pages
+			t.Errorf("limit %d: without a writer the sort's share is %d, want the whole budget", c.limit, so.MemLimit)
 		}
 	}
 }

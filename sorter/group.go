@@ -111,11 +111,15 @@ func (s *Sorter) AddGroup(g *Group) error {
 	recs := g.recs
 	g.recs = s.takeSpare()
 	need := int64(cap(recs))*recordBytes + arenaBytes
-	if s.mem+need > s.limit {
+	if over := s.mem + need - s.limit; over > 0 {
 		// Spilling arenas of groups turns their buffers into spares,
 		// still counted: one goes to g, the rest wait for the next
 		// groups, unless the budget needs their room now.
-		if err := s.spillArenas(s.limit / 2); err != nil {
+		target, err := s.syncTarget(need)
+		if err != nil {
+			return err
+		}
+		if err := s.spillArenas(target); err != nil {
 			return err
 		}
 		if g.recs == nil {

@@ -8,8 +8,10 @@ package sorter
 // (1.6 GB) in a 1 GiB budget spilled 63M (one thread) and 69M (two). With
 // Progress the Sorter knows how much input is left, and so about how many
 // records are still to come, and a spill keeps in memory what the budget
-// can hold beside them, when that is more than half: 42M and 60M. A spill
-// never writes more than the rule would.
+// can hold beside them, when that is more than half: 37M and 60M. A spill
+// writes no more than the rule would, unless more must go for a new arena
+// or group to fit, and at least a sixteenth of the budget, so that an
+// estimate far off cannot make a generation of every arena.
 
 // Progress tells the Sorter that the records added so far come from the
 // first done of total units of input (bytes of a file, say). From it the
@@ -25,27 +27,69 @@ func (s *Sorter) Progress(done, total int64) {
 // spillTarget returns how many bytes of arenas a spill leaves in memory:
 // half the budget, or more when Progress says that the records still to
 // come (and a sixteenth more, in case the rest of the input is denser) fit
-// beside more, with a background spill's room to spare. Memory is counted
-// per byte of arena records as it is now: a group's buffer, taken over,
-// holds room to grow besides its records; spare and free buffers are left
-// out, as they go to new records.
+// beside more, with a background spill's room to spare when spills run in
+// the background; but a sixteenth of the budget less than the arenas hold
+// at most. Memory is counted per byte of arena records as it is now: a
+// group's buffer, taken over, holds room to grow besides its records; idle
+// buffers are left out, as they go to new records.
 func (s *Sorter) spillTarget() int64 {
 	held := s.heldBytes()
-	if s.inDone <= 0 || s.inTotal < s.inDone || held == 0 {
+	if !s.estimating() || held == 0 {
 		return s.limit / 2
 	}
 	// In floating point: records times input bytes overflows an int64 for
 	// inputs of a few gigabytes.
 	rest := float64(s.n) * recordBytes * float64(s.inTotal-s.inDone) / float64(s.inDone)
 	perByte := max(1, float64(s.mem-s.idleBytes())/float64(held))
-	keep := float64(s.limit-s.room())/perByte - rest*17/16
-	return max(s.limit/2, int64(keep))
+	room := int64(0)
+	if s.opts.Threads > 1 {
+		room = s.room()
+	}
+	keep := float64(s.limit-room)/perByte - rest*17/16
+	return max(s.limit/2, min(int64(keep), held-s.limit/16))
 }
 
-// idleBytes returns the bytes of the spare and free buffers, counted in
-// s.mem and holding no records.
+// estimating reports whether Progress has said how much input is left.
+func (s *Sorter) estimating() bool {
+	return s.inDone > 0 && s.inTotal >= s.inDone
+}
+
+// syncTarget returns how many bytes of arenas AddGroup's spill leaves in
+// memory when a group of need bytes does not fit: half the budget without
+// an estimate; with one, after a background spill has ended, what
+// spillTarget says, or less if letting the spares go cannot make the room.
+// Without the second case, this spill, which comes whenever the groups
+// catch a background spill up, would undo the estimate.
+func (s *Sorter) syncTarget(need int64) (int64, error) {
+	if !s.estimating() {
+		return s.limit / 2, nil
+	}
+	if _, err := s.collectSpill(true); err != nil {
+		return 0, err
+	}
+	held := s.heldBytes()
+	over := s.mem - s.spareBytes() + need - s.limit
+	if over <= 0 {
+		return held, nil // nothing to write: the spares make the room
+	}
+	return min(s.spillTarget(), held-over), nil
+}
+
+// idleBytes returns the bytes of the buffers counted in s.mem that hold no
+// records and will take new ones: the spares handed back to groups, and
+// with one thread the free blocks new arenas are carved from (groups do not
+// use those).
 func (s *Sorter) idleBytes() int64 {
-	n := int64(len(s.free)) * int64(s.arena)
+	n := s.spareBytes()
+	if s.opts.Threads <= 1 {
+		n += int64(len(s.free)) * int64(s.arena) * recordBytes
+	}
+	return n
+}
+
+// spareBytes returns the bytes of the spares, counted in s.mem.
+func (s *Sorter) spareBytes() int64 {
+	n := int64(0)
 	for _, b := range s.spares {
 		n += int64(cap(b))
 	}

@@ -119,11 +119,23 @@ func TestSorterSpillErrors(t *testing.T) {
 }
 
 // TestBackgroundSpillError: a spill written in the background that fails makes a later
-// AddGroup return its error, and Close still removes the file.
+// AddGroup return its error, and Close still removes the file; told the progress or not
+// (then AddGroup's own spill collects the failed one to choose how much to write).
 func TestBackgroundSpillError(t *testing.T) {
-	recs := withAscendingOffsets(genUniform(newRand(14), 200_000))
+	for _, told := range []bool{false, true} {
+		t.Run(fmt.Sprintf("told=%v", told), func(t *testing.T) { testBackgroundSpillError(t, told) })
+	}
+}
+
+func testBackgroundSpillError(t *testing.T, told bool) {
+	const n = 200_000
+	recs := withAscendingOffsets(genUniform(newRand(14), n))
 	dir := t.TempDir()
-	s := New(Options{MemLimit: 256 << 10, TmpDir: dir, Threads: 2})
+	limit := int64(256 << 10) // groups of half the budget
+	if told {
+		limit = 1 << 20 // the estimate keeps more, and spares make room without a background spill at 256 KiB
+	}
+	s := New(Options{MemLimit: limit, TmpDir: dir, Threads: 2})
 	d := s.NewDistributor()
 	var g Group
 	add := func(k int) error {
@@ -131,9 +143,16 @@ func TestBackgroundSpillError(t *testing.T) {
 			t.Fatal(err)
 		}
 		recs = recs[k:]
-		return s.AddGroup(&g)
+		err := s.AddGroup(&g)
+		if told {
+			s.Progress(int64(n-len(recs)), n)
+		}
+		return err
 	}
 	for s.Stats().Background == 0 {
+		if len(recs) < 2*smallGroup {
+			t.Fatalf("no spill in the background (stats %+v)", s.Stats())
+		}
 		if err := add(2 * smallGroup); err != nil {
 			t.Fatal(err)
 		}

@@ -4,14 +4,14 @@
 // limit, and no spill file is left behind. It prints a table and writes
 // JSON to results/. Every build writes a fresh index (the last one is
 // removed first, and the CSV read through, untimed). With -rounds N the
-// limits take turns N times; the time shown is the median, the memory the
-// highest.
+// limits take turns N times, every second time in the reverse order; the
+// time shown is the median, the memory the highest.
 //
 // Usage:
 //
 //	go run ./scripts/extsort_check -rows 20000000
 //	go run ./scripts/extsort_check -csv big.csv -limits 32,64,256,1024,100000
-//	go run ./scripts/extsort_check -csv big.csv -limits 64,1024,100000 -rounds 3
+//	go run ./scripts/extsort_check -csv big.csv -limits 64,1024,100000 -rounds 4
 //
 // Peak memory is the highest RssAnon of the csvidx process, read from
 // /proc/PID/status every 5 ms: the CSV's mapped pages are not counted

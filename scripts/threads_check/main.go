@@ -6,15 +6,17 @@
 // rounds of CPU time over wall time), and writes JSON to
 // results/. Every build writes a fresh index on a warm cache (the last
 // index is removed and the CSV read through first, untimed). With
-// -rounds N the thread counts take turns N times and each time shown is the
-// median: timings on a VM drift between runs minutes apart.
+// -rounds N the thread counts take turns N times, every second time in the
+// reverse order (so N even weighs a drifting machine on each alike), and
+// each time shown is the median: timings on a VM drift between runs
+// minutes apart.
 //
 // Usage:
 //
 //	go run ./scripts/threads_check -rows 20000000
 //	go run ./scripts/threads_check -rows 20000000 -multiline 0.02
 //	go run ./scripts/threads_check -csv big.csv -threads 1,2,4
-//	go run ./scripts/threads_check -csv big.csv -threads 1,2 -rounds 3
+//	go run ./scripts/threads_check -csv big.csv -threads 1,2 -rounds 6
 package main
 
 import (

@@ -159,13 +159,17 @@ func RemoveIndex(path string) error {
 	return nil
 }
 
-// MedianOf returns the median of xs (the upper one of an even count), or 0.
+// MedianOf returns the median of xs (the mean of the middle two of an even
+// count), or 0.
 func MedianOf(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
 	return s[len(s)/2]
 }
 
@@ -181,9 +185,9 @@ type Build struct {
 // machine), each after the last index is removed and the files in warm are
 // read through (see [Warm]), untimed. Every second round takes the builds
 // in the reverse order, so that a machine growing steadily slower or faster
-// during the run weighs on each alike (in pairs of builds taken in turns on
-// the reference VM, the first was the slower in nine of ten, whichever it
-// was). each gets every build as it ends. Rounds fails when a build writes
+// during the run weighs on each alike, over an even number of rounds (in
+// pairs of builds taken in turns on the reference VM, the first was the
+// slower in nine of ten, whichever it was). each gets every build as it ends. Rounds fails when a build writes
 // another index in a later round than in the first.
 func Rounds(measure func(name string, args ...string) (Result, error), bin, idx string, warm []string, rounds int, args [][]string, each func(i int, b Build) error) error {
 	first := make([]string, len(args))
