@@ -111,7 +111,7 @@ func (s *Sorter) AddGroup(g *Group) error {
 	recs := g.recs
 	g.recs = s.takeSpare()
 	need := int64(cap(recs))*recordBytes + arenaBytes
-	if over := s.mem + need - s.limit; over > 0 {
+	if s.mem+need > s.limit {
 		// Spilling arenas of groups turns their buffers into spares,
 		// still counted: one goes to g, the rest wait for the next
 		// groups, unless the budget needs their room now.
