@@ -61,10 +61,7 @@ type Resources struct {
 // index writer's buffers (it may make buffers, writeBuffers of them outside
 // the budget) and the sort, for an index at idxPath.
 func (r Resources) plan(idxPath string, buffers int) (*parallel, sorter.Options) {
-	limit := r.MemLimit
-	if limit <= 0 {
-		limit = sorter.DefaultMemLimit
-	}
+	limit := r.limit()
 	par := newParallel(r.Threads, limit, r.chunk)
 	dir := r.TmpDir
 	if dir == "" {
@@ -78,11 +75,15 @@ func (r Resources) plan(idxPath string, buffers int) (*parallel, sorter.Options)
 // sixty-fourth of the budget, from writeBuffers (the first ones, outside
 // the budget) up to maxWriteBuffers.
 func (r Resources) writeBuffers() int {
-	limit := r.MemLimit
-	if limit <= 0 {
-		limit = sorter.DefaultMemLimit
+	return int(min(max(r.limit()/64/writeBuffer, writeBuffers), maxWriteBuffers))
+}
+
+// limit returns the memory budget: MemLimit, or the default when zero.
+func (r Resources) limit() int64 {
+	if r.MemLimit <= 0 {
+		return sorter.DefaultMemLimit
 	}
-	return int(min(max(limit/64/writeBuffer, writeBuffers), maxWriteBuffers))
+	return r.MemLimit
 }
 
 // DefaultIndexPath returns where the index of the CSV at csvPath lives
