@@ -74,8 +74,10 @@ func TestProgressSpillsLess(t *testing.T) {
 }
 
 // TestProgressWrongEstimates: progress that misleads the Sorter (the input
-// said to be over at the start, to be a hundred times larger, or nonsense)
-// costs no correctness and no memory beyond the budget.
+// said to be over at the start, to be a quarter of what is left, to be a
+// hundred times larger, or nonsense) costs no correctness and no memory
+// beyond the budget. The first two are estimates the Sorter acts on; the
+// others mostly leave it to the half-the-budget rule.
 func TestProgressWrongEstimates(t *testing.T) {
 	rng := newRand(22)
 	recs := withAscendingOffsets(genHeavy(rng, 300_000, 40, 500))
@@ -86,6 +88,7 @@ func TestProgressWrongEstimates(t *testing.T) {
 		say  func(done int64) (int64, int64)
 	}{
 		{"AllDone", func(done int64) (int64, int64) { return 1, 1 }},
+		{"QuarterOfTheRest", func(done int64) (int64, int64) { return done, done + (n-done)/4 }}, // used, and keeps too much
 		{"HundredTimesLarger", func(done int64) (int64, int64) { return done, 100 * n }},
 		{"TenTimesSmaller", func(done int64) (int64, int64) { return done, n / 10 }},
 		{"Zero", func(done int64) (int64, int64) { return 0, 0 }},
