@@ -55,6 +55,7 @@ type Resources struct {
 	Threads int
 
 	chunk int // CSV bytes per chunk of a parallel scan; chosen from the budget unless a test sets it
+	most  int // records a chunk may hold; chosen from the budget unless a test sets it
 }
 
 // plan splits the memory budget between the scan's chunks in flight, the
@@ -62,7 +63,7 @@ type Resources struct {
 // the budget) and the sort, for an index at idxPath.
 func (r Resources) plan(idxPath string, buffers int) (*parallel, sorter.Options) {
 	limit := r.limit()
-	par := newParallel(r.Threads, limit, r.chunk)
+	par := newParallel(r.Threads, limit, r.chunk, r.most)
 	dir := r.TmpDir
 	if dir == "" {
 		dir = filepath.Dir(idxPath)

@@ -20,21 +20,28 @@ package index
 // wasted guesses.
 //
 // Memory: at most window chunks are in flight (scanned, not yet stitched),
-// and chunks are small enough that their records, at the worst case of 8
-// bytes of records per byte of CSV (a 2-byte row), fit in the share of the
-// budget set aside for them. The stitching, the sorter's Add, and the index
-// writing are sequential; the stitching copies no records (the sorter takes
-// the workers' groups over).
+// each holding at most a set number of records, twice (as scanned and as
+// grouped): that is the share of the budget set aside for them, a
+// sixteenth. A chunk is sized so that rows of 8 bytes or more, on average,
+// never reach its number; a chunk of shorter rows stops there, and the
+// stitcher scans the rest of it itself, like a repair. So the share holds
+// for any file, without setting aside room for the worst case (16 bytes of
+// records per 2-byte row), which took a quarter of the budget: 100M rows of
+// 47 bytes spilled 60M records at the default limit instead of 48M. The stitching, the sorter's
+// Add, and the index writing are sequential; the stitching copies no
+// records (the sorter takes the workers' groups over).
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/internal/xxh3"
@@ -45,21 +52,29 @@ import (
 const (
 	maxChunk        = 16 << 20 // CSV bytes per chunk, at most
 	minChunk        = 64 << 10 // and at least, unless a test says otherwise
-	recordsPerByte  = 8        // the most index bytes one CSV byte can make: 16 per 2-byte row
+	rowBytes        = 8        // the shortest average row a chunk scans whole: its records fill their share at this
 	chunksPerWorker = 2        // chunks in flight per worker: one being scanned, one waiting to be stitched
+
+	recordMem = int64(unsafe.Sizeof(sorter.Record{})) // memory of one index record in a chunk
 )
+
+// errChunkFull stops a chunk's scan when it holds as many records as it may:
+// the stitcher scans the rest.
+var errChunkFull = errors.New("chunk full")
 
 // parallel says how to split a scan.
 type parallel struct {
 	threads int   // workers; 1 scans sequentially
 	chunk   int   // CSV bytes per chunk
+	most    int   // records a chunk may hold; a worker stops there and the stitcher scans the rest
 	inUse   int64 // memory the chunks in flight may take, taken from the budget
 	stats   scanStats
 }
 
 // newParallel plans a scan with threads workers (0: one per core) within a
-// memory budget; chunk, when positive, overrides the chunk size (tests).
-func newParallel(threads int, budget int64, chunk int) *parallel {
+// memory budget; chunk and most, when positive, override the chunk size and
+// the records a chunk may hold (tests).
+func newParallel(threads int, budget int64, chunk, most int) *parallel {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
@@ -67,19 +82,24 @@ func newParallel(threads int, budget int64, chunk int) *parallel {
 	if threads == 1 {
 		return p
 	}
-	// Each chunk in flight holds its records twice: as scanned and as grouped.
+	// Each chunk in flight holds its records twice: as scanned and as
+	// grouped. A chunk of rows of rowBytes on average fills its share.
 	window := int64(threads*chunksPerWorker + threads)
-	p.inUse = budget / 4
-	p.chunk = int(min(max(p.inUse/window/(2*recordsPerByte), minChunk), maxChunk))
+	p.inUse = budget / 16
+	p.most = int(max(p.inUse/window/(2*recordMem), minChunk/rowBytes))
+	p.chunk = int(min(int64(p.most)*rowBytes, maxChunk))
 	if chunk > 0 {
 		p.chunk = chunk
+	}
+	if most > 0 {
+		p.most = most
 	}
 	return p
 }
 
 // buildStats reports how the scan went.
 func (p *parallel) buildStats() *BuildStats {
-	return &BuildStats{Threads: p.threads, Chunks: p.stats.chunks, Repairs: p.stats.repairs, Skipped: p.stats.skipped}
+	return &BuildStats{Threads: p.threads, Chunks: p.stats.chunks, Repairs: p.stats.repairs, Skipped: p.stats.skipped, Full: p.stats.full}
 }
 
 // tally is what a scan of records counts.
@@ -100,13 +120,16 @@ func (t *tally) add(u tally) {
 // scanStats says how a parallel scan went.
 type scanStats struct {
 	chunks, repairs, skipped int
+	full                     int // chunks whose rows were too short for their share of memory, finished by the stitcher
 }
 
 // scanRange scans the records of data that start at or after from and before
 // limit, appending their index records to buf and calling add whenever it is
 // full, and once at the end if it holds any; add returns the buffer to go on
 // with (see [toSorter] and [collect]). scanRange returns where it stopped:
-// the end of the last record read.
+// the end of the last record read. If add returns errChunkFull, scanRange
+// stops there and returns it, with where it stopped and what it counted: a
+// scan from that point finds the rest.
 func scanRange(data []byte, from, limit int, sp spec, buf []sorter.Record, add func([]sorter.Record) ([]sorter.Record, error)) (int, tally, error) {
 	s, err := scan.New(data, sp.delim, sp.keyCol)
 	if err != nil {
@@ -137,7 +160,10 @@ func scanRange(data []byte, from, limit int, sp spec, buf []sorter.Record, add f
 		}
 		batch = append(batch, sorter.Record{Hash: h, Offset: uint64(s.Start())})
 		if len(batch) == cap(batch) {
-			if batch, err = add(batch); err != nil {
+			if batch, err = add(batch); err == errChunkFull {
+				t.blanks = uint64(s.Blanks())
+				return s.Pos(), t, err
+			} else if err != nil {
 				return 0, t, err
 			}
 		}
@@ -158,13 +184,19 @@ func toSorter(srt *sorter.Sorter) func([]sorter.Record) ([]sorter.Record, error)
 }
 
 // collect returns an add for scanRange that keeps every record in the one
-// buffer, growing it when full, and leaves the records in *recs: a chunk's
-// records are gathered where they are scanned, not copied from batches.
-func collect(recs *[]sorter.Record) func([]sorter.Record) ([]sorter.Record, error) {
+// buffer, growing it when full up to most records, and leaves the records in
+// *recs: a chunk's records are gathered where they are scanned, not copied
+// from batches. At most records it returns errChunkFull.
+func collect(recs *[]sorter.Record, most int) func([]sorter.Record) ([]sorter.Record, error) {
 	return func(b []sorter.Record) ([]sorter.Record, error) {
 		*recs = b
+		if len(b) >= most {
+			return b, errChunkFull
+		}
 		if len(b) == cap(b) {
-			b = slices.Grow(b, len(b)) // room for as many again
+			n := min(len(b), most-len(b)) // room for as many again, up to most
+			b = slices.Grow(b, n)
+			b = b[: len(b) : len(b)+n]
 		}
 		return b, nil
 	}
@@ -224,6 +256,7 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 // by partition for the sorter.
 type chunkResult struct {
 	from, stop int
+	full       bool // the scan stopped at the records a chunk may hold, before the chunk's end
 	group      *sorter.Group
 	t          tally
 	err        error
@@ -294,7 +327,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 					continue
 				}
 				var r chunkResult
-				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, recs)
+				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, recs, par.most)
 				if r.err == nil {
 					select {
 					case r.group = <-groups:
@@ -325,6 +358,15 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		case r.from == expect:
 			if err := srt.AddGroup(r.group); err != nil {
 				return total, stats, err
+			}
+			if r.full { // rows too short for the chunk's share of memory: scan the rest here
+				stats.full++
+				stop, t, err := scanRange(data, r.stop, limitOf(k), sp, buf, toSorter(srt))
+				if err != nil {
+					return total, stats, err
+				}
+				r.t.add(t)
+				r.stop = stop
 			}
 		case expect >= limitOf(k): // no record starts in the chunk
 			stats.skipped++
@@ -360,9 +402,9 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 
 // scanChunk scans chunk k, the records that start in [bound, limit), from
 // its guessed start (chunk 0 from start, where the data's records begin),
-// collecting its records in recs, whose room is reused; it returns the
-// records.
-func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, recs []sorter.Record) (chunkResult, []sorter.Record) {
+// collecting up to most records in recs, whose room is reused; it returns
+// the records.
+func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, recs []sorter.Record, most int) (chunkResult, []sorter.Record) {
 	from := start
 	if k > 0 {
 		from = guessStart(csv.data, bound, limit)
@@ -370,8 +412,11 @@ func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, recs []sorter.
 	r := chunkResult{from: from}
 	r.err = mapping.Guard(func() error {
 		var err error
-		recs = recs[:0]
-		r.stop, r.t, err = scanRange(csv.data, from, limit, sp, recs, collect(&recs))
+		recs = recs[:0:min(cap(recs), most)]
+		r.stop, r.t, err = scanRange(csv.data, from, limit, sp, recs, collect(&recs, most))
+		if err == errChunkFull {
+			r.full, err = true, nil
+		}
 		return err
 	}, csv.m)
 	if r.err == mapping.ErrFault {

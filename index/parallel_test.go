@@ -31,10 +31,12 @@ func buildBytes(t *testing.T, p string, key string, noHeader bool, res Resources
 // (quotes, delimiters, \n, \r) at chunk sizes of 1 to 40 bytes: wrong
 // guesses are common, and every index must equal the sequential one, header
 // counts included. The repairs must add up, or the repair path went untested.
+// A third of the inputs let a chunk hold only 1 or 3 records, so that chunks
+// stop early and the stitcher scans their rest, after right and wrong guesses.
 func TestParallelGarbage(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 31))
 	alphabet := []byte("ab1 ,\"\n\r")
-	repairs, skipped, builds := 0, 0, 0
+	repairs, skipped, full, builds := 0, 0, 0, 0
 	for i := 0; i < 300; i++ {
 		data := make([]byte, 20+r.IntN(300))
 		for j := range data {
@@ -42,19 +44,48 @@ func TestParallelGarbage(t *testing.T) {
 		}
 		p := writeCSV(t, string(data))
 		want, _ := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 1})
+		most := []int{0, 1, 3}[i/3%3]
 		for _, chunk := range []int{1, 2, 3, 5, 8, 13, 40} {
-			got, st := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 2 + i%3, chunk: chunk})
+			got, st := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 2 + i%3, chunk: chunk, most: most})
 			builds++
 			if !bytes.Equal(got, want) {
-				t.Fatalf("input %d (%q) at chunk size %d: the parallel index differs from the sequential one", i, data, chunk)
+				t.Fatalf("input %d (%q) at chunk size %d, %d records a chunk: the parallel index differs from the sequential one", i, data, chunk, most)
 			}
 			repairs += st.Repairs
 			skipped += st.Skipped
+			full += st.Full
 		}
 	}
-	t.Logf("%d parallel builds, %d repaired chunks, %d chunks inside a record", builds, repairs, skipped)
-	if repairs < 400 || skipped < 400 {
-		t.Fatalf("only %d repairs and %d chunks inside a record in %d builds: the repair path is not exercised", repairs, skipped, builds)
+	t.Logf("%d parallel builds, %d repaired chunks, %d chunks inside a record, %d full chunks", builds, repairs, skipped, full)
+	if repairs < 400 || skipped < 400 || full < 400 {
+		t.Fatalf("only %d repairs, %d chunks inside a record and %d full chunks in %d builds: the repair path is not exercised", repairs, skipped, full, builds)
+	}
+}
+
+// TestParallelShortRows: rows of 4 bytes make a chunk's records outgrow its
+// share of memory (a chunk holds rows of 8 bytes or more): every chunk stops
+// at the records it may hold and the stitcher scans the rest of it, with the
+// budget's own numbers (no test override). The index is the sequential one,
+// at 2 and 5 threads, with and without spills.
+func TestParallelShortRows(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("k,v\n")
+	for i := 0; b.Len() < 1<<20; i++ {
+		fmt.Fprintf(&b, "%c,%d\n", 'a'+i%26, i%10)
+	}
+	p := writeCSV(t, b.String())
+	want, _ := buildBytes(t, p, "k", false, Resources{Threads: 1})
+	for _, threads := range []int{2, 5} {
+		for _, limit := range []int64{1 << 20, 64 << 20} {
+			got, st := buildBytes(t, p, "k", false, Resources{Threads: threads, MemLimit: limit, TmpDir: t.TempDir()})
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%d threads, limit %d: the index differs from the sequential one", threads, limit)
+			}
+			// The last chunk may be short enough to finish.
+			if st.Chunks < 2 || st.Full < st.Chunks-1 || st.Repairs != 0 {
+				t.Fatalf("%d threads, limit %d: %d chunks, %d full, %d repaired; want every chunk but the last full, none repaired", threads, limit, st.Chunks, st.Full, st.Repairs)
+			}
+		}
 	}
 }
 
@@ -86,7 +117,8 @@ func TestParallelStructured(t *testing.T) {
 }
 
 // TestParallelNoRepairs: on an ordinary CSV, whose newlines all end records,
-// every guess is right. A repair here would be a speed regression.
+// every guess is right, and every chunk's records fit its share of memory. A
+// repair, or a chunk finished by the stitcher, would be a speed regression.
 func TestParallelNoRepairs(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString("id,user,comment\n")
@@ -100,8 +132,8 @@ func TestParallelNoRepairs(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("chunk %d: the index differs from the sequential one", chunk)
 		}
-		if st.Repairs != 0 || st.Chunks < 2 {
-			t.Fatalf("chunk %d: %d chunks, %d repairs; want several chunks and no repair", chunk, st.Chunks, st.Repairs)
+		if st.Repairs != 0 || st.Full != 0 || st.Chunks < 2 {
+			t.Fatalf("chunk %d: %d chunks, %d repairs, %d full; want several chunks, no repair, none full", chunk, st.Chunks, st.Repairs, st.Full)
 		}
 	}
 }

@@ -68,6 +68,9 @@ is byte for byte the same at any limit.`,
 			if b.Skipped > 0 {
 				chunks += fmt.Sprintf(", %d inside one record", b.Skipped)
 			}
+			if b.Full > 0 {
+				chunks += fmt.Sprintf(", %d of short rows finished in order", b.Full)
+			}
 			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs with %d threads (%s): %d with a key, %d too short; %s is %s\n",
 				info.Rows, info.CSVPath, describeKey(info), time.Since(start).Seconds(), b.Threads, chunks,
 				info.Records, info.ShortRows, info.IndexPath, formatBytes(info.IndexBytes))
