@@ -27,9 +27,9 @@ package index
 // stitcher scans the rest of it itself, like a repair. So the share holds
 // for any file, without setting aside room for the worst case (16 bytes of
 // records per 2-byte row), which took a quarter of the budget: 100M rows of
-// 47 bytes spilled 60M records at the default limit instead of 48M. The stitching, the sorter's
-// Add, and the index writing are sequential; the stitching copies no
-// records (the sorter takes the workers' groups over).
+// 47 bytes spilled 60M records at the default limit instead of 48M. The
+// stitching, the sorter's Add, and the index writing are sequential; the
+// stitching copies no records (the sorter takes the workers' groups over).
 
 import (
 	"bytes"
