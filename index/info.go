@@ -76,7 +76,7 @@ type BuildStats struct {
 	Chunks  int `json:"chunks"`  // pieces the CSV was scanned in
 	Repairs int `json:"repairs"` // chunks whose guessed start was wrong and were scanned again
 	Skipped int `json:"skipped"` // chunks inside one record (a field of megabytes): no record starts in them
-	Full    int `json:"full"`    // chunks of rows too short for their share of memory (under 8 bytes), finished sequentially
+	Full    int `json:"full"`    // chunks of rows too short for their share of memory (under 8 bytes on average), finished sequentially
 }
 
 func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {

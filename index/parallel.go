@@ -22,14 +22,17 @@ package index
 // Memory: at most window chunks are in flight (scanned, not yet stitched),
 // each holding at most a set number of records, twice (as scanned and as
 // grouped): that is the share of the budget set aside for them, a
-// sixteenth. A chunk is sized so that rows of 8 bytes or more, on average,
-// never reach its number; a chunk of shorter rows stops there, and the
-// stitcher scans the rest of it itself, like a repair. So the share holds
-// for any file, without setting aside room for the worst case (16 bytes of
-// records per 2-byte row), which took a quarter of the budget: 100M rows of
-// 47 bytes spilled 60M records at the default limit instead of 48M. The
-// stitching, the sorter's Add, and the index writing are sequential; the
-// stitching copies no records (the sorter takes the workers' groups over).
+// sixteenth. A chunk is sized so that rows of 8 bytes or more never reach
+// its number; a chunk of shorter rows stops there, and the stitcher scans
+// the rest of it itself, like a repair (for 2-byte rows, three quarters of
+// the file is then scanned in order). So the share holds for any file
+// without setting aside room for the worst case (16 bytes of records per
+// 2-byte row), which took a quarter of the budget: 100M rows of 47 bytes
+// spilled 60M records at the default limit instead of 50M. Under a budget
+// of a few MiB per thread, the chunks' floor of 64 KiB (8,193 records)
+// takes more than the share. The stitching, the sorter's Add, and the index
+// writing are sequential; the stitching copies no records (the sorter takes
+// the workers' groups over).
 
 import (
 	"bytes"
@@ -38,7 +41,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -52,7 +54,7 @@ import (
 const (
 	maxChunk        = 16 << 20 // CSV bytes per chunk, at most
 	minChunk        = 64 << 10 // and at least, unless a test says otherwise
-	rowBytes        = 8        // the shortest average row a chunk scans whole: its records fill their share at this
+	rowBytes        = 8        // rows this long or longer never fill a chunk's share of records
 	chunksPerWorker = 2        // chunks in flight per worker: one being scanned, one waiting to be stitched
 
 	recordMem = int64(unsafe.Sizeof(sorter.Record{})) // memory of one index record in a chunk
@@ -82,12 +84,14 @@ func newParallel(threads int, budget int64, chunk, most int) *parallel {
 	if threads == 1 {
 		return p
 	}
-	// Each chunk in flight holds its records twice: as scanned and as
-	// grouped. A chunk of rows of rowBytes on average fills its share.
+	// Each chunk in flight holds its records twice: as scanned, and as
+	// grouped with a sixteenth of room (see sorter.Distributor.Group). Rows
+	// of rowBytes or more never fill a chunk: fewer than most of them start
+	// in it.
 	window := int64(threads*chunksPerWorker + threads)
 	p.inUse = budget / 16
-	p.most = int(max(p.inUse/window/(2*recordMem), minChunk/rowBytes))
-	p.chunk = int(min(int64(p.most)*rowBytes, maxChunk))
+	p.most = int(max(p.inUse*16/(window*33*recordMem), minChunk/rowBytes+1))
+	p.chunk = int(min(int64(p.most-1)*rowBytes, maxChunk))
 	if chunk > 0 {
 		p.chunk = chunk
 	}
@@ -127,9 +131,9 @@ type scanStats struct {
 // limit, appending their index records to buf and calling add whenever it is
 // full, and once at the end if it holds any; add returns the buffer to go on
 // with (see [toSorter] and [collect]). scanRange returns where it stopped:
-// the end of the last record read. If add returns errChunkFull, scanRange
-// stops there and returns it, with where it stopped and what it counted: a
-// scan from that point finds the rest.
+// the end of the last record read. If add returns errChunkFull before the
+// range's end, scanRange stops there and returns it, with where it stopped
+// and what it counted: a scan from that point finds the rest.
 func scanRange(data []byte, from, limit int, sp spec, buf []sorter.Record, add func([]sorter.Record) ([]sorter.Record, error)) (int, tally, error) {
 	s, err := scan.New(data, sp.delim, sp.keyCol)
 	if err != nil {
@@ -170,7 +174,8 @@ func scanRange(data []byte, from, limit int, sp spec, buf []sorter.Record, add f
 	}
 	t.blanks = uint64(s.Blanks())
 	if len(batch) > 0 {
-		if _, err := add(batch); err != nil {
+		// errChunkFull here comes with the range read to its end: success.
+		if _, err := add(batch); err != nil && err != errChunkFull {
 			return 0, t, err
 		}
 	}
@@ -194,9 +199,11 @@ func collect(recs *[]sorter.Record, most int) func([]sorter.Record) ([]sorter.Re
 			return b, errChunkFull
 		}
 		if len(b) == cap(b) {
-			n := min(len(b), most-len(b)) // room for as many again, up to most
-			b = slices.Grow(b, n)
-			b = b[: len(b) : len(b)+n]
+			// Room for as many again, up to most, and no more: append's
+			// growth would round the array up past most.
+			grown := make([]sorter.Record, len(b), len(b)+min(len(b), most-len(b)))
+			copy(grown, b)
+			b = grown
 		}
 		return b, nil
 	}
@@ -256,7 +263,7 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 // by partition for the sorter.
 type chunkResult struct {
 	from, stop int
-	full       bool // the scan stopped at the records a chunk may hold, before the chunk's end
+	full       bool // the scan stopped at the records a chunk may hold (the rest may be empty)
 	group      *sorter.Group
 	t          tally
 	err        error
@@ -317,7 +324,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			recs := make([]sorter.Record, 0, batchRecords) // grows to the largest chunk's records
+			recs := make([]sorter.Record, 0, min(batchRecords, par.most)) // grows to the largest chunk's records, up to most
 			dist := srt.NewDistributor()
 			for k := range jobs {
 				if limitOf(k) <= int(stitched.Load()) {

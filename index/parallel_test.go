@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/sorter"
 )
 
 // buildBytes builds the index of the CSV at p with res and returns its
@@ -207,5 +212,51 @@ func TestParallelMemoryPerChunk(t *testing.T) {
 	few, many := heapAfterScan(256), heapAfterScan(64)
 	if many > few+1<<20 {
 		t.Errorf("heap after the scan: %d bytes in 64-byte chunks, %d in 256-byte ones: the scan keeps memory per chunk", many, few)
+	}
+}
+
+// TestScanChunkHoldsAtMost: a chunk's records never take more room than
+// most, however its buffer grows (append's growth rounds up past it), and a
+// chunk stopped there ends at a record's end, from which a scan finds the
+// rest: together the records of a whole scan, in order.
+func TestScanChunkHoldsAtMost(t *testing.T) {
+	var b bytes.Buffer
+	for i := 0; i < 50000; i++ {
+		fmt.Fprintf(&b, "%d,k\n", i%10)
+	}
+	csv, err := openCSV(writeCSV(t, b.String()), mapping.Sequential)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer csv.close()
+	sp := spec{delim: ',', keyCol: 0}
+	var all []sorter.Record
+	if _, _, err := scanRange(csv.data, 0, math.MaxInt, sp, nil, collect(&all, math.MaxInt)); err != nil {
+		t.Fatal(err)
+	}
+	for _, most := range []int{1, 7, 1000, 12345, 49999, 50000, 50001} {
+		recs := make([]sorter.Record, 0, 5)
+		r, recs := scanChunk(csv, 0, 0, 0, math.MaxInt, sp, recs, most)
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if len(recs) > most || cap(recs) > most {
+			t.Fatalf("most %d: %d records in a buffer of %d", most, len(recs), cap(recs))
+		}
+		// A chunk that reaches most stops, even at its last record.
+		if full := most <= len(all); r.full != full {
+			t.Fatalf("most %d: full = %v, want %v", most, r.full, full)
+		}
+		got := slices.Clone(recs)
+		if r.full {
+			var rest []sorter.Record
+			if _, _, err := scanRange(csv.data, r.stop, math.MaxInt, sp, nil, collect(&rest, math.MaxInt)); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, rest...)
+		}
+		if !slices.Equal(got, all) {
+			t.Fatalf("most %d: %d records in the chunk and its rest, want the %d of a whole scan", most, len(got), len(all))
+		}
 	}
 }

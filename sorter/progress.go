@@ -8,7 +8,7 @@ package sorter
 // (1.6 GB) in a 1 GiB budget spilled 63M (one thread) and 69M (two). With
 // Progress the Sorter knows how much input is left, and so about how many
 // records are still to come, and a spill keeps in memory what the budget
-// can hold beside them, when that is more than half: 37M and 60M. A spill
+// can hold beside them, when that is more than half: 37M and 50M. A spill
 // writes no more than the rule would, unless more must go for a new arena
 // or group to fit, and at least a sixteenth of the budget, so that an
 // estimate far off cannot make a generation of every arena.

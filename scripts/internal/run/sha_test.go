@@ -31,5 +31,9 @@ func TestSHA256(t *testing.T) {
 		if want := hex.EncodeToString(sum[:]); got != want {
 			t.Fatalf("size %d: SHA256 = %s, want %s", size, got, want)
 		}
+		// The fallback for file systems that refuse direct reads.
+		if buffered, err := hashFile(p, os.Open); err != nil || buffered != got {
+			t.Fatalf("size %d: read through the cache: %s, %v; direct: %s", size, buffered, err, got)
+		}
 	}
 }
