@@ -138,8 +138,8 @@ func (s *Sorter) AddGroup(g *Group) error {
 	s.stats.Records += int64(n)
 	// With several threads, a spill starts in the background once the
 	// budget is all but full and no spare is left to hand back (see
-	// background.go).
-	if s.opts.Threads > 1 && s.bg == nil && len(s.spares) == 0 && s.mem > s.limit-s.room() {
+	// background.go), unless the records still to come fit (restFits).
+	if s.opts.Threads > 1 && s.bg == nil && len(s.spares) == 0 && s.mem > s.limit-s.room() && !s.restFits() {
 		return s.startSpill(s.spillTarget())
 	}
 	return nil

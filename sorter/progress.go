@@ -8,10 +8,14 @@ package sorter
 // (1.6 GB) in a 1 GiB budget spilled 63M (one thread) and 69M (two). With
 // Progress the Sorter knows how much input is left, and so about how many
 // records are still to come, and a spill keeps in memory what the budget
-// can hold beside them, when that is more than half: 37M and 50M. A spill
+// can hold beside them, when that is more than half: 37M and 44M. A spill
 // writes no more than the rule would, unless more must go for a new arena
 // or group to fit, and at least a sixteenth of the budget, so that an
-// estimate far off cannot make a generation of every arena.
+// estimate far off cannot make a generation of every arena. With several
+// threads, no background spill starts while the estimate says the rest
+// fits, and the room such a spill keeps free for the groups that arrive
+// while it is written is not kept at the end: the budget ends full (97% at
+// 100M rows instead of 87%).
 
 // Progress tells the Sorter that the records added so far come from the
 // first done of total units of input (bytes of a file, say). From it the
@@ -27,26 +31,44 @@ func (s *Sorter) Progress(done, total int64) {
 // spillTarget returns how many bytes of arenas a spill leaves in memory:
 // half the budget, or more when Progress says that the records still to
 // come (and a sixteenth more, in case the rest of the input is denser) fit
-// beside more, with a background spill's room to spare when spills run in
-// the background; but a sixteenth of the budget less than the arenas hold
-// at most. Memory is counted per byte of arena records as it is now: a
-// group's buffer, taken over, holds room to grow besides its records; idle
-// buffers are left out, as they go to new records.
+// beside more; but a sixteenth of the budget less than the arenas hold at
+// most. Memory is counted per byte of arena records as it is now (see
+// perByte). A background spill's room is not kept: the groups that arrive
+// while it is written come out of the records still to come.
 func (s *Sorter) spillTarget() int64 {
 	held := s.heldBytes()
 	if !s.estimating() || held == 0 {
 		return s.limit / 2
 	}
-	// In floating point: records times input bytes overflows an int64 for
-	// inputs of a few gigabytes.
-	rest := float64(s.n) * recordBytes * float64(s.inTotal-s.inDone) / float64(s.inDone)
-	perByte := max(1, float64(s.mem-s.idleBytes())/float64(held))
-	room := int64(0)
-	if s.opts.Threads > 1 {
-		room = s.room()
-	}
-	keep := float64(s.limit-room)/perByte - rest*17/16
+	keep := float64(s.limit)/s.perByte(held) - s.restBytes()*17/16
 	return max(s.limit/2, min(int64(keep), held-s.limit/16))
+}
+
+// restFits reports whether, by Progress's estimate and a sixteenth more,
+// the records still to come fit in the budget beside those held: then no
+// background spill need start.
+func (s *Sorter) restFits() bool {
+	held := s.heldBytes()
+	if !s.estimating() || held == 0 {
+		return false
+	}
+	used := s.mem - s.idleBytes()
+	return float64(used)+s.restBytes()*17/16*s.perByte(held) <= float64(s.limit)
+}
+
+// restBytes estimates the bytes of the records still to come: the records
+// added so far, scaled by the input left. In floating point: records times
+// input bytes overflows an int64 for inputs of a few gigabytes.
+func (s *Sorter) restBytes() float64 {
+	return float64(s.n) * recordBytes * float64(s.inTotal-s.inDone) / float64(s.inDone)
+}
+
+// perByte returns the memory counted per byte of the held arenas' records
+// (held bytes of them): a group's buffer, taken over, holds room to grow
+// besides its records. Idle buffers are left out, as they go to new
+// records.
+func (s *Sorter) perByte(held int64) float64 {
+	return max(1, float64(s.mem-s.idleBytes())/float64(held))
 }
 
 // estimating reports whether Progress has said how much input is left.

@@ -113,3 +113,30 @@ func TestProgressWrongEstimates(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressRestFits: with two threads, a background spill starts when
+// the budget is all but full, unless Progress says the records still to
+// come fit beside those held: a spill then would write what need not go.
+// Told a large rest instead, the same records start one.
+func TestProgressRestFits(t *testing.T) {
+	const limit = 1 << 20
+	recs := withAscendingOffsets(genUniform(newRand(23), 55_000)) // 0.88 MB, past the budget less its background room
+	for _, c := range []struct {
+		name  string
+		total func(done int64) int64
+		spill bool
+	}{
+		{"RestFits", func(done int64) int64 { return done + done/100 }, false},
+		{"RestDoesNot", func(done int64) int64 { return 2 * done }, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := New(Options{MemLimit: limit, TmpDir: t.TempDir(), Threads: 2})
+			defer s.Close()
+			feed(t, s, recs, 5_000, func(done int) { s.Progress(int64(done), c.total(int64(done))) })
+			if st := s.Stats(); (st.Background > 0) != c.spill {
+				t.Fatalf("%d background spills, %d records spilled; want a spill: %v", st.Background, st.SpilledRecords, c.spill)
+			}
+			checkSorted(t, finishAll(t, s), reference(recs))
+		})
+	}
+}
