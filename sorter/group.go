@@ -115,9 +115,16 @@ func (s *Sorter) AddGroup(g *Group) error {
 		// Spilling arenas of groups turns their buffers into spares,
 		// still counted: one goes to g, the rest wait for the next
 		// groups, unless the budget needs their room now.
+		running := s.bg != nil
 		target, err := s.syncTarget(need)
 		if err != nil {
 			return err
+		}
+		if !running && target < s.heldBytes() {
+			// Full, with no background spill to wait for: the records
+			// came faster than Progress said, and restFits is not to be
+			// trusted from now on.
+			s.lowEstimate = true
 		}
 		if err := s.spillArenas(target); err != nil {
 			return err

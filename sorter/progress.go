@@ -8,7 +8,8 @@ package sorter
 // (1.6 GB) in a 1 GiB budget spilled 63M (one thread) and 69M (two). With
 // Progress the Sorter knows how much input is left, and so about how many
 // records are still to come, and a spill keeps in memory what the budget
-// can hold beside them, when that is more than half: 37M and 44M. A spill
+// can hold beside them, when that is more than half: 37M with one thread,
+// and 44M with two (beside the chunks in flight, of a 948 MiB share). A spill
 // writes no more than the rule would, unless more must go for a new arena
 // or group to fit, and at least a sixteenth of the budget, so that an
 // estimate far off cannot make a generation of every arena. With several
@@ -40,20 +41,34 @@ func (s *Sorter) spillTarget() int64 {
 	if !s.estimating() || held == 0 {
 		return s.limit / 2
 	}
-	keep := float64(s.limit)/s.perByte(held) - s.restBytes()*17/16
+	keep := float64(s.limit-s.finishRoom())/s.perByte(held) - s.restBytes()*17/16
 	return max(s.limit/2, min(int64(keep), held-s.limit/16))
 }
 
+// finishRoom returns the memory that Finish's sort buffers will take with
+// several threads, estimated from the records expected in all: two pairs
+// per worker for a partition of a 1/partitions share, and a sixteenth more
+// for an uneven one. A spill leaves it free, or Finish would have to spill
+// again to make it room (12.5 MB at 100M rows and two threads).
+func (s *Sorter) finishRoom() int64 {
+	if s.opts.Threads <= 1 || !s.estimating() {
+		return 0
+	}
+	part := (float64(s.n)*recordBytes + s.restBytes()) / partitions
+	return int64(4 * float64(s.opts.Threads) * part * 17 / 16)
+}
+
 // restFits reports whether, by Progress's estimate and a sixteenth more,
-// the records still to come fit in the budget beside those held: then no
-// background spill need start.
+// the records still to come fit in the budget beside those held and
+// Finish's buffers: then no background spill need start. Once the budget
+// has filled while it said so (see AddGroup), it says no.
 func (s *Sorter) restFits() bool {
 	held := s.heldBytes()
-	if !s.estimating() || held == 0 {
+	if s.lowEstimate || !s.estimating() || held == 0 {
 		return false
 	}
 	used := s.mem - s.idleBytes()
-	return float64(used)+s.restBytes()*17/16*s.perByte(held) <= float64(s.limit)
+	return float64(used)+s.restBytes()*17/16*s.perByte(held) <= float64(s.limit-s.finishRoom())
 }
 
 // restBytes estimates the bytes of the records still to come: the records

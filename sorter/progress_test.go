@@ -77,7 +77,9 @@ func TestProgressSpillsLess(t *testing.T) {
 // said to be over at the start, to be a quarter of what is left, to be a
 // hundred times larger, or nonsense) costs no correctness and no memory
 // beyond the budget. The first two are estimates the Sorter acts on; the
-// others mostly leave it to the half-the-budget rule.
+// others mostly leave it to the half-the-budget rule. With two threads, an
+// estimate proven low (the input said to be over, and records still
+// coming) stops holding background spills back.
 func TestProgressWrongEstimates(t *testing.T) {
 	rng := newRand(22)
 	recs := withAscendingOffsets(genHeavy(rng, 300_000, 40, 500))
@@ -109,6 +111,9 @@ func TestProgressWrongEstimates(t *testing.T) {
 				if st.PeakBytes > limit+limit/32 {
 					t.Errorf("peak record memory %d, budget %d", st.PeakBytes, limit)
 				}
+				if lie.name == "AllDone" && threads > 1 && st.Background == 0 {
+					t.Errorf("no background spill in %d spilled records: the estimate, proven low, still held them back", st.SpilledRecords)
+				}
 			})
 		}
 	}
@@ -120,7 +125,10 @@ func TestProgressWrongEstimates(t *testing.T) {
 // Told a large rest instead, the same records start one.
 func TestProgressRestFits(t *testing.T) {
 	const limit = 1 << 20
-	recs := withAscendingOffsets(genUniform(newRand(23), 55_000)) // 0.88 MB, past the budget less its background room
+	// 0.88 MB of records in groups of 5,000: with each group's room to grow
+	// and its arena's bookkeeping, 0.98 MB by the last group, past the budget
+	// less its background room (0.92 MB).
+	recs := withAscendingOffsets(genUniform(newRand(23), 55_000))
 	for _, c := range []struct {
 		name  string
 		total func(done int64) int64
@@ -138,5 +146,28 @@ func TestProgressRestFits(t *testing.T) {
 			}
 			checkSorted(t, finishAll(t, s), reference(recs))
 		})
+	}
+}
+
+// TestSpillTargetFillsTheBudget: with two threads, what a spill leaves in
+// memory and the records Progress says are still to come fill the budget,
+// less Finish's buffers: the room a background spill keeps free while it is
+// written is not kept to the end.
+func TestSpillTargetFillsTheBudget(t *testing.T) {
+	const limit = 4 << 20
+	recs := withAscendingOffsets(genUniform(newRand(24), 190_000))
+	s := New(Options{MemLimit: limit, TmpDir: t.TempDir(), Threads: 2})
+	defer s.Close()
+	feed(t, s, recs, 5_000, func(done int) { s.Progress(int64(done), int64(done)*264/190) }) // 74,000 records to come
+	if st := s.Stats(); st.Background > 0 || st.SpilledRecords > 0 {
+		t.Fatalf("a spill before the test: %+v", st)
+	}
+	held, target := s.heldBytes(), s.spillTarget()
+	if target >= held-limit/16 {
+		t.Fatalf("target %d: the arenas (%d) less a sixteenth of the budget, the least a spill writes; the test says nothing", target, held)
+	}
+	end := (float64(target) + s.restBytes()*17/16) * s.perByte(held)
+	if low := float64(limit - s.finishRoom() - limit/32); end < low || end > limit {
+		t.Fatalf("what the spill keeps and the rest take %.0f bytes at the end; want %.0f to %d", end, low, limit)
 	}
 }

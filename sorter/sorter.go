@@ -75,14 +75,15 @@ type Sorter struct {
 	bg        *backgroundSpill // a spill being written on another goroutine, or nil
 	cur       *block           // the block new arenas are carved from
 
-	n       int64  // records added
-	inDone  int64  // input the records added so far come from, as Progress last said
-	inTotal int64  // all the input, as Progress last said
-	next    uint64 // the least Offset the next record may have
-	spill   *spillSet
-	cnt     *[maxBuckets]int // histogram of a distribution
-	stats   *Stats           // shared with sub-sorts
-	done    bool
+	n           int64  // records added
+	inDone      int64  // input the records added so far come from, as Progress last said
+	inTotal     int64  // all the input, as Progress last said
+	lowEstimate bool   // the budget filled while restFits said the rest would fit
+	next        uint64 // the least Offset the next record may have
+	spill       *spillSet
+	cnt         *[maxBuckets]int // histogram of a distribution
+	stats       *Stats           // shared with sub-sorts
+	done        bool
 
 	scratch []Record // Finish's gather and sort buffers (two halves), kept across partitions
 	largest int64    // records of the largest partition Finish sorts in memory
