@@ -41,8 +41,15 @@ func (s *Sorter) spillTarget() int64 {
 	if !s.estimating() || held == 0 {
 		return s.limit / 2
 	}
-	keep := float64(s.limit-s.finishRoom())/s.perByte(held) - s.restBytes()*17/16
-	return max(s.limit/2, min(int64(keep), held-s.limit/16))
+	return max(s.limit/2, min(int64(s.keepBytes(held)), held-s.limit/16))
+}
+
+// keepBytes returns how many bytes of arena records fit in the budget beside
+// the records still to come, by Progress's estimate and a sixteenth more,
+// and Finish's buffers, counted per byte as now; held is the bytes of the
+// arenas' records. Negative when even the rest alone does not fit.
+func (s *Sorter) keepBytes(held int64) float64 {
+	return float64(s.limit-s.finishRoom())/s.perByte(held) - s.restBytes()*17/16
 }
 
 // finishRoom returns the memory that Finish's sort buffers will take with
@@ -64,11 +71,7 @@ func (s *Sorter) finishRoom() int64 {
 // has filled while it said so (see AddGroup), it says no.
 func (s *Sorter) restFits() bool {
 	held := s.heldBytes()
-	if s.lowEstimate || !s.estimating() || held == 0 {
-		return false
-	}
-	used := s.mem - s.idleBytes()
-	return float64(used)+s.restBytes()*17/16*s.perByte(held) <= float64(s.limit-s.finishRoom())
+	return !s.lowEstimate && s.estimating() && held > 0 && float64(held) <= s.keepBytes(held)
 }
 
 // restBytes estimates the bytes of the records still to come: the records
