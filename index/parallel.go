@@ -361,30 +361,30 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		if r.err != nil {
 			return total, stats, r.err
 		}
+		rest := -1 // where the stitcher scans the rest of the chunk in order, if it must
 		switch {
 		case r.from == expect:
 			if err := srt.AddGroup(r.group); err != nil {
 				return total, stats, err
 			}
-			if r.full { // rows too short for the chunk's share of memory: scan the rest here
+			if r.full { // rows too short for the chunk's share of memory
 				stats.full++
-				stop, t, err := scanRange(data, r.stop, limitOf(k), sp, buf, toSorter(srt))
-				if err != nil {
-					return total, stats, err
-				}
-				r.t.add(t)
-				r.stop = stop
+				rest = r.stop
 			}
 		case expect >= limitOf(k): // no record starts in the chunk
 			stats.skipped++
 			r.stop, r.t = expect, tally{resume: -1}
-		default: // a wrong guess: scan the chunk again from where it really starts
+		default: // a wrong guess: the whole chunk again, from where it really starts
 			stats.repairs++
-			var err error
-			r.stop, r.t, err = scanRange(data, expect, limitOf(k), sp, buf, toSorter(srt))
+			r.t, rest = tally{resume: -1}, expect
+		}
+		if rest >= 0 {
+			stop, t, err := scanRange(data, rest, limitOf(k), sp, buf, toSorter(srt))
 			if err != nil {
 				return total, stats, err
 			}
+			r.t.add(t)
+			r.stop = stop
 		}
 		total.add(r.t)
 		expect = r.stop
