@@ -142,7 +142,7 @@ func RSSAnon(path string) int64 {
 // thread 8.84, 8.67 and 8.75 s).
 func SHA256(path string) (string, error) {
 	sum, err := hashFile(path, openDirect)
-	if errors.Is(err, syscall.EINVAL) { // a file system that opens for direct I/O but refuses its reads
+	if errors.Is(err, syscall.EINVAL) { // a file system without direct I/O, at the open or the reads
 		sum, err = hashFile(path, os.Open)
 	}
 	return sum, err
@@ -215,8 +215,9 @@ type Build struct {
 // in the reverse order, so that a machine growing steadily slower or faster
 // during the run weighs on each alike, over an even number of rounds (in
 // pairs of builds taken in turns on the reference VM, the first was the
-// slower in nine of ten, whichever it was). each gets every build as it ends. Rounds fails when a build writes
-// another index in a later round than in the first.
+// slower in nine of ten, whichever it was). each gets every build as it
+// ends. Rounds fails when a build writes another index in a later round
+// than in the first.
 func Rounds(measure func(name string, args ...string) (Result, error), bin, idx string, warm []string, rounds int, args [][]string, each func(i int, b Build) error) error {
 	first := make([]string, len(args))
 	for round := range max(1, rounds) {
