@@ -11,12 +11,22 @@
 // each time shown is the median: timings on a VM drift between runs
 // minutes apart.
 //
+// The other two commands that take --threads are timed the same way:
+// verify of the index just built (which must find it equal at every thread
+// count), and update of rows appended to a copy of the CSV: the copy holds
+// the first part of it (all but -append of its bytes, cut after a newline),
+// is indexed, then gets the rest, and each update (--no-compact, the tail
+// removed before each) must write the same tail. The tail is then merged
+// and the grown copy verified, so the rows the update indexed are checked
+// against a fresh build too.
+//
 // Usage:
 //
 //	go run ./scripts/threads_check -rows 20000000
 //	go run ./scripts/threads_check -rows 20000000 -multiline 0.02
 //	go run ./scripts/threads_check -csv big.csv -threads 1,2,4
 //	go run ./scripts/threads_check -csv big.csv -threads 1,2 -rounds 6
+//	go run ./scripts/threads_check -csv big.csv -append 0   # builds and verifies only
 package main
 
 import (
@@ -34,16 +44,45 @@ import (
 	"github.com/csvidx/csvidx/scripts/internal/run"
 )
 
-type result struct {
+// timing is one command's times at one thread count, over the rounds.
+type timing struct {
 	Threads    int       `json:"threads"`
 	Seconds    float64   `json:"seconds"` // the median of Rounds
 	Rounds     []float64 `json:"rounds_seconds"`
 	CPUSeconds float64   `json:"cpu_seconds"` // the median of CPURounds
 	CPURounds  []float64 `json:"rounds_cpu_seconds"`
 	Cores      float64   `json:"cores"` // the median of each round's CPU over its wall time
-	Chunks     int       `json:"chunks"`
-	Repairs    int       `json:"repairs"`
-	SHA256     string    `json:"index_sha256"`
+}
+
+// add records one round.
+func (t *timing) add(r run.Result) {
+	t.Rounds = append(t.Rounds, r.Seconds)
+	t.CPURounds = append(t.CPURounds, r.CPUSeconds)
+}
+
+// settle sets the medians from the rounds.
+func (t *timing) settle() {
+	t.Seconds = run.MedianOf(t.Rounds)
+	t.CPUSeconds = run.MedianOf(t.CPURounds)
+	cores := make([]float64, len(t.Rounds))
+	for j, wall := range t.Rounds {
+		cores[j] = t.CPURounds[j] / wall
+	}
+	t.Cores = run.MedianOf(cores)
+}
+
+// result is one thread count's builds.
+type result struct {
+	timing
+	Chunks  int    `json:"chunks"`
+	Repairs int    `json:"repairs"`
+	SHA256  string `json:"index_sha256"`
+}
+
+// updateResult is one thread count's updates.
+type updateResult struct {
+	timing
+	SHA256 string `json:"tail_sha256"`
 }
 
 var summary = regexp.MustCompile(`with (\d+) threads \((\d+) chunks, (\d+) repaired\)`)
@@ -57,6 +96,7 @@ func main() {
 	limit := flag.Int("mem-limit-mib", 1024, "--mem-limit-mib of every build")
 	rounds := flag.Int("rounds", 1, "times each thread count builds, in turns; the median is shown")
 	results := flag.String("results", "results", "directory for the JSON results")
+	appendShare := flag.Float64("append", 0.1, "share of the CSV's bytes appended for the update timings (0: no update timings)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("threads_check: ")
@@ -88,21 +128,14 @@ func main() {
 			r.Chunks, _ = strconv.Atoi(sm[2])
 			r.Repairs, _ = strconv.Atoi(sm[3])
 		}
-		r.Rounds = append(r.Rounds, b.Seconds)
-		r.CPURounds = append(r.CPURounds, b.CPUSeconds)
+		r.add(b.Result)
 		r.SHA256 = b.SHA256
 		return nil
 	}))
 	fmt.Printf("%8s %10s %8s %8s %6s %8s %8s  %-16s  %s\n", "threads", "build s", "speedup", "cpu s", "cores", "chunks", "repairs", "index sha256", "rounds s")
 	for i := range runs {
 		r := &runs[i]
-		r.Seconds = run.MedianOf(r.Rounds)
-		r.CPUSeconds = run.MedianOf(r.CPURounds)
-		cores := make([]float64, len(r.Rounds))
-		for j, wall := range r.Rounds {
-			cores[j] = r.CPURounds[j] / wall
-		}
-		r.Cores = run.MedianOf(cores)
+		r.settle()
 		fmt.Printf("%8d %10.2f %7.2fx %8.2f %6.2f %8d %8d  %-16s  %s\n", r.Threads, r.Seconds, runs[0].Seconds/r.Seconds, r.CPUSeconds, r.Cores,
 			r.Chunks, r.Repairs, r.SHA256[:16], run.Seconds(r.Rounds))
 	}
@@ -110,16 +143,24 @@ func main() {
 	for _, r := range runs {
 		same = same && r.SHA256 == runs[0].SHA256
 	}
+	out := map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "mem_limit_mib": *limit, "rounds": max(1, *rounds), "warm": true, "runs": runs, "identical": same}
+	if same { // the index of the last build is the one verify checks
+		out["verify"] = timeVerify(*bin, *csv, idx, work, counts, *rounds, *limit)
+	}
+	if same && *appendShare > 0 {
+		appended, updates := timeUpdate(*bin, *csv, work, counts, *rounds, *limit, *appendShare)
+		out["update"] = map[string]any{"appended_bytes": appended, "runs": updates}
+	}
 	check(os.MkdirAll(*results, 0o755))
 	name := filepath.Join(*results, fmt.Sprintf("threads-%d-%s.json", st.Size(), time.Now().UTC().Format("20060102T150405")))
-	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "mem_limit_mib": *limit, "rounds": max(1, *rounds), "warm": true, "runs": runs, "identical": same}, "", "  ")
+	b, err := json.MarshalIndent(out, "", "  ")
 	check(err)
 	check(os.WriteFile(name, append(b, '\n'), 0o644))
 	fmt.Println("\nwrote", name)
 	if !same {
 		log.Fatal("FAIL: the index differs between thread counts")
 	}
-	fmt.Println("ok: the index is identical at every thread count")
+	fmt.Println("ok: the index is identical at every thread count, verify finds it equal at each")
 }
 
 func check(err error) {

@@ -209,44 +209,51 @@ type Build struct {
 
 // Rounds times builds of one index at idx with measure ([Measure], or
 // [Timed] when memory is not reported): build i runs bin with args[i],
-// rounds times in turns (medians of builds taken in turns see the same
-// machine), each after the last index is removed and the files in warm are
-// read through (see [Warm]), untimed. Every second round takes the builds
-// in the reverse order, so that a machine growing steadily slower or faster
-// during the run weighs on each alike, over an even number of rounds (in
-// pairs of builds taken in turns on the reference VM, the first was the
-// slower in nine of ten, whichever it was). each gets every build as it
-// ends. Rounds fails when a build writes another index in a later round
-// than in the first.
+// rounds times in turns (see [Turns]), each after the last index is removed
+// and the files in warm are read through (see [Warm]), untimed. each gets
+// every build as it ends. Rounds fails when a build writes another index in
+// a later round than in the first.
 func Rounds(measure func(name string, args ...string) (Result, error), bin, idx string, warm []string, rounds int, args [][]string, each func(i int, b Build) error) error {
 	first := make([]string, len(args))
+	return Turns(rounds, len(args), func(round, i int) error {
+		a := args[i]
+		if err := RemoveIndex(idx); err != nil {
+			return err
+		}
+		if err := Warm(warm...); err != nil {
+			return err
+		}
+		m, err := measure(bin, a...)
+		if err != nil {
+			return err
+		}
+		sum, err := SHA256(idx)
+		if err != nil {
+			return err
+		}
+		if round == 0 {
+			first[i] = sum
+		} else if sum != first[i] {
+			return fmt.Errorf("FAIL: %s %s wrote another index in round %d than in the first", bin, strings.Join(a, " "), round+1)
+		}
+		return each(i, Build{m, sum})
+	})
+}
+
+// Turns calls fn for each of n runs, rounds times (at least once) in turns:
+// medians of runs taken in turns see the same machine. Every second round
+// takes the runs in the reverse order, so that a machine growing steadily
+// slower or faster weighs on each alike, over an even number of rounds (in
+// pairs of builds taken in turns on the reference VM, the first was the
+// slower in nine of ten, whichever it was). Turns stops at fn's first error.
+func Turns(rounds, n int, fn func(round, i int) error) error {
 	for round := range max(1, rounds) {
-		for k := range args {
+		for k := range n {
 			i := k
 			if round%2 == 1 {
-				i = len(args) - 1 - k
+				i = n - 1 - k
 			}
-			a := args[i]
-			if err := RemoveIndex(idx); err != nil {
-				return err
-			}
-			if err := Warm(warm...); err != nil {
-				return err
-			}
-			m, err := measure(bin, a...)
-			if err != nil {
-				return err
-			}
-			sum, err := SHA256(idx)
-			if err != nil {
-				return err
-			}
-			if round == 0 {
-				first[i] = sum
-			} else if sum != first[i] {
-				return fmt.Errorf("FAIL: %s %s wrote another index in round %d than in the first", bin, strings.Join(a, " "), round+1)
-			}
-			if err := each(i, Build{m, sum}); err != nil {
+			if err := fn(round, i); err != nil {
 				return err
 			}
 		}
