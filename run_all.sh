@@ -71,9 +71,9 @@ step "counts of about 2000 keys (existing, heavy, missing) against Python's csv 
 python3 scripts/check_counts.py --csv "$WORK/orders.csv" --csvidx "$csvidx"
 note "scripts/check_counts.py" "every count equal"
 
-step "parallel build: the same index at 1, 2 and 4 threads"
+step "parallel build, verify and update: the same index and tail at 1, 2 and 4 threads"
 go run ./scripts/threads_check -csv "$WORK/orders.csv" -bin "$csvidx"
-note "scripts/threads_check" "identical at every thread count"
+note "scripts/threads_check" "index and tail identical at every thread count, verified"
 
 step "external sort: the same index at every memory limit, memory near the limit, no temp file left"
 go run ./scripts/extsort_check -csv "$WORK/orders.csv" -bin "$csvidx" -limits 32,64,256,1024,100000
