@@ -56,6 +56,8 @@ type Resources struct {
 
 	chunk int // CSV bytes per chunk of a parallel scan; chosen from the budget unless a test sets it
 	most  int // records a chunk may hold; chosen from the budget unless a test sets it
+
+	pauseAfter int // a test's: wrong guesses in a row that pause the guessing (negative: never; 0: pauseAfter)
 }
 
 // plan splits the memory budget between the scan's chunks in flight, the
@@ -64,6 +66,10 @@ type Resources struct {
 func (r Resources) plan(idxPath string, buffers int) (*parallel, sorter.Options) {
 	limit := r.limit()
 	par := newParallel(r.Threads, limit, r.chunk, r.most)
+	par.pauseAfter = pauseAfter
+	if r.pauseAfter != 0 {
+		par.pauseAfter = max(r.pauseAfter, 0)
+	}
 	dir := r.TmpDir
 	if dir == "" {
 		dir = filepath.Dir(idxPath)

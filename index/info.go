@@ -72,11 +72,12 @@ func (info *Info) addTail(tail *part) {
 
 // BuildStats says how a build went. Nothing in it changes the index.
 type BuildStats struct {
-	Threads int `json:"threads"` // workers of the scan and the sort
-	Chunks  int `json:"chunks"`  // pieces the CSV was scanned in
-	Repairs int `json:"repairs"` // chunks whose guessed start was wrong and were scanned again
-	Skipped int `json:"skipped"` // chunks inside one record (a field of megabytes): no record starts in them
-	Full    int `json:"full"`    // chunks of rows too short for their share of memory (under 8 bytes on average), finished sequentially
+	Threads int `json:"threads"`  // workers of the scan and the sort
+	Chunks  int `json:"chunks"`   // pieces the CSV was scanned in
+	Repairs int `json:"repairs"`  // chunks whose guessed start was wrong and were scanned again
+	Skipped int `json:"skipped"`  // chunks inside one record (a field of megabytes): no record starts in them
+	Full    int `json:"full"`     // chunks of rows too short for their share of memory (under 8 bytes on average), finished sequentially
+	InOrder int `json:"in_order"` // chunks scanned sequentially, not guessed: guessing was paused after wrong guesses in a row
 }
 
 func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {

@@ -15,9 +15,11 @@ package index
 // finds, since the scan from a record start is deterministic; it is kept.
 // Otherwise the chunk is scanned again from the real start ("repaired"), on
 // the stitching goroutine. Only speed depends on the guesses, never the
-// result: the index is byte for byte the sequential one, and a hostile file
-// whose every newline is inside quotes costs the sequential scan plus the
-// wasted guesses.
+// result: the index is byte for byte the sequential one. A run of wrong
+// guesses pauses the guessing (see guesser): the stitcher then scans the
+// chunks in order, as a sequential scan does, while the workers guess only
+// now and then, to find out when guessing pays again; so a hostile file
+// whose every newline is inside quotes costs about the sequential scan.
 //
 // Memory: at most window chunks are in flight (scanned, not yet stitched),
 // each holding at most a set number of records, twice (as scanned and as
@@ -66,11 +68,12 @@ var errChunkFull = errors.New("chunk full")
 
 // parallel says how to split a scan.
 type parallel struct {
-	threads int   // workers; 1 scans sequentially
-	chunk   int   // CSV bytes per chunk
-	most    int   // records a chunk may hold; a worker stops there and the stitcher scans the rest
-	inUse   int64 // memory the chunks in flight may take, taken from the budget
-	stats   scanStats
+	threads    int   // workers; 1 scans sequentially
+	chunk      int   // CSV bytes per chunk
+	most       int   // records a chunk may hold; a worker stops there and the stitcher scans the rest
+	inUse      int64 // memory the chunks in flight may take, taken from the budget
+	pauseAfter int   // wrong guesses in a row that pause the guessing (see guesser); 0: never
+	stats      scanStats
 }
 
 // newParallel plans a scan with threads workers (0: one per core) within a
@@ -103,7 +106,7 @@ func newParallel(threads int, budget int64, chunk, most int) *parallel {
 
 // buildStats reports how the scan went.
 func (p *parallel) buildStats() *BuildStats {
-	return &BuildStats{Threads: p.threads, Chunks: p.stats.chunks, Repairs: p.stats.repairs, Skipped: p.stats.skipped, Full: p.stats.full}
+	return &BuildStats{Threads: p.threads, Chunks: p.stats.chunks, Repairs: p.stats.repairs, Skipped: p.stats.skipped, Full: p.stats.full, InOrder: p.stats.inOrder}
 }
 
 // tally is what a scan of records counts.
@@ -125,6 +128,7 @@ func (t *tally) add(u tally) {
 type scanStats struct {
 	chunks, repairs, skipped int
 	full                     int // chunks whose rows were too short for their share of memory, finished by the stitcher
+	inOrder                  int // chunks not guessed, scanned by the stitcher: guessing was paused (see guesser)
 }
 
 // scanRange scans the records of data that start at or after from and before
@@ -264,6 +268,7 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 type chunkResult struct {
 	from, stop int
 	full       bool // the scan stopped at the records a chunk may hold (the rest may be empty)
+	unguessed  bool // not scanned: guessing was paused (see guesser)
 	group      *sorter.Group
 	t          tally
 	err        error
@@ -300,6 +305,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 	groups := make(chan *sorter.Group, cap(tokens)+par.threads)
 	var stitched atomic.Int64 // where the next chunk really starts, as far as known
 	stitched.Store(int64(start))
+	guesses := guesser{after: par.pauseAfter}
 	var wg sync.WaitGroup
 	defer func() {
 		cancel() // stops the hand-out, which stops the workers
@@ -333,6 +339,10 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 					results[k%len(results)] <- chunkResult{from: -1, t: tally{resume: -1}}
 					continue
 				}
+				if !guesses.guess(k) {
+					results[k%len(results)] <- chunkResult{from: -1, unguessed: true, t: tally{resume: -1}}
+					continue
+				}
 				var r chunkResult
 				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, recs, par.most)
 				if r.err == nil {
@@ -364,6 +374,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		rest := -1 // where the stitcher scans the rest of the chunk in order, if it must
 		switch {
 		case r.from == expect:
+			guesses.verdict(true)
 			if err := srt.AddGroup(r.group); err != nil {
 				return total, stats, err
 			}
@@ -374,7 +385,11 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		case expect >= limitOf(k): // no record starts in the chunk
 			stats.skipped++
 			r.stop, r.t = expect, tally{resume: -1}
+		case r.unguessed: // the whole chunk in order, from where it really starts
+			stats.inOrder++
+			r.t, rest = tally{resume: -1}, expect
 		default: // a wrong guess: the whole chunk again, from where it really starts
+			guesses.verdict(false)
 			stats.repairs++
 			r.t, rest = tally{resume: -1}, expect
 		}

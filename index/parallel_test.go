@@ -38,10 +38,14 @@ func buildBytes(t *testing.T, p string, key string, noHeader bool, res Resources
 // counts included. The repairs must add up, or the repair path went untested.
 // A third of the inputs let a chunk hold only 1 or 3 records, so that chunks
 // stop early and the stitcher scans their rest, after right and wrong guesses.
+// A third of the builds pause the guessing after pauseAfter wrong guesses in
+// a row, a third after every wrong guess, so that chunks scanned in order mix
+// with all the others, and a third never, so that every wrong guess is
+// repaired; the chunks scanned in order must add up too.
 func TestParallelGarbage(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 31))
 	alphabet := []byte("ab1 ,\"\n\r")
-	repairs, skipped, full, builds := 0, 0, 0, 0
+	repairs, skipped, full, inOrder, builds := 0, 0, 0, 0, 0
 	for i := 0; i < 300; i++ {
 		data := make([]byte, 20+r.IntN(300))
 		for j := range data {
@@ -51,7 +55,7 @@ func TestParallelGarbage(t *testing.T) {
 		want, _ := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 1})
 		most := []int{0, 1, 3}[i/3%3]
 		for _, chunk := range []int{1, 2, 3, 5, 8, 13, 40} {
-			got, st := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 2 + i%3, chunk: chunk, most: most})
+			got, st := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 2 + i%3, chunk: chunk, most: most, pauseAfter: []int{0, 1, -1}[i/9%3]})
 			builds++
 			if !bytes.Equal(got, want) {
 				t.Fatalf("input %d (%q) at chunk size %d, %d records a chunk: the parallel index differs from the sequential one", i, data, chunk, most)
@@ -59,11 +63,12 @@ func TestParallelGarbage(t *testing.T) {
 			repairs += st.Repairs
 			skipped += st.Skipped
 			full += st.Full
+			inOrder += st.InOrder
 		}
 	}
-	t.Logf("%d parallel builds, %d repaired chunks, %d chunks inside a record, %d full chunks", builds, repairs, skipped, full)
-	if repairs < 400 || skipped < 400 || full < 400 {
-		t.Fatalf("only %d repairs, %d chunks inside a record and %d full chunks in %d builds: the repair path is not exercised", repairs, skipped, full, builds)
+	t.Logf("%d parallel builds, %d repaired chunks, %d chunks inside a record, %d full chunks, %d scanned in order", builds, repairs, skipped, full, inOrder)
+	if repairs < 400 || skipped < 400 || full < 400 || inOrder < 20 {
+		t.Fatalf("only %d repairs, %d chunks inside a record, %d full chunks and %d scanned in order in %d builds: the repair path is not exercised", repairs, skipped, full, inOrder, builds)
 	}
 }
 
@@ -137,10 +142,67 @@ func TestParallelNoRepairs(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("chunk %d: the index differs from the sequential one", chunk)
 		}
-		if st.Repairs != 0 || st.Full != 0 || st.Chunks < 2 {
-			t.Fatalf("chunk %d: %d chunks, %d repairs, %d full; want several chunks, no repair, none full", chunk, st.Chunks, st.Repairs, st.Full)
+		if st.Repairs != 0 || st.Full != 0 || st.InOrder != 0 || st.Chunks < 2 {
+			t.Fatalf("chunk %d: %d chunks, %d repairs, %d full, %d in order; want several chunks, no repair, none full or in order", chunk, st.Chunks, st.Repairs, st.Full, st.InOrder)
 		}
 	}
+}
+
+// hostileRows writes n records whose quoted third field holds eight lines
+// that look like records themselves: eight newlines in nine are inside
+// quotes, and a guess at one of them parses on as if it were not.
+func hostileRows(b *bytes.Buffer, n int) {
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(b, "%d,u%d,\"", i, i%97)
+		for j := 0; j < 8; j++ {
+			fmt.Fprintf(b, "%d,f%d,\"\"x\"\"\n", 8*i+j, j)
+		}
+		b.WriteString("\"\n")
+	}
+}
+
+// TestParallelWrongGuessesPause: on a file whose newlines are mostly inside
+// quotes, nearly every guess is wrong; the workers stop guessing after a few
+// in a row and the stitcher scans the chunks in order, guessing only one in
+// probeEvery. Where the file turns ordinary, a probe's right guess resumes the
+// guessing. The index is the sequential one throughout.
+func TestParallelWrongGuessesPause(t *testing.T) {
+	const chunk = 1000
+	var b bytes.Buffer
+	b.WriteString("id,key,note\n")
+	hostileRows(&b, 1000)
+	hostile := b.Len() / chunk // chunks of the hostile part
+	p := writeCSV(t, b.String())
+	want, _ := buildBytes(t, p, "key", false, Resources{Threads: 1})
+	got, st := buildBytes(t, p, "key", false, Resources{Threads: 2, chunk: chunk})
+	if !bytes.Equal(got, want) {
+		t.Fatal("hostile file: the index differs from the sequential one")
+	}
+	// Probes are one chunk in probeEvery, and each right guess among them
+	// (one in fifty here) costs pauseAfter more wrong ones and the chunks in
+	// flight: about 20 repaired of 122, against nearly all never pausing.
+	if st.InOrder < st.Chunks/2 || st.Repairs > st.Chunks/3 {
+		t.Fatalf("hostile file: %d chunks, %d repaired, %d in order; want most in order, few repaired", st.Chunks, st.Repairs, st.InOrder)
+	}
+	_, always := buildBytes(t, p, "key", false, Resources{Threads: 2, chunk: chunk, pauseAfter: -1})
+	if always.Repairs < always.Chunks*3/4 {
+		t.Fatalf("hostile file, never pausing: %d chunks, %d repaired; want nearly all repaired", always.Chunks, always.Repairs)
+	}
+	t.Logf("hostile: %d chunks, %d repaired and %d in order (%d repaired when guessing never pauses)", st.Chunks, st.Repairs, st.InOrder, always.Repairs)
+
+	for i := 0; i < 20000; i++ { // then an ordinary stretch
+		fmt.Fprintf(&b, "%d,u%d,plain\n", i, i%97)
+	}
+	p = writeCSV(t, b.String())
+	want, _ = buildBytes(t, p, "key", false, Resources{Threads: 1})
+	got, st = buildBytes(t, p, "key", false, Resources{Threads: 3, chunk: chunk})
+	if !bytes.Equal(got, want) {
+		t.Fatal("hostile, then ordinary: the index differs from the sequential one")
+	}
+	if st.InOrder > hostile+2*probeEvery {
+		t.Fatalf("hostile, then ordinary: %d chunks (%d hostile), %d in order; want guessing resumed in the ordinary part", st.Chunks, hostile, st.InOrder)
+	}
+	t.Logf("hostile, then ordinary: %d chunks (%d hostile), %d repaired, %d in order", st.Chunks, hostile, st.Repairs, st.InOrder)
 }
 
 // TestParallelErrors: an error in the middle of a parallel scan (the spill
