@@ -2,45 +2,46 @@ package index
 
 import "testing"
 
-// TestGuesser: pauseAfter wrong guesses in a row pause the guessing, except
-// for chunk 0 and one chunk in probeEvery; a right guess resumes it and
-// starts the count again; with after 0 nothing pauses it.
+// TestGuesser: pauseAfter wrong guesses in a row pause the scanning from
+// guesses, resumeAfter right ones in a row resume it, a right guess starts
+// the count of wrong ones again and a wrong one that of right ones, and
+// with after 0 nothing pauses it.
 func TestGuesser(t *testing.T) {
-	guessed := func(g *guesser) (n int) {
-		for k := range 4 * probeEvery {
-			if g.guess(k) {
-				n++
-			}
-		}
-		return n
-	}
 	g := guesser{after: pauseAfter}
-	for i := range pauseAfter - 1 {
-		g.verdict(false)
-		if n := guessed(&g); n != 4*probeEvery {
-			t.Fatalf("after %d wrong guesses: %d chunks of %d guessed; want all", i+1, n, 4*probeEvery)
+	verdicts := func(right bool, n int) {
+		for range n {
+			g.verdict(right)
 		}
 	}
-	g.verdict(false)
-	if n := guessed(&g); n != 4 {
-		t.Fatalf("after %d wrong guesses: %d chunks of %d guessed; want the 4 probes", pauseAfter, n, 4*probeEvery)
+	verdicts(false, pauseAfter-1)
+	if !g.scanning() {
+		t.Fatalf("paused after %d wrong guesses; want %d", pauseAfter-1, pauseAfter)
 	}
 	g.verdict(true)
-	if n := guessed(&g); n != 4*probeEvery {
-		t.Fatalf("after a right guess: %d chunks of %d guessed; want all", n, 4*probeEvery)
+	verdicts(false, pauseAfter-1)
+	if !g.scanning() {
+		t.Fatal("a right guess did not start the count of wrong ones again")
 	}
-	for range pauseAfter - 1 {
-		g.verdict(false)
+	g.verdict(false)
+	if g.scanning() {
+		t.Fatalf("not paused after %d wrong guesses in a row", pauseAfter)
 	}
-	if !g.guess(1) {
-		t.Fatal("the count of wrong guesses did not start again after a right one")
+	verdicts(true, resumeAfter-1)
+	g.verdict(false)
+	verdicts(true, resumeAfter-1)
+	if g.scanning() {
+		t.Fatalf("resumed after %d right guesses, a wrong one between", resumeAfter-1)
+	}
+	g.verdict(true)
+	if !g.scanning() {
+		t.Fatalf("not resumed after %d right guesses in a row", resumeAfter)
 	}
 
 	never := guesser{}
 	for range 10 * pauseAfter {
 		never.verdict(false)
 	}
-	if n := guessed(&never); n != 4*probeEvery {
-		t.Fatalf("a guesser that never pauses: %d chunks of %d guessed after many wrong guesses", n, 4*probeEvery)
+	if !never.scanning() {
+		t.Fatal("a guesser that never pauses paused")
 	}
 }

@@ -16,10 +16,11 @@ package index
 // Otherwise the chunk is scanned again from the real start ("repaired"), on
 // the stitching goroutine. Only speed depends on the guesses, never the
 // result: the index is byte for byte the sequential one. A run of wrong
-// guesses pauses the guessing (see guesser): the stitcher then scans the
-// chunks in order, as a sequential scan does, while the workers guess only
-// now and then, to find out when guessing pays again; so a hostile file
-// whose every newline is inside quotes costs about the sequential scan.
+// guesses pauses the scanning from guesses (see guesser): the workers only
+// guess where chunks start, and the stitcher scans them in order, as a
+// sequential scan does, checking the guesses to find out when scanning from
+// them pays again; so a hostile file whose every newline is inside quotes
+// costs about the sequential scan.
 //
 // Memory: at most window chunks are in flight (scanned, not yet stitched),
 // each holding at most a set number of records, twice (as scanned and as
@@ -268,7 +269,7 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 type chunkResult struct {
 	from, stop int
 	full       bool // the scan stopped at the records a chunk may hold (the rest may be empty)
-	unguessed  bool // not scanned: guessing was paused (see guesser)
+	unscanned  bool // only guessed: scanning from guesses was paused (see guesser)
 	group      *sorter.Group
 	t          tally
 	err        error
@@ -305,7 +306,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 	groups := make(chan *sorter.Group, cap(tokens)+par.threads)
 	var stitched atomic.Int64 // where the next chunk really starts, as far as known
 	stitched.Store(int64(start))
-	guesses := guesser{after: par.pauseAfter}
+	guesses := guesser{after: par.pauseAfter} // whether workers scan from their guesses
 	var wg sync.WaitGroup
 	defer func() {
 		cancel() // stops the hand-out, which stops the workers
@@ -339,13 +340,9 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 					results[k%len(results)] <- chunkResult{from: -1, t: tally{resume: -1}}
 					continue
 				}
-				if !guesses.guess(k) {
-					results[k%len(results)] <- chunkResult{from: -1, unguessed: true, t: tally{resume: -1}}
-					continue
-				}
 				var r chunkResult
-				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, recs, par.most)
-				if r.err == nil {
+				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, recs, par.most, k == 0 || guesses.scanning())
+				if r.err == nil && !r.unscanned {
 					select {
 					case r.group = <-groups:
 					default:
@@ -371,9 +368,14 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		if r.err != nil {
 			return total, stats, r.err
 		}
-		rest := -1 // where the stitcher scans the rest of the chunk in order, if it must
+		rest := -1                   // where the stitcher scans the rest of the chunk in order, if it must
+		none := expect >= limitOf(k) // no record starts in the chunk
 		switch {
-		case r.from == expect:
+		case r.unscanned && !none: // the stitcher scans it, and checks its guess
+			guesses.verdict(r.from == expect)
+			stats.inOrder++
+			r.t, rest = tally{resume: -1}, expect
+		case r.from == expect && !r.unscanned:
 			guesses.verdict(true)
 			if err := srt.AddGroup(r.group); err != nil {
 				return total, stats, err
@@ -382,12 +384,9 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 				stats.full++
 				rest = r.stop
 			}
-		case expect >= limitOf(k): // no record starts in the chunk
+		case none:
 			stats.skipped++
 			r.stop, r.t = expect, tally{resume: -1}
-		case r.unguessed: // the whole chunk in order, from where it really starts
-			stats.inOrder++
-			r.t, rest = tally{resume: -1}, expect
 		default: // a wrong guess: the whole chunk again, from where it really starts
 			guesses.verdict(false)
 			stats.repairs++
@@ -425,17 +424,19 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 // scanChunk scans chunk k, the records that start in [bound, limit), from
 // its guessed start (chunk 0 from start, where the data's records begin),
 // collecting up to most records in recs, whose room is reused; it returns
-// the records.
-func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, recs []sorter.Record, most int) (chunkResult, []sorter.Record) {
-	from := start
-	if k > 0 {
-		from = guessStart(csv.data, bound, limit)
-	}
-	r := chunkResult{from: from}
+// the records. Unless scan, it only guesses the start (see guesser).
+func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, recs []sorter.Record, most int, scan bool) (chunkResult, []sorter.Record) {
+	r := chunkResult{from: start, unscanned: !scan, t: tally{resume: -1}}
 	r.err = mapping.Guard(func() error {
+		if k > 0 {
+			r.from = guessStart(csv.data, bound, limit)
+		}
+		if !scan {
+			return nil
+		}
 		var err error
 		recs = recs[:0:min(cap(recs), most)]
-		r.stop, r.t, err = scanRange(csv.data, from, limit, sp, recs, collect(&recs, most))
+		r.stop, r.t, err = scanRange(csv.data, r.from, limit, sp, recs, collect(&recs, most))
 		if err == errChunkFull {
 			r.full, err = true, nil
 		}
