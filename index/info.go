@@ -77,7 +77,7 @@ type BuildStats struct {
 	Repairs int `json:"repairs"`  // chunks whose guessed start was wrong and were scanned again
 	Skipped int `json:"skipped"`  // chunks inside one record (a field of megabytes): no record starts in them
 	Full    int `json:"full"`     // chunks of rows too short for their share of memory (under 8 bytes on average), finished sequentially
-	InOrder int `json:"in_order"` // chunks scanned sequentially, not guessed: guessing was paused after wrong guesses in a row
+	InOrder int `json:"in_order"` // chunks no worker scanned, left to the sequential stitcher: it was scanning itself, or too many guesses had failed
 }
 
 func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {

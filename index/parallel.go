@@ -15,12 +15,13 @@ package index
 // finds, since the scan from a record start is deterministic; it is kept.
 // Otherwise the chunk is scanned again from the real start ("repaired"), on
 // the stitching goroutine. Only speed depends on the guesses, never the
-// result: the index is byte for byte the sequential one. A run of wrong
-// guesses pauses the scanning from guesses (see guesser): the workers only
-// guess where chunks start, and the stitcher scans them in order, as a
-// sequential scan does, checking the guesses to find out when scanning from
-// them pays again; so a hostile file whose every newline is inside quotes
-// costs about the sequential scan.
+// result: the index is byte for byte the sequential one. Workers scan from
+// guesses only while it may pay (see guesser): no more scans run at once than
+// there are threads, the stitcher's included, and a run of wrong guesses
+// pauses the scanning from guesses; a worker then only guesses where its
+// chunk starts, and the stitcher scans the chunk in order, as a sequential
+// scan does, checking the guess all the same. So a hostile file whose every
+// newline is inside quotes costs about the sequential scan.
 //
 // Memory: at most window chunks are in flight (scanned, not yet stitched),
 // each holding at most a set number of records, twice (as scanned and as
@@ -73,7 +74,7 @@ type parallel struct {
 	chunk      int   // CSV bytes per chunk
 	most       int   // records a chunk may hold; a worker stops there and the stitcher scans the rest
 	inUse      int64 // memory the chunks in flight may take, taken from the budget
-	pauseAfter int   // wrong guesses in a row that pause the guessing (see guesser); 0: never
+	pauseAfter int   // wrong guesses in a row that pause the scanning from guesses (see guesser); 0: never
 	stats      scanStats
 }
 
@@ -129,7 +130,7 @@ func (t *tally) add(u tally) {
 type scanStats struct {
 	chunks, repairs, skipped int
 	full                     int // chunks whose rows were too short for their share of memory, finished by the stitcher
-	inOrder                  int // chunks not guessed, scanned by the stitcher: guessing was paused (see guesser)
+	inOrder                  int // chunks no worker scanned (see guesser), scanned by the stitcher
 }
 
 // scanRange scans the records of data that start at or after from and before
@@ -269,7 +270,7 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 type chunkResult struct {
 	from, stop int
 	full       bool // the scan stopped at the records a chunk may hold (the rest may be empty)
-	unscanned  bool // only guessed: scanning from guesses was paused (see guesser)
+	unscanned  bool // only guessed, not scanned (see guesser)
 	group      *sorter.Group
 	t          tally
 	err        error
@@ -306,7 +307,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 	groups := make(chan *sorter.Group, cap(tokens)+par.threads)
 	var stitched atomic.Int64 // where the next chunk really starts, as far as known
 	stitched.Store(int64(start))
-	guesses := guesser{after: par.pauseAfter} // whether workers scan from their guesses
+	guesses := guesser{threads: int32(par.threads), after: par.pauseAfter} // whether workers scan from their guesses
 	var wg sync.WaitGroup
 	defer func() {
 		cancel() // stops the hand-out, which stops the workers
@@ -341,14 +342,18 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 					continue
 				}
 				var r chunkResult
-				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, recs, par.most, k == 0 || guesses.scanning())
-				if r.err == nil && !r.unscanned {
+				scan := guesses.scan(k)
+				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, recs, par.most, scan)
+				if r.err == nil && scan {
 					select {
 					case r.group = <-groups:
 					default:
 						r.group = new(sorter.Group)
 					}
 					r.err = dist.Group(r.group, recs)
+				}
+				if scan {
+					guesses.end()
 				}
 				results[k%len(results)] <- r
 			}
@@ -393,7 +398,9 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 			r.t, rest = tally{resume: -1}, expect
 		}
 		if rest >= 0 {
+			guesses.begin()
 			stop, t, err := scanRange(data, rest, limitOf(k), sp, buf, toSorter(srt))
+			guesses.end()
 			if err != nil {
 				return total, stats, err
 			}

@@ -72,7 +72,7 @@ is byte for byte the same at any limit.`,
 				chunks += fmt.Sprintf(", %d of short rows finished in order", b.Full)
 			}
 			if b.InOrder > 0 {
-				chunks += fmt.Sprintf(", %d scanned in order after wrong guesses", b.InOrder)
+				chunks += fmt.Sprintf(", %d only in order", b.InOrder)
 			}
 			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs with %d threads (%s): %d with a key, %d too short; %s is %s\n",
 				info.Rows, info.CSVPath, describeKey(info), time.Since(start).Seconds(), b.Threads, chunks,
