@@ -66,9 +66,8 @@ type Resources struct {
 func (r Resources) plan(idxPath string, buffers int) (*parallel, sorter.Options) {
 	limit := r.limit()
 	par := newParallel(r.Threads, limit, r.chunk, r.most)
-	par.pauseAfter = pauseAfter
 	if r.pauseAfter != 0 {
-		par.pauseAfter = max(r.pauseAfter, 0)
+		par.pauseAfter = max(r.pauseAfter, 0) // 0 there: never
 	}
 	dir := r.TmpDir
 	if dir == "" {

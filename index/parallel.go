@@ -70,11 +70,12 @@ var errChunkFull = errors.New("chunk full")
 
 // parallel says how to split a scan.
 type parallel struct {
-	threads    int   // workers; 1 scans sequentially
-	chunk      int   // CSV bytes per chunk
-	most       int   // records a chunk may hold; a worker stops there and the stitcher scans the rest
-	inUse      int64 // memory the chunks in flight may take, taken from the budget
-	pauseAfter int   // wrong guesses in a row that pause the scanning from guesses (see guesser); 0: never
+	threads    int      // workers; 1 scans sequentially
+	chunk      int      // CSV bytes per chunk
+	most       int      // records a chunk may hold; a worker stops there and the stitcher scans the rest
+	inUse      int64    // memory the chunks in flight may take, taken from the budget
+	pauseAfter int      // wrong guesses in a row that pause the scanning from guesses (see guesser); 0: never
+	guesses    *guesser // of the last parallel scan, for tests
 	stats      scanStats
 }
 
@@ -85,7 +86,7 @@ func newParallel(threads int, budget int64, chunk, most int) *parallel {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	p := &parallel{threads: threads}
+	p := &parallel{threads: threads, pauseAfter: pauseAfter}
 	if threads == 1 {
 		return p
 	}
@@ -265,8 +266,9 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 	}
 }
 
-// chunkResult is a chunk scanned from a guessed start, its records grouped
-// by partition for the sorter.
+// chunkResult is a worker's result for a chunk: where it guessed the chunk
+// starts and, if it scanned the chunk from there, its records grouped by
+// partition for the sorter; or from -1 when no record starts in the chunk.
 type chunkResult struct {
 	from, stop int
 	full       bool // the scan stopped at the records a chunk may hold (the rest may be empty)
@@ -307,7 +309,8 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 	groups := make(chan *sorter.Group, cap(tokens)+par.threads)
 	var stitched atomic.Int64 // where the next chunk really starts, as far as known
 	stitched.Store(int64(start))
-	guesses := guesser{threads: int32(par.threads), after: par.pauseAfter} // whether workers scan from their guesses
+	guesses := &guesser{threads: int32(par.threads), after: par.pauseAfter} // whether workers scan from their guesses
+	par.guesses = guesses
 	var wg sync.WaitGroup
 	defer func() {
 		cancel() // stops the hand-out, which stops the workers
@@ -342,9 +345,9 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 					continue
 				}
 				var r chunkResult
-				scan := guesses.scan(k)
-				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, recs, par.most, scan)
-				if r.err == nil && scan {
+				fromGuess := guesses.scan(k)
+				r, recs = scanChunk(csv, k, start, bound(k), limitOf(k), sp, recs, par.most, fromGuess)
+				if r.err == nil && fromGuess {
 					select {
 					case r.group = <-groups:
 					default:
@@ -352,7 +355,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 					}
 					r.err = dist.Group(r.group, recs)
 				}
-				if scan {
+				if fromGuess {
 					guesses.end()
 				}
 				results[k%len(results)] <- r
@@ -375,13 +378,14 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 		}
 		rest := -1                   // where the stitcher scans the rest of the chunk in order, if it must
 		none := expect >= limitOf(k) // no record starts in the chunk
-		switch {
-		case r.unscanned && !none: // the stitcher scans it, and checks its guess
+		if !none && r.from >= 0 {
 			guesses.verdict(r.from == expect)
+		}
+		switch {
+		case r.unscanned && !none: // only guessed: the stitcher scans it
 			stats.inOrder++
 			r.t, rest = tally{resume: -1}, expect
 		case r.from == expect && !r.unscanned:
-			guesses.verdict(true)
 			if err := srt.AddGroup(r.group); err != nil {
 				return total, stats, err
 			}
@@ -393,7 +397,6 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 			stats.skipped++
 			r.stop, r.t = expect, tally{resume: -1}
 		default: // a wrong guess: the whole chunk again, from where it really starts
-			guesses.verdict(false)
 			stats.repairs++
 			r.t, rest = tally{resume: -1}, expect
 		}
@@ -431,14 +434,14 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 // scanChunk scans chunk k, the records that start in [bound, limit), from
 // its guessed start (chunk 0 from start, where the data's records begin),
 // collecting up to most records in recs, whose room is reused; it returns
-// the records. Unless scan, it only guesses the start (see guesser).
-func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, recs []sorter.Record, most int, scan bool) (chunkResult, []sorter.Record) {
-	r := chunkResult{from: start, unscanned: !scan, t: tally{resume: -1}}
+// the records. Unless fromGuess, it only guesses the start (see guesser).
+func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, recs []sorter.Record, most int, fromGuess bool) (chunkResult, []sorter.Record) {
+	r := chunkResult{from: start, unscanned: !fromGuess, t: tally{resume: -1}}
 	r.err = mapping.Guard(func() error {
 		if k > 0 {
 			r.from = guessStart(csv.data, bound, limit)
 		}
-		if !scan {
+		if !fromGuess {
 			return nil
 		}
 		var err error

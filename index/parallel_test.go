@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -92,10 +93,53 @@ func TestParallelShortRows(t *testing.T) {
 				t.Fatalf("%d threads, limit %d: the index differs from the sequential one", threads, limit)
 			}
 			// The last chunk may be short enough to finish.
-			if st.Chunks < 2 || st.Full < st.Chunks-1 || st.Repairs != 0 {
-				t.Fatalf("%d threads, limit %d: %d chunks, %d full, %d repaired; want every chunk but the last full, none repaired", threads, limit, st.Chunks, st.Full, st.Repairs)
+			// Or left to the stitcher while it scanned the rest of another.
+			if st.Chunks < 2 || st.Full+st.InOrder < st.Chunks-1 || st.Repairs != 0 {
+				t.Fatalf("%d threads, limit %d: %d chunks, %d full, %d only in order, %d repaired; want every chunk but the last full or only in order, none repaired", threads, limit, st.Chunks, st.Full, st.InOrder, st.Repairs)
 			}
 		}
+	}
+}
+
+// TestParallelScansCounted: the stitcher counts each of its scans in order
+// (repairs, the rest of full chunks, chunks left to it) among the scans
+// running, which hold the workers back (see guesser), and every scan counted
+// ends: on random garbage at small chunk sizes, with every kind of chunk.
+func TestParallelScansCounted(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 34))
+	alphabet := []byte("ab1 ,\"\n\r")
+	var sum scanStats
+	for i := 0; i < 60; i++ {
+		data := make([]byte, 200+r.IntN(300))
+		for j := range data {
+			data[j] = alphabet[r.IntN(len(alphabet))]
+		}
+		csv, err := openCSV(writeCSV(t, string(data)), mapping.Sequential)
+		if err != nil {
+			t.Fatal(err)
+		}
+		par := newParallel(2, 1<<20, 7, []int{0, 2}[i%2])
+		par.pauseAfter = []int{0, 1}[i/2%2]
+		srt := sorter.New(sorter.Options{MemLimit: 1 << 20, Threads: 2, TmpDir: t.TempDir()})
+		_, st, err := scanParallel(context.Background(), csv, 0, spec{delim: ',', keyCol: 1}, par, srt, nil)
+		srt.Close()
+		csv.close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := par.guesses
+		if inOrder := st.repairs + st.full + st.inOrder; g.begun != inOrder {
+			t.Fatalf("input %d: the stitcher counted %d scans of its own; it made %d (%d repairs, %d full, %d left to it)", i, g.begun, inOrder, st.repairs, st.full, st.inOrder)
+		}
+		if n := g.scans.Load(); n != 0 {
+			t.Fatalf("input %d: %d scans still counted as running after the scan", i, n)
+		}
+		sum.repairs += st.repairs
+		sum.full += st.full
+		sum.inOrder += st.inOrder
+	}
+	if sum.repairs == 0 || sum.full == 0 || sum.inOrder == 0 {
+		t.Fatalf("%d repairs, %d full chunks, %d left to the stitcher in all: want some of each", sum.repairs, sum.full, sum.inOrder)
 	}
 }
 
@@ -272,6 +316,31 @@ func TestParallelMemoryPerChunk(t *testing.T) {
 	few, many := heapAfterScan(256), heapAfterScan(64)
 	if many > few+1<<20 {
 		t.Errorf("heap after the scan: %d bytes in 64-byte chunks, %d in 256-byte ones: the scan keeps memory per chunk", many, few)
+	}
+}
+
+// TestScanChunkTruncated: a CSV cut short after it was mapped makes a
+// worker's guess, and its scan, fail with ErrChanged, never kill the process
+// with SIGBUS.
+func TestScanChunkTruncated(t *testing.T) {
+	var b bytes.Buffer
+	for b.Len() < 256<<10 {
+		fmt.Fprintf(&b, "%d,k\n", b.Len())
+	}
+	p := writeCSV(t, b.String())
+	csv, err := openCSV(p, mapping.Sequential)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer csv.close()
+	if err := os.Truncate(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, fromGuess := range []bool{false, true} {
+		r, _ := scanChunk(csv, 3, 0, 100<<10, 120<<10, spec{delim: ',', keyCol: 0}, nil, 100, fromGuess)
+		if !errors.Is(r.err, ErrChanged) {
+			t.Fatalf("scanning from the guess %v: %v; want ErrChanged", fromGuess, r.err)
+		}
 	}
 }
 

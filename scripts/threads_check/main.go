@@ -76,6 +76,7 @@ type result struct {
 	timing
 	Chunks  int    `json:"chunks"`
 	Repairs int    `json:"repairs"`
+	InOrder int    `json:"in_order"` // chunks no worker scanned (see index/guess.go)
 	SHA256  string `json:"index_sha256"`
 }
 
@@ -85,7 +86,10 @@ type updateResult struct {
 	SHA256 string `json:"tail_sha256"`
 }
 
-var summary = regexp.MustCompile(`with (\d+) threads \((\d+) chunks, (\d+) repaired\)`)
+var (
+	summary = regexp.MustCompile(`with (\d+) threads \((\d+) chunks, (\d+) repaired[,)]`)
+	inOrder = regexp.MustCompile(`(\d+) only in order\)`)
+)
 
 func main() {
 	rows := flag.Int("rows", 1_000_000, "rows to generate when -csv is not given")
@@ -127,6 +131,9 @@ func main() {
 			r.Threads, _ = strconv.Atoi(sm[1])
 			r.Chunks, _ = strconv.Atoi(sm[2])
 			r.Repairs, _ = strconv.Atoi(sm[3])
+		}
+		if sm := inOrder.FindStringSubmatch(b.Stdout); sm != nil {
+			r.InOrder, _ = strconv.Atoi(sm[1])
 		}
 		r.add(b.Result)
 		r.SHA256 = b.SHA256
