@@ -104,6 +104,7 @@ type spec struct {
 	key    string
 	hash   func([]byte) uint64 // a test's key hash instead of xxh3, or nil
 	main   *header             // for a tail: the main index it extends
+	cols   int                 // fields most records have, for guessing where chunks start (see guessStart); 0 unknown
 }
 
 func (o *BuildOptions) spec() (spec, error) {

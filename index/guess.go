@@ -1,6 +1,12 @@
 package index
 
-import "sync/atomic"
+import (
+	"bytes"
+	"math/bits"
+	"sync/atomic"
+
+	"github.com/csvidx/csvidx/scan"
+)
 
 // A wrong guess wastes the worker's scan of its chunk (a scan from a wrong
 // start can cost several times a right one), and the stitcher must then
@@ -8,8 +14,8 @@ import "sync/atomic"
 // scanning from guesses is held back in two ways (the README's "Files where
 // guesses fail" has the measurements).
 const (
-	pauseAfter  = 16 // wrong guesses in a row that pause the scanning from guesses
-	resumeAfter = 2  // right guesses in a row that resume it
+	pauseAfter  = 12 // wrong guesses among the last 16 that pause the scanning from guesses
+	resumeAfter = 4  // right guesses in a row that resume it
 )
 
 // guesser says whether a worker scans a chunk from its guessed start. Workers
@@ -26,20 +32,20 @@ const (
 // cores from the stitcher: a file with eight newlines in nine inside quotes
 // took twice as long with two threads as with one.
 //
-// And after pauseAfter wrong guesses in a row no worker scans from a guess
-// until resumeAfter guesses in a row are right (the stitcher checks the
-// guesses of the chunks it scans all the same): the cores' time is not spent
-// on scans that are nearly all wasted, and a hostile stretch of a file does
-// not slow the ordinary rest of it. Files with a multi-line field in most
-// rows, where guesses are right often enough to pay, rarely see that many
-// wrong in a row.
+// And once pauseAfter of the last 16 guesses were wrong, no worker scans
+// from a guess until resumeAfter guesses in a row are right (the stitcher
+// checks the guesses of the chunks it scans all the same): the cores' time
+// is not spent on scans that are nearly all wasted, and a hostile stretch
+// of a file does not slow the ordinary rest of it. Counted over the last 16
+// rather than in a row, so that the odd right guess among wrong ones (one
+// in ten on a hostile file) does not keep the workers scanning.
 type guesser struct {
-	threads      int32
-	scans        atomic.Int32 // scans running
-	paused       atomic.Bool
-	after        int // wrong guesses in a row that pause (pauseAfter); 0: never
-	wrong, right int // guesses wrong, and right, in a row; the stitcher's
-	begun        int // scans the stitcher made; its own count, for tests
+	threads int32
+	scans   atomic.Int32 // scans running
+	paused  atomic.Bool
+	after   int    // wrong guesses among the last 16 that pause (pauseAfter); 0: never
+	last    uint16 // the last 16 verdicts, the latest in bit 0: 1 for a wrong guess; the stitcher's
+	begun   int    // scans the stitcher made; its own count, for tests
 }
 
 // scan reports whether a worker scans chunk k from its guess; if so, it
@@ -66,15 +72,101 @@ func (g *guesser) end() { g.scans.Add(-1) }
 
 // verdict records whether a chunk's guessed start was right.
 func (g *guesser) verdict(right bool) {
+	g.last <<= 1
 	if right {
-		g.wrong = 0
-		if g.right++; g.right >= resumeAfter {
+		if g.last&(1<<resumeAfter-1) == 0 {
 			g.paused.Store(false)
 		}
 		return
 	}
-	g.right = 0
-	if g.wrong++; g.after > 0 && g.wrong >= g.after {
+	g.last |= 1
+	if g.after > 0 && bits.OnesCount16(g.last) >= g.after {
 		g.paused.Store(true)
 	}
+}
+
+// Where a chunk starts is guessed from the bytes from its boundary b on:
+// the first record at or after b starts where the one holding byte b-1
+// ends, and b-1 is either outside quotes or inside a quoted field. Read the
+// first way, that record ends at the first newline from b-1 on that no
+// quoted field opened after b-1 holds; read the second way, past the quote
+// that closes b-1's field, and then the same. When the two readings differ,
+// the one whose next records have the file's usual number of fields wins,
+// the first on a tie: a newline inside a multi-line field is followed by the
+// field's next line, which seldom looks like a whole record. Only
+// guessSample records are read, within guessWindow bytes of the boundary, so
+// a guess stays cheap whatever the file; a reading that does not end within
+// the window is not taken.
+const (
+	guessSample = 8        // records read after each reading of a boundary
+	guessWindow = 64 << 10 // bytes after the boundary the guess may read
+)
+
+// guessStart guesses where the first record at or after b starts (see
+// above); cols is the usual number of fields of a record, or 0 when not
+// known. With no newline before limit, it guesses that no record starts in
+// the chunk and returns limit: a line of gigabytes must not cost every chunk
+// it spans a search to its end.
+func guessStart(data []byte, b, limit int, delim byte, cols int) int {
+	end := min(len(data), limit)
+	i := bytes.IndexByte(data[b-1:end], '\n')
+	if i < 0 {
+		return end
+	}
+	first := b + i // the first newline after b-1 ends a record
+	// The first record at or after b starts where the one holding b-1 ends.
+	window := data[:min(len(data), b+guessWindow)]
+	outside, ok := scan.EndOutsideQuotes(window, b-1, delim)
+	if !ok || outside > end {
+		outside = first
+	}
+	if cols <= 0 {
+		return outside
+	}
+	inside, ok := scan.EndInsideQuotes(window, b-1, delim)
+	if !ok || inside == outside || inside > end {
+		return outside
+	}
+	if sampleFits(window, inside, delim, cols) > sampleFits(window, outside, delim, cols) {
+		return inside
+	}
+	return outside
+}
+
+// sampleFits returns how many of the guessSample records from i on have
+// cols fields, stopping at the first that does not end within data.
+func sampleFits(data []byte, i int, delim byte, cols int) int {
+	fit := 0
+	for range guessSample {
+		n, end, terminated := scan.CountFields(data, i, delim)
+		if !terminated {
+			break
+		}
+		if n == cols {
+			fit++
+		}
+		i = end
+	}
+	return fit
+}
+
+// usualFields returns the number of fields most of the first guessSample
+// records from start have (the fewest among equals), or 0 when none ends
+// within guessWindow bytes.
+func usualFields(data []byte, start int, delim byte) int {
+	window := data[:min(len(data), start+guessWindow)]
+	counts := map[int]int{}
+	best, i := 0, start
+	for range guessSample {
+		n, end, terminated := scan.CountFields(window, i, delim)
+		if !terminated {
+			break
+		}
+		counts[n]++
+		if c := counts[n]; c > counts[best] || c == counts[best] && n < best {
+			best = n
+		}
+		i = end
+	}
+	return best
 }

@@ -2,11 +2,10 @@ package index
 
 import "testing"
 
-// TestGuesserPauses: pauseAfter wrong guesses in a row pause the scanning
-// from guesses, resumeAfter right ones in a row resume it, a right guess
-// starts the count of wrong ones again and a wrong one that of right ones,
-// and with after 0 nothing pauses it. Chunk 0, which needs no guess, is
-// always scanned.
+// TestGuesserPauses: pauseAfter wrong guesses among the last 16 pause the
+// scanning from guesses, right ones among them or not, resumeAfter right
+// ones in a row resume it, and with after 0 nothing pauses it. Chunk 0,
+// which needs no guess, is always scanned.
 func TestGuesserPauses(t *testing.T) {
 	g := guesser{threads: 2, after: pauseAfter}
 	scans := func() bool {
@@ -16,37 +15,44 @@ func TestGuesserPauses(t *testing.T) {
 		}
 		return ok
 	}
-	verdicts := func(right bool, n int) {
-		for range n {
-			g.verdict(right)
+	// Three wrong, one right, over and over: the pause comes at the
+	// pauseAfter-th wrong guess.
+	wrong := 0
+	for wrong < pauseAfter {
+		right := (wrong+1)%4 == 0 && g.last&1 == 1
+		g.verdict(right)
+		if !right {
+			wrong++
 		}
-	}
-	verdicts(false, pauseAfter-1)
-	if !scans() {
-		t.Fatalf("paused after %d wrong guesses; want %d", pauseAfter-1, pauseAfter)
-	}
-	g.verdict(true)
-	verdicts(false, pauseAfter-1)
-	if !scans() {
-		t.Fatal("a right guess did not start the count of wrong ones again")
-	}
-	g.verdict(false)
-	if scans() {
-		t.Fatalf("not paused after %d wrong guesses in a row", pauseAfter)
+		if paused := !scans(); paused != (wrong >= pauseAfter) {
+			t.Fatalf("after %d wrong guesses, a right one in four: paused %v", wrong, paused)
+		}
 	}
 	if !g.scan(0) {
 		t.Fatal("chunk 0 not scanned while paused")
 	}
 	g.end()
-	verdicts(true, resumeAfter-1)
+	for range resumeAfter - 1 {
+		g.verdict(true)
+	}
 	g.verdict(false)
-	verdicts(true, resumeAfter-1)
+	for range resumeAfter - 1 {
+		g.verdict(true)
+	}
 	if scans() {
 		t.Fatalf("resumed after %d right guesses, a wrong one between", resumeAfter-1)
 	}
 	g.verdict(true)
 	if !scans() {
 		t.Fatalf("not resumed after %d right guesses in a row", resumeAfter)
+	}
+	// Wrong guesses spread over more than 16 never add up to a pause.
+	g = guesser{threads: 2, after: pauseAfter}
+	for i := range 200 {
+		g.verdict(i%2 == 0)
+		if !scans() {
+			t.Fatalf("paused with half of the guesses right, after %d", i+1)
+		}
 	}
 
 	never := guesser{threads: 2}

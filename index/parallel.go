@@ -39,7 +39,6 @@ package index
 // the workers' groups over).
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -310,6 +309,7 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 	var stitched atomic.Int64 // where the next chunk really starts, as far as known
 	stitched.Store(int64(start))
 	guesses := &guesser{threads: int32(par.threads), after: par.pauseAfter} // whether workers scan from their guesses
+	sp.cols = usualFields(data, start, sp.delim)
 	par.guesses = guesses
 	var wg sync.WaitGroup
 	defer func() {
@@ -439,7 +439,7 @@ func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, recs []sorter.
 	r := chunkResult{from: start, unscanned: !fromGuess, t: tally{resume: -1}}
 	r.err = mapping.Guard(func() error {
 		if k > 0 {
-			r.from = guessStart(csv.data, bound, limit)
+			r.from = guessStart(csv.data, bound, limit, sp.delim, sp.cols)
 		}
 		if !fromGuess {
 			return nil
@@ -456,16 +456,4 @@ func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, recs []sorter.
 		r.err = fmt.Errorf("%s: %w", csv.path, ErrChanged)
 	}
 	return r, recs
-}
-
-// guessStart guesses where the first record at or after b starts: just past
-// the first newline at or after b-1. With no newline before limit, it
-// guesses that no record starts in the chunk and returns limit: a line of
-// gigabytes must not cost every chunk it spans a search to its end.
-func guessStart(data []byte, b, limit int) int {
-	end := min(len(data), limit)
-	if i := bytes.IndexByte(data[b-1:end], '\n'); i >= 0 {
-		return b + i
-	}
-	return end
 }

@@ -179,16 +179,62 @@ func TestParallelNoRepairs(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		fmt.Fprintf(&b, "%d,u%d,\"a, \"\"quoted\"\" comment\"\n", i, i%977)
 	}
+	// Rows of 20 bytes: at chunk sizes of 20 bytes' multiples every
+	// boundary is a record's start, and the guess must take it.
+	var w bytes.Buffer
+	w.WriteString("id,user,comment\n")
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&w, "%06d,u%03d,\"c,d\"\n", i, i%977)
+	}
+	for _, c := range []struct {
+		data   string
+		chunks []int
+	}{{b.String(), []int{100, 4096, 65536}}, {w.String(), []int{100, 4000}}} {
+		p := writeCSV(t, c.data)
+		want, _ := buildBytes(t, p, "user", false, Resources{Threads: 1})
+		for _, chunk := range c.chunks {
+			got, st := buildBytes(t, p, "user", false, Resources{Threads: 2, chunk: chunk})
+			if !bytes.Equal(got, want) {
+				t.Fatalf("chunk %d: the index differs from the sequential one", chunk)
+			}
+			if st.Repairs != 0 || st.Full != 0 || st.InOrder != 0 || st.Chunks < 2 {
+				t.Fatalf("chunk %d: %d chunks, %d repairs, %d full, %d in order; want several chunks, no repair, none full or in order", chunk, st.Chunks, st.Repairs, st.Full, st.InOrder)
+			}
+		}
+	}
+}
+
+// TestParallelMultilineGuesses: in a CSV with a multi-line field in half of
+// its rows, a boundary's first newline is often inside quotes; the guess
+// that reads the bytes both ways, and takes the reading whose next records
+// have the usual number of fields, is right nearly always (the first
+// newline alone: about half the time).
+func TestParallelMultilineGuesses(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 35))
+	var b bytes.Buffer
+	b.WriteString("id,user,ts,comment\n")
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&b, "%d,u%d,2024-01-01T00:00:%02d,", i, i%977, i%60)
+		switch r.IntN(4) {
+		case 0:
+			b.WriteString("\"line one\nline two\"\n")
+		case 1:
+			b.WriteString("\"\nstarts with a break, \"\"quoted\"\"\"\n")
+		default:
+			b.WriteString("plain\n")
+		}
+	}
 	p := writeCSV(t, b.String())
 	want, _ := buildBytes(t, p, "user", false, Resources{Threads: 1})
-	for _, chunk := range []int{100, 4096, 65536} {
+	for _, chunk := range []int{1000, 4096} {
 		got, st := buildBytes(t, p, "user", false, Resources{Threads: 2, chunk: chunk})
 		if !bytes.Equal(got, want) {
 			t.Fatalf("chunk %d: the index differs from the sequential one", chunk)
 		}
-		if st.Repairs != 0 || st.Full != 0 || st.InOrder != 0 || st.Chunks < 2 {
-			t.Fatalf("chunk %d: %d chunks, %d repairs, %d full, %d in order; want several chunks, no repair, none full or in order", chunk, st.Chunks, st.Repairs, st.Full, st.InOrder)
+		if st.Repairs > st.Chunks/20 {
+			t.Fatalf("chunk %d: %d of %d chunks repaired; want nearly every guess right", chunk, st.Repairs, st.Chunks)
 		}
+		t.Logf("chunk %d: %d chunks, %d repaired, %d only in order", chunk, st.Chunks, st.Repairs, st.InOrder)
 	}
 }
 
@@ -241,8 +287,8 @@ func TestParallelWrongGuessesPause(t *testing.T) {
 	}
 	// The ordinary stretch is mostly scanned by the workers (its chunks
 	// are left to the stitcher only while it scans one, a chunk in three).
-	if ordinary := st.Chunks - hostile; st.InOrder > hostile+ordinary/2 {
-		t.Fatalf("hostile, then ordinary: %d chunks (%d hostile), %d in order; want the scanning from guesses resumed in the ordinary part", st.Chunks, hostile, st.InOrder)
+	if ordinary := st.Chunks - hostile; st.InOrder > hostile+ordinary/2 || st.Repairs > 2*(pauseAfter+8) {
+		t.Fatalf("hostile, then ordinary: %d chunks (%d hostile), %d repaired, %d in order; want the scanning from guesses resumed in the ordinary part, and right there", st.Chunks, hostile, st.Repairs, st.InOrder)
 	}
 	t.Logf("hostile, then ordinary: %d chunks (%d hostile), %d repaired, %d in order", st.Chunks, hostile, st.Repairs, st.InOrder)
 }

@@ -174,7 +174,13 @@ func unescape(dst, s []byte) []byte {
 // record runs to the end without one. A quote opens a quoted field only at the start of a field:
 // at i itself or right after a delimiter.
 func recordEnd(data []byte, i int, delim byte) (end int, terminated bool) {
-	fieldStart := i
+	return recordEndFrom(data, i, i, delim)
+}
+
+// recordEndFrom is recordEnd where the field being read started at
+// fieldStart (before i, or at it): a quote at i opens a quoted field only if
+// i is fieldStart or follows a delimiter.
+func recordEndFrom(data []byte, i, fieldStart int, delim byte) (end int, terminated bool) {
 	for {
 		j := index2(data, i, '\n', quote)
 		if j >= len(data) {
