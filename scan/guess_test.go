@@ -91,42 +91,39 @@ func TestEndReadings(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 41))
 	checked := [2]int{}
 	for _, data := range guessInputs(r) {
-		inside, escape, end, terminated := refLabels(data, ',')
-		for p := range data {
-			if escape[p] {
-				continue // reads as a closing quote: no single answer
-			}
-			read, name := EndOutsideQuotes, "EndOutsideQuotes"
-			if inside[p] {
-				read, name = EndInsideQuotes, "EndInsideQuotes"
-			}
-			e, term := read(data, p, ',')
-			if e != end[p] || term != terminated[p] {
-				t.Fatalf("%s(%q, %d) = %d, %v; want %d, %v", name, data, p, e, term, end[p], terminated[p])
-			}
-			if inside[p] {
-				checked[1]++
-			} else {
-				checked[0]++
-			}
-		}
+		out, in := checkReadings(t, data, ',')
+		checked[0] += out
+		checked[1] += in
 	}
 	if checked[0] < 1000 || checked[1] < 1000 {
 		t.Fatalf("checked %d bytes outside quotes and %d inside: too few", checked[0], checked[1])
 	}
 }
 
-// TestCountFields: CountFields agrees with Fields, which decodes them, from
-// any byte taken as a record's start.
-func TestCountFields(t *testing.T) {
-	r := rand.New(rand.NewPCG(42, 42))
-	for _, data := range guessInputs(r) {
-		for i := range data {
-			fields, end, terminated := Fields(data, i, ',')
-			n, e, term := CountFields(data, i, ',')
-			if n != len(fields) || e != end || term != terminated {
-				t.Fatalf("CountFields(%q, %d) = %d, %d, %v; Fields says %d, %d, %v", data, i, n, e, term, len(fields), end, terminated)
-			}
+// checkReadings checks EndOutsideQuotes and EndInsideQuotes from every byte
+// of data against refLabels, and CountFields against Fields from every
+// byte; it returns how many bytes it checked outside and inside quotes.
+func checkReadings(t *testing.T, data []byte, delim byte) (outside, inside int) {
+	t.Helper()
+	in, escape, end, terminated := refLabels(data, delim)
+	for p := range data {
+		fields, fend, fterm := Fields(data, p, delim)
+		if n, e, term := CountFields(data, p, delim); n != len(fields) || e != fend || term != fterm {
+			t.Fatalf("CountFields(%q, %d) = %d, %d, %v; Fields says %d, %d, %v", data, p, n, e, term, len(fields), fend, fterm)
+		}
+		if escape[p] {
+			continue // reads as a closing quote: no single answer
+		}
+		read, name := EndOutsideQuotes, "EndOutsideQuotes"
+		if in[p] {
+			read, name = EndInsideQuotes, "EndInsideQuotes"
+			inside++
+		} else {
+			outside++
+		}
+		if e, term := read(data, p, delim); e != end[p] || term != terminated[p] {
+			t.Fatalf("%s(%q, %d) = %d, %v; want %d, %v", name, data, p, e, term, end[p], terminated[p])
 		}
 	}
+	return outside, inside
 }
