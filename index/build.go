@@ -57,7 +57,7 @@ type Resources struct {
 	chunk int // CSV bytes per chunk of a parallel scan; chosen from the budget unless a test sets it
 	most  int // records a chunk may hold; chosen from the budget unless a test sets it
 
-	pauseAfter int // a test's: wrong guesses in a row that pause the scanning from guesses (negative: never; 0: pauseAfter)
+	pauseAfter int // a test's: wrong guesses among the last 16 that pause the scanning from guesses (negative: never; 0: pauseAfter)
 }
 
 // plan splits the memory budget between the scan's chunks in flight, the

@@ -26,8 +26,8 @@ const (
 // No more scans run at once than there are threads, the stitcher's in-order
 // scans included (repairs, the rest of chunks of too short rows, chunks no
 // worker scanned): while the stitcher scans, one worker fewer scans from a
-// guess. A worker refused a scan only guesses where its chunk starts (a
-// search for one newline) and leaves the chunk to the stitcher. On two
+// guess. A worker refused a scan only guesses where its chunk starts (see
+// guessStart) and leaves the chunk to the stitcher. On two
 // cores, two workers scanning chunks whose guesses turn out wrong took the
 // cores from the stitcher: a file with eight newlines in nine inside quotes
 // took twice as long with two threads as with one.
@@ -87,16 +87,17 @@ func (g *guesser) verdict(right bool) {
 
 // Where a chunk starts is guessed from the bytes from its boundary b on:
 // the first record at or after b starts where the one holding byte b-1
-// ends, and b-1 is either outside quotes or inside a quoted field. Read the
-// first way, that record ends at the first newline from b-1 on that no
-// quoted field opened after b-1 holds; read the second way, past the quote
-// that closes b-1's field, and then the same. When the two readings differ,
-// the one whose next records have the file's usual number of fields wins,
-// the first on a tie: a newline inside a multi-line field is followed by the
-// field's next line, which seldom looks like a whole record. Only
-// guessSample records are read, within guessWindow bytes of the boundary, so
-// a guess stays cheap whatever the file; a reading that does not end within
-// the window is not taken.
+// ends (a blank line counting as a record here), and b-1 is either outside
+// quotes or inside a quoted field. Read the first way, that record ends at
+// the first newline at or after b-1 that no quoted field opened after b-1
+// holds; read the second way, past the quote that closes b-1's field, and
+// then the same. When the two readings differ, the one whose next records
+// have the file's usual number of fields wins, the first on a tie: a newline
+// inside a multi-line field is followed by the field's next line, which
+// seldom looks like a whole record. Each reading reads at most guessWindow
+// bytes, and the records sampled after it (guessSample, blank lines
+// skipped) no further; a first reading that does not end within the window
+// falls back to the first newline, and a second one is not taken.
 const (
 	guessSample = 8        // records read after each reading of a boundary
 	guessWindow = 64 << 10 // bytes after the boundary the guess may read
@@ -105,20 +106,22 @@ const (
 // guessStart guesses where the first record at or after b starts (see
 // above); cols is the usual number of fields of a record, or 0 when not
 // known. With no newline before limit, it guesses that no record starts in
-// the chunk and returns limit: a line of gigabytes must not cost every chunk
-// it spans a search to its end.
+// the chunk and returns min(len(data), limit): a line of gigabytes must not
+// cost every chunk it spans a search to its end (that search is the only
+// one that may read past the window, to the chunk's end).
 func guessStart(data []byte, b, limit int, delim byte, cols int) int {
 	end := min(len(data), limit)
 	i := bytes.IndexByte(data[b-1:end], '\n')
 	if i < 0 {
 		return end
 	}
-	first := b + i // the first newline after b-1 ends a record
-	// The first record at or after b starts where the one holding b-1 ends.
 	window := data[:min(len(data), b+guessWindow)]
 	outside, ok := scan.EndOutsideQuotes(window, b-1, delim)
-	if !ok || outside > end {
-		outside = first
+	switch {
+	case !ok:
+		outside = b + i // the first newline at or after b-1 ends a record
+	case outside > end:
+		return end // the record holding b-1 runs past the chunk
 	}
 	if cols <= 0 {
 		return outside
@@ -134,11 +137,12 @@ func guessStart(data []byte, b, limit int, delim byte, cols int) int {
 }
 
 // sampleFits returns how many of the guessSample records from i on have
-// cols fields, stopping at the first that does not end within data.
+// cols fields, skipping blank lines and stopping at the first record that
+// does not end within data.
 func sampleFits(data []byte, i int, delim byte, cols int) int {
 	fit := 0
 	for range guessSample {
-		n, end, terminated := scan.CountFields(data, i, delim)
+		n, end, terminated := scan.CountFields(data, skipBlankLines(data, i), delim)
 		if !terminated {
 			break
 		}
@@ -151,14 +155,17 @@ func sampleFits(data []byte, i int, delim byte, cols int) int {
 }
 
 // usualFields returns the number of fields most of the first guessSample
-// records from start have (the fewest among equals), or 0 when none ends
-// within guessWindow bytes.
+// records from start have (the fewest among equals; blank lines and a byte
+// order mark skipped), or 0 when none ends within guessWindow bytes.
 func usualFields(data []byte, start int, delim byte) int {
+	if start == 0 && bytes.HasPrefix(data, scan.BOM) {
+		start = len(scan.BOM)
+	}
 	window := data[:min(len(data), start+guessWindow)]
 	counts := map[int]int{}
 	best, i := 0, start
 	for range guessSample {
-		n, end, terminated := scan.CountFields(window, i, delim)
+		n, end, terminated := scan.CountFields(window, skipBlankLines(window, i), delim)
 		if !terminated {
 			break
 		}
@@ -169,4 +176,20 @@ func usualFields(data []byte, start int, delim byte) int {
 		i = end
 	}
 	return best
+}
+
+// skipBlankLines returns the first index at or after i that does not start
+// a blank line (\n or \r\n), as the scanner skips them.
+func skipBlankLines(data []byte, i int) int {
+	for i < len(data) {
+		switch {
+		case data[i] == '\n':
+			i++
+		case data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n':
+			i += 2
+		default:
+			return i
+		}
+	}
+	return i
 }

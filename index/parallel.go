@@ -4,10 +4,10 @@ package index
 //
 // Where a record starts cannot be told from a piece of a CSV alone: a newline
 // inside quotes does not end a record. So the data after the header is cut
-// into chunks of a few MiB, and every chunk but the first guesses that the
-// first newline at or after its boundary ends a record. Workers scan the
-// chunks from their guesses at the same time, each taking the records that
-// start before the next boundary.
+// into chunks of a few MiB, and every chunk but the first guesses where its
+// first record starts, from the bytes after its boundary (see guessStart).
+// Workers scan the chunks from their guesses at the same time, each taking
+// the records that start before the next boundary.
 //
 // The results are stitched in order. Chunk k-1, itself exact, stopped where
 // its last record ended: that is where chunk k really starts. If chunk k's
@@ -73,7 +73,7 @@ type parallel struct {
 	chunk      int      // CSV bytes per chunk
 	most       int      // records a chunk may hold; a worker stops there and the stitcher scans the rest
 	inUse      int64    // memory the chunks in flight may take, taken from the budget
-	pauseAfter int      // wrong guesses in a row that pause the scanning from guesses (see guesser); 0: never
+	pauseAfter int      // wrong guesses among the last 16 that pause the scanning from guesses (see guesser); 0: never
 	guesses    *guesser // of the last parallel scan, for tests
 	stats      scanStats
 }

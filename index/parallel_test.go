@@ -208,7 +208,7 @@ func TestParallelNoRepairs(t *testing.T) {
 // its rows, a boundary's first newline is often inside quotes; the guess
 // that reads the bytes both ways, and takes the reading whose next records
 // have the usual number of fields, is right nearly always (the first
-// newline alone: about half the time).
+// newline alone: about three times in five).
 func TestParallelMultilineGuesses(t *testing.T) {
 	r := rand.New(rand.NewPCG(35, 35))
 	var b bytes.Buffer
@@ -252,7 +252,7 @@ func hostileRows(b *bytes.Buffer, n int) {
 }
 
 // TestParallelWrongGuessesPause: on a file whose newlines are mostly inside
-// quotes, nearly every guess is wrong; after pauseAfter in a row the workers
+// quotes, nearly every guess is wrong; once pauseAfter of the last 16 are, the workers
 // only guess where chunks start and the stitcher scans the chunks in order,
 // checking the guesses. Where the file turns ordinary, right guesses resume
 // the scanning from guesses. The index is the sequential one throughout.
@@ -269,8 +269,8 @@ func TestParallelWrongGuessesPause(t *testing.T) {
 		t.Fatal("hostile file: the index differs from the sequential one")
 	}
 	// Repaired: at most the first pauseAfter wrong guesses and the chunks in
-	// flight then; two right guesses in a row (each about one in fifty here)
-	// would cost as many again. Without the pause, one chunk in three or more.
+	// flight then; resumeAfter right guesses in a row (each about one in
+	// twelve here) would cost as many again. Without the pause, one chunk in three or more.
 	if st.InOrder < st.Chunks*3/4 || st.Repairs > 2*(pauseAfter+8) {
 		t.Fatalf("hostile file: %d chunks, %d repaired, %d in order; want nearly all in order, at most %d repaired", st.Chunks, st.Repairs, st.InOrder, 2*(pauseAfter+8))
 	}

@@ -177,9 +177,9 @@ func recordEnd(data []byte, i int, delim byte) (end int, terminated bool) {
 	return recordEndFrom(data, i, i, delim)
 }
 
-// recordEndFrom is recordEnd where the field being read started at
-// fieldStart (before i, or at it): a quote at i opens a quoted field only if
-// i is fieldStart or follows a delimiter.
+// recordEndFrom is recordEnd where fieldStart is where the field being read
+// started, or -1 if it started before i: a quote found at j >= i opens a
+// quoted field only if j is fieldStart or follows a delimiter.
 func recordEndFrom(data []byte, i, fieldStart int, delim byte) (end int, terminated bool) {
 	for {
 		j := index2(data, i, '\n', quote)

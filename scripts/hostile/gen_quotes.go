@@ -72,8 +72,9 @@ func writeGiantKey(g *gen, size int64) {
 
 // writeQuotedNewlines writes case 3: every row's third field is quoted and
 // holds eight lines that look like rows (key f<j>, with "" escapes), so
-// eight newlines in nine are inside quotes and a chunk boundary's guess,
-// the first newline after it, is wrong almost everywhere.
+// eight newlines in nine are inside quotes and a chunk boundary's guess is
+// wrong almost everywhere: read as inside quotes or outside, the bytes after
+// it look like records of the usual width either way.
 func writeQuotedNewlines(g *gen, size int64) {
 	g.raw([]byte("id,key,note\n"))
 	var b []byte
