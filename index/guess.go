@@ -27,10 +27,10 @@ const (
 // scans included (repairs, the rest of chunks of too short rows, chunks no
 // worker scanned): while the stitcher scans, one worker fewer scans from a
 // guess. A worker refused a scan only guesses where its chunk starts (see
-// guessStart) and leaves the chunk to the stitcher. On two
-// cores, two workers scanning chunks whose guesses turn out wrong took the
-// cores from the stitcher: a file with eight newlines in nine inside quotes
-// took twice as long with two threads as with one.
+// guessStart) and leaves the chunk to the stitcher. On two cores, two
+// workers scanning chunks whose guesses turn out wrong took the cores from
+// the stitcher: a file with eight newlines in nine inside quotes took twice
+// as long with two threads as with one.
 //
 // And once pauseAfter of the last 16 guesses were wrong, no worker scans
 // from a guess until resumeAfter guesses in a row are right (the stitcher
