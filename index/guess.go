@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"iter"
 	"math/bits"
 	"sync/atomic"
 
@@ -136,60 +137,46 @@ func guessStart(data []byte, b, limit int, delim byte, cols int) int {
 	return outside
 }
 
-// sampleFits returns how many of the guessSample records from i on have
-// cols fields, skipping blank lines and stopping at the first record that
-// does not end within data.
+// sampleFits returns how many of the records sampled from i on (see
+// sample) have cols fields.
 func sampleFits(data []byte, i int, delim byte, cols int) int {
 	fit := 0
-	for range guessSample {
-		n, end, terminated := scan.CountFields(data, skipBlankLines(data, i), delim)
-		if !terminated {
-			break
-		}
+	for n := range sample(data, i, delim) {
 		if n == cols {
 			fit++
 		}
-		i = end
 	}
 	return fit
 }
 
-// usualFields returns the number of fields most of the first guessSample
-// records from start have (the fewest among equals; blank lines and a byte
-// order mark skipped), or 0 when none ends within guessWindow bytes.
+// usualFields returns the number of fields most of the records sampled
+// from start have (the fewest among equals; a byte order mark skipped), or
+// 0 when none ends within guessWindow bytes.
 func usualFields(data []byte, start int, delim byte) int {
 	if start == 0 && bytes.HasPrefix(data, scan.BOM) {
 		start = len(scan.BOM)
 	}
-	window := data[:min(len(data), start+guessWindow)]
 	counts := map[int]int{}
-	best, i := 0, start
-	for range guessSample {
-		n, end, terminated := scan.CountFields(window, skipBlankLines(window, i), delim)
-		if !terminated {
-			break
-		}
+	best := 0
+	for n := range sample(data[:min(len(data), start+guessWindow)], start, delim) {
 		counts[n]++
 		if c := counts[n]; c > counts[best] || c == counts[best] && n < best {
 			best = n
 		}
-		i = end
 	}
 	return best
 }
 
-// skipBlankLines returns the first index at or after i that does not start
-// a blank line (\n or \r\n), as the scanner skips them.
-func skipBlankLines(data []byte, i int) int {
-	for i < len(data) {
-		switch {
-		case data[i] == '\n':
-			i++
-		case data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n':
-			i += 2
-		default:
-			return i
+// sample yields the numbers of fields of the guessSample records from i on,
+// blank lines skipped, stopping at the first that does not end within data.
+func sample(data []byte, i int, delim byte) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for range guessSample {
+			n, end, terminated := scan.CountFields(data, i, delim)
+			if !terminated || !yield(n) {
+				return
+			}
+			i = end
 		}
 	}
-	return i
 }

@@ -4,10 +4,12 @@ package scan
 // start: a parallel scan guesses at each chunk's boundary and checks the
 // guess later, so these only need to be right often and cheap.
 
-// CountFields returns how many fields the record that starts at i has, and
-// the index just past its terminator; end is len(data) and terminated false
-// when the record runs to the end of data without one.
+// CountFields returns how many fields the first record at or after i has,
+// blank lines skipped as the Scanner skips them, and the index just past its
+// terminator; end is len(data) and terminated false when the record runs to
+// the end of data without one.
 func CountFields(data []byte, i int, delim byte) (fields, end int, terminated bool) {
+	i, _ = skipBlankLines(data, i, len(data))
 	for {
 		e := skipField(data, i, delim)
 		fields++

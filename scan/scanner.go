@@ -166,10 +166,14 @@ func (s *Scanner) quoteFrom(i int) int {
 // blank line, or the first at or past the limit, and the number of blank
 // lines skipped. The blank lines that start before the limit are the
 // scanner's; the others belong to whoever scans on from there.
-func (s *Scanner) skipBlanks(i int) (int, int64) {
-	data := s.data
+func (s *Scanner) skipBlanks(i int) (int, int64) { return skipBlankLines(s.data, i, s.limit) }
+
+// skipBlankLines returns the first offset at or after i that does not start
+// a blank line (\n or \r\n), or the first at or past limit, and the number
+// of blank lines skipped.
+func skipBlankLines(data []byte, i, limit int) (int, int64) {
 	var n int64
-	for i < len(data) && i < s.limit {
+	for i < len(data) && i < limit {
 		if c := data[i]; c == '\n' {
 			i++
 		} else if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
