@@ -48,14 +48,15 @@ func timeVerify(bin, csv, idx, work string, counts []int, rounds, limit int) []t
 func timeUpdate(bin, csv, work string, counts []int, rounds, limit int, share float64) (int64, []updateResult) {
 	grown := filepath.Join(work, "grown.csv")
 	idx := filepath.Join(work, "grown.csvidx")
-	cut, size, err := copyPrefix(csv, grown, share)
+	cut, size, err := cutAfterNewline(csv, share)
 	check(err)
 	if cut == size {
 		check(fmt.Errorf("no newline in the last %.0f%% of %s to cut the CSV at", share*100, csv))
 	}
+	check(copyRange(csv, grown, 0, cut, os.O_CREATE|os.O_TRUNC))
 	_, err = run.Output(bin, run.BuildArgs(grown, idx, work, 0, limit)...)
 	check(err)
-	check(appendRest(csv, grown, cut))
+	check(copyRange(csv, grown, cut, size, os.O_APPEND))
 	runs := make([]updateResult, len(counts))
 	tail := idx + ".tail"
 	check(run.Turns(rounds, len(counts), func(round, i int) error {
@@ -113,12 +114,11 @@ func printTimings(what string, runs []*timing) {
 	}
 }
 
-// copyPrefix writes to dst the bytes of src up to and including the first
-// newline at or after (1-share) of its size, and returns how many that is
-// and src's size. With no newline there, it copies nothing and returns
-// cut == size.
-func copyPrefix(src, dst string, share float64) (cut, size int64, err error) {
-	f, err := os.Open(src)
+// cutAfterNewline returns the index just past the first newline at or
+// after (1-share) of the file's size, and the size; cut is size when there
+// is none.
+func cutAfterNewline(path string, share float64) (cut, size int64, err error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -128,59 +128,37 @@ func copyPrefix(src, dst string, share float64) (cut, size int64, err error) {
 		return 0, 0, err
 	}
 	size = st.Size()
-	at := int64(float64(size) * (1 - share))
 	buf := make([]byte, 1<<16)
-	for cut = size; at < size; at += int64(len(buf)) {
+	for at := int64(float64(size) * (1 - share)); at < size; at += int64(len(buf)) {
 		n, err := f.ReadAt(buf, at)
 		if k := bytes.IndexByte(buf[:n], '\n'); k >= 0 {
-			cut = at + int64(k) + 1
-			break
+			return at + int64(k) + 1, size, nil
 		}
 		if err != nil {
 			break
 		}
 	}
-	if cut == size {
-		return cut, size, nil
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		return 0, 0, err
-	}
-	if _, err := io.Copy(out, io.NewSectionReader(f, 0, cut)); err != nil {
-		out.Close()
-		return 0, 0, err
-	}
-	return cut, size, closeSynced(out)
+	return size, size, nil
 }
 
-// appendRest appends the bytes of src from offset from to dst, and syncs
-// dst: its writeback must not run during the timed updates.
-func appendRest(src, dst string, from int64) error {
+// copyRange copies bytes [from, to) of src to dst, opened with flag (a new
+// file, or appended to), and syncs dst: its writeback must not run during
+// the timed updates.
+func copyRange(src, dst string, from, to int64, flag int) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	st, err := in.Stat()
+	out, err := os.OpenFile(dst, os.O_WRONLY|flag, 0o644)
 	if err != nil {
 		return err
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
+	_, err = io.Copy(out, io.NewSectionReader(in, from, to-from))
+	if err == nil {
+		err = out.Sync()
 	}
-	if _, err := io.Copy(out, io.NewSectionReader(in, from, st.Size()-from)); err != nil {
-		out.Close()
-		return err
-	}
-	return closeSynced(out)
-}
-
-// closeSynced syncs and closes f.
-func closeSynced(f *os.File) error {
-	err := f.Sync()
-	if cerr := f.Close(); err == nil {
+	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	return err
