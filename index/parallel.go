@@ -377,8 +377,8 @@ func scanParallel(ctx context.Context, csv *csvFile, start int, sp spec, par *pa
 			return total, stats, r.err
 		}
 		rest := -1                   // where the stitcher scans the rest of the chunk in order, if it must
-		none := expect >= limitOf(k) // no record starts in the chunk
-		if !none && r.from >= 0 {
+		none := expect >= limitOf(k) // no record starts in the chunk; otherwise r.from is a guess to check
+		if !none {
 			guesses.verdict(r.from == expect)
 		}
 		switch {
