@@ -61,9 +61,9 @@ type Resources struct {
 }
 
 // plan splits the memory budget between the scan's chunks in flight, the
-// index writer's buffers (it may make buffers, writeBuffers of them outside
-// the budget) and the sort, for an index at idxPath.
-func (r Resources) plan(idxPath string, buffers int) (*parallel, sorter.Options) {
+// index writer's buffers (the first ones outside the budget; none for a
+// verify) and the sort, for an index at idxPath.
+func (r Resources) plan(idxPath string, w writerShape) (*parallel, sorter.Options) {
 	limit := r.limit()
 	par := newParallel(r.Threads, limit, r.chunk, r.most)
 	if r.pauseAfter != 0 {
@@ -73,15 +73,22 @@ func (r Resources) plan(idxPath string, buffers int) (*parallel, sorter.Options)
 	if dir == "" {
 		dir = filepath.Dir(idxPath)
 	}
-	grow := int64(max(buffers-writeBuffers, 0)) * writeBuffer
+	grow := int64(max(w.most-w.first, 0)) * int64(w.size)
 	return par, sorter.Options{MemLimit: max(limit-par.inUse-grow, 1), TmpDir: dir, TmpPrefix: filepath.Base(idxPath) + ".tmp-sort-", Threads: par.threads}
 }
 
-// writeBuffers returns how many buffers the index writer may make: a
-// sixty-fourth of the budget, from writeBuffers (the first ones, outside
-// the budget) up to maxWriteBuffers.
-func (r Resources) writeBuffers() int {
-	return int(min(max(r.limit()/64/writeBuffer, writeBuffers), maxWriteBuffers))
+// writeShape returns the index writer's buffers: writes of 4 MiB from a
+// budget of 512 MiB (two of them to start with), of 1 MiB under it (four),
+// and up to a sixty-fourth of the budget in all, 32 MiB at most, when the
+// disk falls behind.
+func (r Resources) writeShape() writerShape {
+	limit := r.limit()
+	w := writerShape{size: smallWrite, first: writerFirst / smallWrite}
+	if limit >= bigWriteBudget {
+		w = writerShape{size: bigWrite, first: 2}
+	}
+	w.most = int(min(max(limit/64/int64(w.size), int64(w.first)), writerMost/int64(w.size)))
+	return w
 }
 
 // limit returns the memory budget: MemLimit, or the default when zero.
@@ -185,9 +192,12 @@ func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Reso
 		return nil, nil, fmt.Errorf("create index: %w", err)
 	}
 	defer out.Abort()
-	buffers := res.writeBuffers()
-	par, so := res.plan(path, buffers)
-	sink := newFileSink(out, buffers)
+	shape := res.writeShape()
+	par, so := res.plan(path, shape)
+	sink, err := newFileSink(out, shape)
+	if err != nil {
+		return nil, nil, err
+	}
 	defer sink.close()
 	b, err := buildInto(ctx, csv, sp, sink, par, so, progress, fence)
 	if err != nil {

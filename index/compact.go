@@ -82,7 +82,14 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 		return fmt.Errorf("write the fence: %w", err)
 	}
 	defer fw.Abort()
-	sink := newFileSink(out, writeBuffers)
+	// Compact has no budget: the writer keeps to the first buffers of the
+	// default one's shape.
+	shape := Resources{}.writeShape()
+	shape.most = shape.first
+	sink, err := newFileSink(out, shape)
+	if err != nil {
+		return err
+	}
 	defer sink.close()
 	w := newPageWriter(sink, fw.Add)
 	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end

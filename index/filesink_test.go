@@ -38,10 +38,13 @@ func TestFileSinkGrowsWhileTheDiskStalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Abort()
-	s := newFileSink(f, most)
+	s, err := newFileSink(f, writerShape{size: smallWrite, first: 2, most: most})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.close()
 	defer release() // before the writer is waited for, however the test ends
-	perBuffer := writeBuffer / pageSize
+	perBuffer := smallWrite / pageSize
 	var want bytes.Buffer
 	want.Write(make([]byte, pageSize)) // the header's place
 	fill := func(pages int) {
@@ -66,10 +69,10 @@ func TestFileSinkGrowsWhileTheDiskStalls(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		release()
 		<-filled
-		t.Fatalf("the sink waited for the stalled disk with %d of %d buffers made", s.made, most)
+		t.Fatalf("the sink waited for the stalled disk with %d of %d buffers made", len(s.made), most)
 	}
-	if s.made != most {
-		t.Fatalf("%d buffers made with the writes stalled, want %d", s.made, most)
+	if len(s.made) != most {
+		t.Fatalf("%d buffers made with the writes stalled, want %d", len(s.made), most)
 	}
 	// One more buffer's worth must wait for the disk.
 	done := make(chan struct{})
@@ -81,8 +84,8 @@ func TestFileSinkGrowsWhileTheDiskStalls(t *testing.T) {
 	}
 	release()
 	<-done
-	if s.made != most {
-		t.Fatalf("%d buffers made, want %d", s.made, most)
+	if len(s.made) != most {
+		t.Fatalf("%d buffers made, want %d", len(s.made), most)
 	}
 	if err := s.flush(); err != nil {
 		t.Fatal(err)
@@ -125,8 +128,11 @@ func TestFileSinkErrorAfterGrowing(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Abort()
-			s := newFileSink(f, 8)
-			perBuffer := writeBuffer / pageSize
+			s, err := newFileSink(f, writerShape{size: smallWrite, first: 2, most: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			perBuffer := smallWrite / pageSize
 			var werr error
 			done := make(chan struct{})
 			go func() {
@@ -146,8 +152,8 @@ func TestFileSinkErrorAfterGrowing(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("the sink hung after a failed write")
 			}
-			if s.made != 8 {
-				t.Errorf("%d buffers made, want 8", s.made)
+			if len(s.made) != 8 {
+				t.Errorf("%d buffers made, want 8", len(s.made))
 			}
 			closed := make(chan struct{})
 			go func() { s.close(); close(closed) }()
@@ -163,27 +169,41 @@ func TestFileSinkErrorAfterGrowing(t *testing.T) {
 	}
 }
 
-// TestWriteBuffersBudget: the index writer may make a sixty-fourth of the
-// budget in buffers, within [writeBuffers, maxWriteBuffers], and what it
-// may make beyond the first ones comes out of the sort's share.
-func TestWriteBuffersBudget(t *testing.T) {
+// TestWriteShapeBudget: the index writer writes 4 MiB at a time from a
+// budget of 512 MiB (1 MiB under it), may make a sixty-fourth of the budget
+// in buffers, from the first ones up to 32 MiB, and what it may make beyond
+// the first ones comes out of the sort's share.
+func TestWriteShapeBudget(t *testing.T) {
 	for _, c := range []struct {
 		limit int64
-		want  int
-	}{{32 << 20, writeBuffers}, {256 << 20, writeBuffers}, {512 << 20, 8}, {0, 16}, {1 << 30, 16}, {4 << 30, maxWriteBuffers}} {
+		want  writerShape
+	}{
+		{32 << 20, writerShape{smallWrite, 4, 4}},
+		{256 << 20, writerShape{smallWrite, 4, 4}},
+		{511 << 20, writerShape{smallWrite, 4, 7}},
+		{512 << 20, writerShape{bigWrite, 2, 2}},
+		{0, writerShape{bigWrite, 2, 4}},
+		{1 << 30, writerShape{bigWrite, 2, 4}},
+		{4 << 30, writerShape{bigWrite, 2, 8}},
+		{64 << 30, writerShape{bigWrite, 2, 8}},
+	} {
 		r := Resources{MemLimit: c.limit, Threads: 1}
-		if got := r.writeBuffers(); got != c.want {
-			t.Errorf("limit %d: %d write buffers, want %d", c.limit, got, c.want)
+		got := r.writeShape()
+		if got != c.want {
+			t.Errorf("limit %d: writer %+v, want %+v", c.limit, got, c.want)
 		}
 		limit := c.limit
 		if limit == 0 {
 			limit = 1 << 30
 		}
-		_, so := r.plan("x.csvidx", r.writeBuffers())
-		if want := limit - int64(c.want-writeBuffers)*writeBuffer; so.MemLimit != want {
+		if got.most*got.size > max(int(limit/64), got.first*got.size) {
+			t.Errorf("limit %d: the writer may make %d bytes of buffers, more than a sixty-fourth of the budget", c.limit, got.most*got.size)
+		}
+		_, so := r.plan("x.csvidx", got)
+		if want := limit - int64((c.want.most-c.want.first)*c.want.size); so.MemLimit != want {
 			t.Errorf("limit %d: the sort's share is %d, want %d", c.limit, so.MemLimit, want)
 		}
-		if _, so := r.plan("x.csvidx", 0); so.MemLimit != limit { // verify writes no pages
+		if _, so := r.plan("x.csvidx", writerShape{}); so.MemLimit != limit { // verify writes no pages
 			t.Errorf("limit %d: without a writer the sort's share is %d, want the whole budget", c.limit, so.MemLimit)
 		}
 	}

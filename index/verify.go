@@ -113,7 +113,7 @@ func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *Verif
 	covered.data = csv.data[:old.scanned]
 	p.m.Advise(mapping.Sequential) // the comparison reads the file from end to end
 	sink := &compareSink{old: p.data}
-	par, so := opts.Resources.plan(p.path, 0) // the pages are compared, not written
+	par, so := opts.Resources.plan(p.path, writerShape{}) // the pages are compared, not written
 	var fence func(uint64) error
 	if fc != nil {
 		fence = fc.add

@@ -151,13 +151,13 @@ func (w *pageWriter) finish(h *header) error {
 // writes.
 type fileSink struct {
 	f     *atomicfile.File
+	shape writerShape
 	buf   []byte   // the buffer being filled: aligned, whole pages
 	n     int      // bytes of buf in use
 	off   int64    // where buf goes in the file
 	spare [][]byte // buffers free to fill; the others are with the writer
-	made  int      // buffers made so far
-	most  int      // buffers it may make
-	err   error    // the first write error
+	made  []*atomicfile.Buffer
+	err   error // the first write error
 	jobs  chan sinkWrite
 	back  chan sinkWrite // buffers the writer is done with, and its error
 	done  chan struct{}
@@ -170,33 +170,58 @@ type sinkWrite struct {
 	err error
 }
 
+// writerShape is how the index writer buffers its writes: buffers of size
+// bytes, each one write, first of them made at the start, and up to most
+// when the disk falls behind.
+type writerShape struct{ size, first, most int }
+
 const (
-	writeBuffer     = 1 << 20 // bytes per write
-	writeBuffers    = 4       // buffers to start with: one filling, the others written or waiting
-	maxWriteBuffers = 32      // buffers at most, when the budget allows (see Resources.writeBuffers)
+	bigWrite       = 4 << 20   // bytes per write with a budget of bigWriteBudget or more: two huge pages (see atomicfile.Buffer)
+	bigWriteBudget = 512 << 20 // the budget from which writes are big
+	smallWrite     = 1 << 20   // bytes per write under it
+	writerFirst    = 4 << 20   // bytes of the first buffers under it (and 8 MiB from it: two big ones)
+	writerMost     = 32 << 20  // bytes of buffers at most, when the budget allows (see Resources.writeShape)
 )
 
-// newFileSink returns a sink writing to f with writeBuffers buffers, and up
-// to most (at least writeBuffers) when the disk falls behind: a buffer is
-// made only when every one is with the writer, so a disk that keeps up
-// costs no memory beyond the first ones, and one that stalls for a moment
-// does not stall the sort that fills them.
-func newFileSink(f *atomicfile.File, most int) *fileSink {
-	most = max(most, writeBuffers)
-	s := &fileSink{f: f, off: pageSize, most: most, jobs: make(chan sinkWrite, most),
-		back: make(chan sinkWrite, most), done: make(chan struct{})}
-	for range writeBuffers {
-		s.spare = append(s.spare, s.newBuffer())
+// newFileSink returns a sink writing to f with buffers of the given shape: a
+// buffer beyond the first ones is made only when every one is with the
+// writer, so a disk that keeps up costs no memory beyond them, and one that
+// stalls for a moment does not stall the sort that fills them. Close the
+// sink to free them.
+func newFileSink(f *atomicfile.File, shape writerShape) (*fileSink, error) {
+	shape.first = max(shape.first, 2) // one filling, one written
+	shape.most = max(shape.most, shape.first)
+	s := &fileSink{f: f, shape: shape, off: pageSize, jobs: make(chan sinkWrite, shape.most),
+		back: make(chan sinkWrite, shape.most), done: make(chan struct{})}
+	for range shape.first {
+		b, err := s.newBuffer()
+		if err != nil {
+			s.free()
+			return nil, fmt.Errorf("write buffers: %w", err)
+		}
+		s.spare = append(s.spare, b)
 	}
 	s.buf, s.spare = s.spare[0], s.spare[1:]
 	go s.write()
-	return s
+	return s, nil
 }
 
 // newBuffer makes a write buffer.
-func (s *fileSink) newBuffer() []byte {
-	s.made++
-	return atomicfile.AlignedBlocks(writeBuffer / atomicfile.BlockSize)
+func (s *fileSink) newBuffer() ([]byte, error) {
+	b, err := atomicfile.NewBuffer(s.shape.size)
+	if err != nil {
+		return nil, err
+	}
+	s.made = append(s.made, b)
+	return b.Bytes(), nil
+}
+
+// free unmaps the buffers.
+func (s *fileSink) free() {
+	for _, b := range s.made {
+		_ = b.Free() // an unmapping cannot fail on memory this process mapped
+	}
+	s.made, s.buf, s.spare = nil, nil, nil
 }
 
 // write is the writer goroutine: it writes the buffers it is handed, in
@@ -259,15 +284,30 @@ func (s *fileSink) submit() error {
 				return err
 			}
 		default:
-			if s.made < s.most {
-				s.spare = append(s.spare, s.newBuffer())
-			} else if err := s.receive(); err != nil {
-				return err
+			if !s.grow() {
+				if err := s.receive(); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	s.buf, s.spare = s.spare[len(s.spare)-1], s.spare[:len(s.spare)-1]
 	return nil
+}
+
+// grow makes a spare buffer if the shape allows one more, and reports
+// whether it did. Without the memory for it, the sink waits for the disk
+// instead.
+func (s *fileSink) grow() bool {
+	if len(s.made) == s.shape.most {
+		return false
+	}
+	b, err := s.newBuffer()
+	if err != nil {
+		return false
+	}
+	s.spare = append(s.spare, b)
+	return true
 }
 
 // receive takes back a buffer the writer is done with, waiting for one.
@@ -291,7 +331,7 @@ func (s *fileSink) flush() error {
 			return err
 		}
 	}
-	for len(s.spare) < s.made-1 { // all back but the one being filled
+	for len(s.spare) < len(s.made)-1 { // all back but the one being filled
 		if err := s.receive(); err != nil {
 			return err
 		}
@@ -299,8 +339,10 @@ func (s *fileSink) flush() error {
 	return nil
 }
 
-// close stops the writer goroutine, after the writes handed to it.
+// close stops the writer goroutine, after the writes handed to it, and
+// frees the buffers.
 func (s *fileSink) close() {
 	close(s.jobs)
 	<-s.done
+	s.free()
 }

@@ -158,10 +158,13 @@ func escapeGlob(p string) string {
 	return string(b)
 }
 
+// addr returns the address of b's first byte.
+func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+
 // AlignedBlocks returns zeroed memory for n blocks, aligned to BlockSize, as
 // direct I/O needs.
 func AlignedBlocks(n int) []byte {
 	b := make([]byte, (n+1)*BlockSize)
-	skip := (BlockSize - int(uintptr(unsafe.Pointer(unsafe.SliceData(b)))%BlockSize)) % BlockSize
+	skip := (BlockSize - int(addr(b)%BlockSize)) % BlockSize
 	return b[skip : skip+n*BlockSize : skip+n*BlockSize]
 }
