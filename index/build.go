@@ -61,8 +61,8 @@ type Resources struct {
 }
 
 // plan splits the memory budget between the scan's chunks in flight, the
-// index writer's buffers (the first ones outside the budget; none for a
-// verify) and the sort, for an index at idxPath.
+// index writer's buffers w (writerFree of them outside the budget; none for
+// a verify) and the sort, for an index at idxPath.
 func (r Resources) plan(idxPath string, w writerShape) (*parallel, sorter.Options) {
 	limit := r.limit()
 	par := newParallel(r.Threads, limit, r.chunk, r.most)
@@ -73,22 +73,24 @@ func (r Resources) plan(idxPath string, w writerShape) (*parallel, sorter.Option
 	if dir == "" {
 		dir = filepath.Dir(idxPath)
 	}
-	grow := int64(max(w.most-w.first, 0)) * int64(w.size)
+	grow := max(int64(w.most)*int64(w.size)-writerFree, 0)
 	return par, sorter.Options{MemLimit: max(limit-par.inUse-grow, 1), TmpDir: dir, TmpPrefix: filepath.Base(idxPath) + ".tmp-sort-", Threads: par.threads}
 }
 
 // writeShape returns the index writer's buffers: writes of 4 MiB from a
-// budget of 512 MiB (two of them to start with), of 1 MiB under it (four),
-// and up to a sixty-fourth of the budget in all, 32 MiB at most, when the
-// disk falls behind.
+// budget of 512 MiB, of 1 MiB under it, as many at the start as make
+// writerFree (two at least), and up to a sixty-fourth of the budget in all,
+// 32 MiB at most, when the disk falls behind. What they take beyond
+// writerFree comes out of the sort's share (see plan).
 func (r Resources) writeShape() writerShape {
 	limit := r.limit()
-	w := writerShape{size: smallWrite, first: writerFirst / smallWrite}
+	size := int64(smallWrite)
 	if limit >= bigWriteBudget {
-		w = writerShape{size: bigWrite, first: 2}
+		size = bigWrite
 	}
-	w.most = int(min(max(limit/64/int64(w.size), int64(w.first)), writerMost/int64(w.size)))
-	return w
+	first := max(writerFree/size, minBuffers)
+	most := min(max(limit/64/size, first), writerMost/size)
+	return writerShape{size: int(size), first: int(first), most: int(most)}
 }
 
 // limit returns the memory budget: MemLimit, or the default when zero.

@@ -46,14 +46,16 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (*Info, 
 		return nil, err
 	}
 	defer csv.close()
-	if err := compactLocked(ctx, csv, idxPath, o); err != nil {
+	if err := compactLocked(ctx, csv, idxPath, o, Resources{}.writeShape()); err != nil {
 		return nil, err
 	}
 	return ReadInfo(csvPath, o)
 }
 
-// compactLocked is Compact for a caller that holds the lock.
-func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options) error {
+// compactLocked is Compact for a caller that holds the lock, writing with
+// buffers of the given shape (the default budget's for Compact, the
+// update's own for an update that merges: the merge holds no other memory).
+func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options, shape writerShape) error {
 	main, err := openPart(idxPath, csv.path, false)
 	if err != nil {
 		return err
@@ -82,10 +84,6 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 		return fmt.Errorf("write the fence: %w", err)
 	}
 	defer fw.Abort()
-	// Compact has no budget: the writer keeps to the first buffers of the
-	// default one's shape.
-	shape := Resources{}.writeShape()
-	shape.most = shape.first
 	sink, err := newFileSink(out, shape)
 	if err != nil {
 		return err

@@ -20,6 +20,12 @@ import (
 // and no further, and once the writes go through, the file must hold every
 // page in order.
 func TestFileSinkGrowsWhileTheDiskStalls(t *testing.T) {
+	for _, size := range []int{smallWrite, bigWrite} { // from the heap, and mapped
+		t.Run(fmt.Sprint(size), func(t *testing.T) { testFileSinkGrows(t, size) })
+	}
+}
+
+func testFileSinkGrows(t *testing.T, size int) {
 	const most = 7
 	dir := t.TempDir()
 	gate := make(chan struct{})
@@ -38,13 +44,13 @@ func TestFileSinkGrowsWhileTheDiskStalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Abort()
-	s, err := newFileSink(f, writerShape{size: smallWrite, first: 2, most: most})
+	s, err := newFileSink(f, writerShape{size: size, first: 2, most: most})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.close()
 	defer release() // before the writer is waited for, however the test ends
-	perBuffer := smallWrite / pageSize
+	perBuffer := size / pageSize
 	var want bytes.Buffer
 	want.Write(make([]byte, pageSize)) // the header's place
 	fill := func(pages int) {
@@ -171,21 +177,22 @@ func TestFileSinkErrorAfterGrowing(t *testing.T) {
 
 // TestWriteShapeBudget: the index writer writes 4 MiB at a time from a
 // budget of 512 MiB (1 MiB under it), may make a sixty-fourth of the budget
-// in buffers, from the first ones up to 32 MiB, and what it may make beyond
-// the first ones comes out of the sort's share.
+// in buffers, 32 MiB at most, and all but writerFree of what it may make
+// comes out of the sort's share.
 func TestWriteShapeBudget(t *testing.T) {
 	for _, c := range []struct {
 		limit int64
 		want  writerShape
+		taken int64 // from the sort's share
 	}{
-		{32 << 20, writerShape{smallWrite, 4, 4}},
-		{256 << 20, writerShape{smallWrite, 4, 4}},
-		{511 << 20, writerShape{smallWrite, 4, 7}},
-		{512 << 20, writerShape{bigWrite, 2, 2}},
-		{0, writerShape{bigWrite, 2, 4}},
-		{1 << 30, writerShape{bigWrite, 2, 4}},
-		{4 << 30, writerShape{bigWrite, 2, 8}},
-		{64 << 30, writerShape{bigWrite, 2, 8}},
+		{32 << 20, writerShape{smallWrite, 4, 4}, 0},
+		{256 << 20, writerShape{smallWrite, 4, 4}, 0},
+		{511 << 20, writerShape{smallWrite, 4, 7}, 3 << 20},
+		{512 << 20, writerShape{bigWrite, 2, 2}, 4 << 20},
+		{0, writerShape{bigWrite, 2, 4}, 12 << 20},
+		{1 << 30, writerShape{bigWrite, 2, 4}, 12 << 20},
+		{4 << 30, writerShape{bigWrite, 2, 8}, 28 << 20},
+		{64 << 30, writerShape{bigWrite, 2, 8}, 28 << 20},
 	} {
 		r := Resources{MemLimit: c.limit, Threads: 1}
 		got := r.writeShape()
@@ -196,12 +203,15 @@ func TestWriteShapeBudget(t *testing.T) {
 		if limit == 0 {
 			limit = 1 << 30
 		}
-		if got.most*got.size > max(int(limit/64), got.first*got.size) {
-			t.Errorf("limit %d: the writer may make %d bytes of buffers, more than a sixty-fourth of the budget", c.limit, got.most*got.size)
+		if bytes := int64(got.most * got.size); bytes > max(limit/64, writerFree) {
+			t.Errorf("limit %d: the writer may make %d bytes of buffers, more than a sixty-fourth of the budget", c.limit, bytes)
 		}
 		_, so := r.plan("x.csvidx", got)
-		if want := limit - int64((c.want.most-c.want.first)*c.want.size); so.MemLimit != want {
-			t.Errorf("limit %d: the sort's share is %d, want %d", c.limit, so.MemLimit, want)
+		if so.MemLimit != limit-c.taken {
+			t.Errorf("limit %d: the sort's share is %d, want %d", c.limit, so.MemLimit, limit-c.taken)
+		}
+		if outside := int64(got.most*got.size) - (limit - so.MemLimit); outside > writerFree {
+			t.Errorf("limit %d: %d bytes of write buffers outside the budget, more than %d", c.limit, outside, writerFree)
 		}
 		if _, so := r.plan("x.csvidx", writerShape{}); so.MemLimit != limit { // verify writes no pages
 			t.Errorf("limit %d: without a writer the sort's share is %d, want the whole budget", c.limit, so.MemLimit)

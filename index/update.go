@@ -114,7 +114,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 			// The appended rows are indexed already: a merge that fails
 			// (a full disk, say) leaves a good index with a tail, which
 			// the next update or compact merges.
-			switch err := compactLocked(ctx, csv, idxPath, o); {
+			switch err := compactLocked(ctx, csv, idxPath, o, opts.Resources.writeShape()); {
 			case errors.Is(err, context.Canceled):
 				return nil, err
 			case err != nil:

@@ -152,12 +152,12 @@ func (w *pageWriter) finish(h *header) error {
 type fileSink struct {
 	f     *atomicfile.File
 	shape writerShape
-	buf   []byte   // the buffer being filled: aligned, whole pages
-	n     int      // bytes of buf in use
-	off   int64    // where buf goes in the file
-	spare [][]byte // buffers free to fill; the others are with the writer
-	made  []*atomicfile.Buffer
-	err   error // the first write error
+	buf   []byte               // the buffer being filled: aligned, whole pages
+	n     int                  // bytes of buf in use
+	off   int64                // where buf goes in the file
+	spare [][]byte             // buffers free to fill; the others are with the writer
+	made  []*atomicfile.Buffer // every buffer made, freed by close
+	err   error                // the first write error
 	jobs  chan sinkWrite
 	back  chan sinkWrite // buffers the writer is done with, and its error
 	done  chan struct{}
@@ -179,8 +179,9 @@ const (
 	bigWrite       = 4 << 20   // bytes per write with a budget of bigWriteBudget or more: two huge pages (see atomicfile.Buffer)
 	bigWriteBudget = 512 << 20 // the budget from which writes are big
 	smallWrite     = 1 << 20   // bytes per write under it
-	writerFirst    = 4 << 20   // bytes of the first buffers under it (and 8 MiB from it: two big ones)
+	writerFree     = 4 << 20   // bytes of buffers the writer has outside the budget; the rest comes from the sort's share
 	writerMost     = 32 << 20  // bytes of buffers at most, when the budget allows (see Resources.writeShape)
+	minBuffers     = 2         // buffers at the least: one filling, one being written
 )
 
 // newFileSink returns a sink writing to f with buffers of the given shape: a
@@ -189,7 +190,7 @@ const (
 // stalls for a moment does not stall the sort that fills them. Close the
 // sink to free them.
 func newFileSink(f *atomicfile.File, shape writerShape) (*fileSink, error) {
-	shape.first = max(shape.first, 2) // one filling, one written
+	shape.first = max(shape.first, minBuffers)
 	shape.most = max(shape.most, shape.first)
 	s := &fileSink{f: f, shape: shape, off: pageSize, jobs: make(chan sinkWrite, shape.most),
 		back: make(chan sinkWrite, shape.most), done: make(chan struct{})}
@@ -216,10 +217,10 @@ func (s *fileSink) newBuffer() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// free unmaps the buffers.
+// free gives the buffers back.
 func (s *fileSink) free() {
 	for _, b := range s.made {
-		_ = b.Free() // an unmapping cannot fail on memory this process mapped
+		_ = b.Free() // unmapping a whole mapping of this process's own fails only on a bug
 	}
 	s.made, s.buf, s.spare = nil, nil, nil
 }

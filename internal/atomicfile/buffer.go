@@ -1,58 +1,52 @@
 package atomicfile
 
-import (
-	"os"
-
-	"github.com/edsrzf/mmap-go"
-)
+import "fmt"
 
 // hugePage is the size of a transparent huge page on the systems that
-// have them (x86-64 and most arm64 kernels).
+// have them (x86-64 and most arm64 Linux kernels).
 const hugePage = 2 << 20
 
-// Buffer is memory for direct writes, aligned to a block. One whose size is
-// a multiple of 2 MiB is mapped outside the Go heap, where it can be backed
-// by huge pages on the systems that have them (Linux). A direct write pins
-// every page of its buffer and hands the device one segment per physically
-// contiguous run: from 4 KiB pages a write of 1 MiB became two requests to
-// this VM's disk, with the kernel's work for each page, while a 4 MiB write
-// from huge pages is one request, and writing 1.6 GB took 0.03-0.05 s of
-// system time instead of 0.24-0.25 s. A smaller buffer comes from the Go
-// heap, whose idle memory can serve it without growing the process (a
-// mapping of its own added 4-6 MiB to the peak of builds at small budgets).
+// Buffer is memory for direct writes, aligned to a block. On Linux, one
+// whose size is a multiple of 2 MiB is mapped on its own, aligned to 2 MiB
+// and advised for transparent huge pages (a hint the kernel may decline):
+// a direct write pins every page of its buffer and hands the device one
+// segment per physically contiguous run, so from huge pages it takes the
+// kernel far less work and reaches the device as fewer, larger requests.
+// Any other buffer comes from the Go heap, whose idle memory can serve it
+// without growing the process.
 type Buffer struct {
-	m mmap.MMap // the whole mapping, or nil for memory from the heap
-	b []byte    // the aligned part handed out
+	b     []byte       // the aligned memory handed out
+	unmap func() error // gives a mapped buffer back, or nil for one from the heap
 }
 
-// NewBuffer returns a zeroed buffer of size bytes, a multiple of
+// NewBuffer returns a zeroed buffer of size bytes, a positive multiple of
 // BlockSize. Free it when done.
 func NewBuffer(size int) (*Buffer, error) {
-	if size%hugePage != 0 {
-		return &Buffer{b: AlignedBlocks(size / BlockSize)}, nil
+	if size <= 0 || size%BlockSize != 0 {
+		return nil, fmt.Errorf("atomicfile: buffer of %d bytes is not a whole number of blocks", size)
 	}
-	pad := hugePage - os.Getpagesize() // room to start on a huge page
-	// Private: shared anonymous memory is shmem, which gets no huge pages.
-	m, err := mmap.MapRegion(nil, size+pad, mmap.COPY, mmap.ANON, 0)
-	if err != nil {
-		return nil, err
+	if size%hugePage == 0 {
+		b, unmap, err := mapHuge(size)
+		if err != nil {
+			return nil, fmt.Errorf("map a write buffer of %d bytes: %w", size, err)
+		}
+		if b != nil {
+			return &Buffer{b: b, unmap: unmap}, nil
+		}
 	}
-	skip := (hugePage - int(addr(m)%hugePage)) % hugePage
-	b := m[skip : skip+size : skip+size]
-	adviseHuge(b)
-	return &Buffer{m: m, b: b}, nil
+	return &Buffer{b: AlignedBlocks(size / BlockSize)}, nil
 }
 
 // Bytes returns the buffer's memory, valid until Free.
 func (b *Buffer) Bytes() []byte { return b.b }
 
-// Free unmaps a mapped buffer, or leaves one from the heap to the garbage
-// collector; its memory must not be used afterwards.
+// Free gives a mapped buffer back to the system, or leaves one from the
+// heap to the garbage collector. Its memory must not be used afterwards.
 func (b *Buffer) Free() error {
-	m := b.m
-	b.m, b.b = nil, nil
-	if m == nil {
+	unmap := b.unmap
+	b.b, b.unmap = nil, nil
+	if unmap == nil {
 		return nil
 	}
-	return m.Unmap()
+	return unmap()
 }

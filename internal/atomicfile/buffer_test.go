@@ -4,13 +4,20 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
 // TestBuffer: a Buffer is zeroed, as long as asked, aligned to a block, and
-// to a huge page when its size is a multiple of one; a direct write from it
-// lands in the file; Free can be called twice.
+// to a huge page when its size is a multiple of one (on Linux, where it is
+// mapped); a direct write from it lands in the file; Free can be called
+// twice; a size that is not a whole number of blocks is refused.
 func TestBuffer(t *testing.T) {
+	for _, size := range []int{0, -BlockSize, 100, BlockSize + 1} {
+		if _, err := NewBuffer(size); err == nil {
+			t.Errorf("NewBuffer(%d) did not fail", size)
+		}
+	}
 	for _, size := range []int{BlockSize, 1 << 20, 3 * BlockSize, hugePage, 2 * hugePage} {
 		b, err := NewBuffer(size)
 		if err != nil {
@@ -20,7 +27,7 @@ func TestBuffer(t *testing.T) {
 		if len(buf) != size || cap(buf) != size {
 			t.Fatalf("size %d: got len %d cap %d", size, len(buf), cap(buf))
 		}
-		if a := addr(buf); a%BlockSize != 0 || (size%hugePage == 0 && a%hugePage != 0) {
+		if a := addr(buf); a%BlockSize != 0 || (size%hugePage == 0 && runtime.GOOS == "linux" && a%hugePage != 0) {
 			t.Fatalf("size %d: address %#x not aligned", size, a)
 		}
 		if i := bytes.IndexFunc(buf, func(r rune) bool { return r != 0 }); i >= 0 {
