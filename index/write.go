@@ -184,14 +184,13 @@ const (
 	minBuffers     = 2         // buffers at the least: one filling, one being written
 )
 
-// newFileSink returns a sink writing to f with buffers of the given shape: a
-// buffer beyond the first ones is made only when every one is with the
-// writer, so a disk that keeps up costs no memory beyond them, and one that
-// stalls for a moment does not stall the sort that fills them. Close the
-// sink to free them.
+// newFileSink returns a sink writing to f with buffers of the given shape
+// (from Resources.writeShape: minBuffers <= first <= most): a buffer beyond
+// the first ones is made only when every one is with the writer, so a disk
+// that keeps up costs no memory beyond them, and one that stalls for a
+// moment does not stall the sort that fills them. Close the sink to free
+// them.
 func newFileSink(f *atomicfile.File, shape writerShape) (*fileSink, error) {
-	shape.first = max(shape.first, minBuffers)
-	shape.most = max(shape.most, shape.first)
 	s := &fileSink{f: f, shape: shape, off: pageSize, jobs: make(chan sinkWrite, shape.most),
 		back: make(chan sinkWrite, shape.most), done: make(chan struct{})}
 	for range shape.first {
