@@ -11,6 +11,12 @@
 // each time shown is the median: timings on a VM drift between runs
 // minutes apart.
 //
+// After each build at the first thread count it also times the disk's
+// floor (run.WriteFloor): writing as many bytes as the index holds the way
+// the build writes it, then fsync. No build can finish sooner than its scan
+// plus most of that, at any thread count, so on a slow disk it caps the
+// speedup (-floor=false skips it).
+//
 // The other two commands that take --threads are timed the same way:
 // verify of the index just built (which must find it equal at every thread
 // count), and update of rows appended to a copy of the CSV: the copy holds
@@ -100,6 +106,7 @@ func main() {
 	limit := flag.Int("mem-limit-mib", 1024, "--mem-limit-mib of every build")
 	rounds := flag.Int("rounds", 1, "times each thread count builds, in turns; the median is shown")
 	results := flag.String("results", "results", "directory for the JSON results")
+	floor := flag.Bool("floor", true, "time the disk's floor: writing the index's bytes as a build does, after each build at the first thread count")
 	appendShare := flag.Float64("append", 0.1, "share of the CSV's bytes appended for the update timings (0: no update timings)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -120,7 +127,11 @@ func main() {
 	check(err)
 	runs := make([]result, len(counts))
 	idx := filepath.Join(work, "index.csvidx")
-	var args [][]string
+	var (
+		args       [][]string
+		floors     []float64 // WriteFloor after each build at counts[0]
+		floorBytes int64
+	)
 	for _, t := range counts {
 		args = append(args, run.BuildArgs(*csv, idx, work, t, *limit))
 	}
@@ -137,7 +148,17 @@ func main() {
 		}
 		r.add(b.Result)
 		r.SHA256 = b.SHA256
-		return nil
+		if i != 0 || !*floor {
+			return nil
+		}
+		ist, err := os.Stat(idx)
+		if err != nil {
+			return err
+		}
+		d, err := run.WriteFloor(work, ist.Size())
+		floorBytes = ist.Size()
+		floors = append(floors, d.Seconds())
+		return err
 	}))
 	fmt.Printf("%8s %10s %8s %8s %6s %8s %8s  %-16s  %s\n", "threads", "build s", "speedup", "cpu s", "cores", "chunks", "repairs", "index sha256", "rounds s")
 	for i := range runs {
@@ -146,11 +167,18 @@ func main() {
 		fmt.Printf("%8d %10.2f %7.2fx %8.2f %6.2f %8d %8d  %-16s  %s\n", r.Threads, r.Seconds, runs[0].Seconds/r.Seconds, r.CPUSeconds, r.Cores,
 			r.Chunks, r.Repairs, r.SHA256[:16], run.Seconds(r.Rounds))
 	}
+	if len(floors) > 0 {
+		fmt.Printf("\nthe disk's floor: writing the index's %d bytes as a build does (direct, 4 MiB at a time, fsync),\nafter each build with --threads %d: %.2f s (rounds s %s)\n",
+			floorBytes, counts[0], run.MedianOf(floors), run.Seconds(floors))
+	}
 	same := true
 	for _, r := range runs {
 		same = same && r.SHA256 == runs[0].SHA256
 	}
 	out := map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "mem_limit_mib": *limit, "rounds": max(1, *rounds), "warm": true, "runs": runs, "identical": same}
+	if len(floors) > 0 {
+		out["write_floor"] = map[string]any{"bytes": floorBytes, "seconds": run.MedianOf(floors), "rounds_seconds": floors}
+	}
 	if same { // the index of the last build is the one verify checks
 		out["verify"] = timeVerify(*bin, *csv, idx, work, counts, *rounds, *limit)
 	}
