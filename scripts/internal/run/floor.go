@@ -28,21 +28,27 @@ func WriteFloor(dir string, size int64) (time.Duration, error) {
 	name := f.Name()
 	defer os.Remove(name)
 	defer f.Close()
+	start := time.Now()
+	if err := writeFloor(f, size); err != nil {
+		return 0, fmt.Errorf("write floor: %w", err)
+	}
+	return time.Since(start), nil
+}
+
+// writeFloor writes size bytes, rounded up to floorWrite, to f from the
+// start, with direct I/O where the file system allows it, and syncs f.
+func writeFloor(f *os.File, size int64) error {
 	if err := setDirect(f); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return 0, err
+		return err
 	}
 	buf := atomicfile.AlignedBlocks(floorWrite / atomicfile.BlockSize)
 	for i := range buf {
 		buf[i] = byte(i) // not zeros, which a virtual disk might not store
 	}
-	start := time.Now()
 	for off := int64(0); off < size; off += floorWrite {
 		if _, err := f.WriteAt(buf, off); err != nil {
-			return 0, fmt.Errorf("write floor: %w", err)
+			return err
 		}
 	}
-	if err := f.Sync(); err != nil {
-		return 0, fmt.Errorf("write floor: %w", err)
-	}
-	return time.Since(start), nil
+	return f.Sync()
 }
