@@ -90,6 +90,8 @@ type cbuf struct {
 
 const cbufMin = 4 << 10 // bytes of a buffer's first allocation
 
+// Write appends data (io.Writer), growing the buffer with realloc; it
+// fails only when C's heap has no room.
 func (b *cbuf) Write(data []byte) (int, error) {
 	if need := b.n + len(data); need > b.cap {
 		c := max(2*b.cap, need, cbufMin)
