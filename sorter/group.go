@@ -38,7 +38,7 @@ func (d *Distributor) Group(g *Group, recs []Record) error {
 		// room counts in the budget once the Sorter takes the buffer over
 		// (a quarter left a fifth of the budget empty), and the chunks of
 		// one file differ little in records.
-		g.recs = make([]Record, len(recs), len(recs)+len(recs)/16)
+		g.recs = newRecords(len(recs), len(recs)+len(recs)/16)
 	}
 	g.recs = g.recs[:len(recs)]
 	if len(recs) > 0 {

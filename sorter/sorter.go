@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
+
+	"github.com/csvidx/csvidx/internal/prefault"
 )
 
 const (
@@ -241,7 +243,17 @@ func (s *Sorter) alloc(n int) []Record {
 	}
 	s.mem += int64(n) * recordBytes
 	s.stats.PeakBytes = max(s.stats.PeakBytes, s.mem)
-	return make([]Record, 0, n)
+	return newRecords(0, n)
+}
+
+// newRecords returns a buffer for c records, of which the first n are in
+// use, with its memory mapped in ahead (see package prefault): the records
+// are about to be written, and the build's fresh buffers, most of the
+// budget, would otherwise take a page fault every 256 records.
+func newRecords(n, c int) []Record {
+	recs := make([]Record, n, c)
+	prefault.Write(asBytes(recs[:c]))
+	return recs
 }
 
 // release gives a buffer back: full-size ones to the free list, still counted; others to
