@@ -243,16 +243,16 @@ func (s *Sorter) alloc(n int) []Record {
 	}
 	s.mem += int64(n) * recordBytes
 	s.stats.PeakBytes = max(s.stats.PeakBytes, s.mem)
-	return newRecords(0, n)
+	return newRecords(n, n)[:0] // staged into until full
 }
 
-// newRecords returns a buffer for c records, of which the first n are in
-// use, with its memory mapped in ahead (see package prefault): the records
-// are about to be written, and the build's fresh buffers, most of the
-// budget, would otherwise take a page fault every 256 records.
+// newRecords returns a buffer for c records with its first n in use and
+// mapped in ahead (see package prefault): they are about to be written, and
+// the build's fresh buffers, most of its budget, would otherwise take a page
+// fault every 256 records. The rest faults in only if it is used.
 func newRecords(n, c int) []Record {
 	recs := make([]Record, n, c)
-	prefault.Write(asBytes(recs[:c]))
+	prefault.Write(asBytes(recs))
 	return recs
 }
 
