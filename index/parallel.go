@@ -271,8 +271,9 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 // that a scan is about to read, in one system call instead of a page fault
 // every few pages (see package prefault).
 func prefaultCSV(data []byte, from, to int) {
-	if from >= 0 && from < len(data) {
-		prefault.Read(data[from:min(to, len(data))])
+	to = min(to, len(data))
+	if from >= 0 && from < to {
+		prefault.Read(data[from:to])
 	}
 }
 
