@@ -49,7 +49,6 @@ import (
 	"unsafe"
 
 	"github.com/csvidx/csvidx/internal/mapping"
-	"github.com/csvidx/csvidx/internal/prefault"
 	"github.com/csvidx/csvidx/internal/xxh3"
 	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/sorter"
@@ -232,14 +231,15 @@ func hashLong(s *scan.Scanner, h **xxh3.Hasher) uint64 {
 // adds their index records to srt in file order.
 func scanRecords(ctx context.Context, csv *csvFile, start int, sp spec, par *parallel, srt *sorter.Sorter, progress func(done, total int64)) (tally, scanStats, error) {
 	if par.threads == 1 || len(csv.data)-start <= par.chunk {
-		return scanSequential(ctx, csv.data, start, sp, srt, progress)
+		return scanSequential(ctx, csv, start, sp, srt, progress)
 	}
 	return scanParallel(ctx, csv, start, sp, par, srt, progress)
 }
 
 // scanSequential scans in one goroutine, a piece at a time so that it can
 // report progress and notice cancellation.
-func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *sorter.Sorter, progress func(done, total int64)) (tally, scanStats, error) {
+func scanSequential(ctx context.Context, csv *csvFile, start int, sp spec, srt *sorter.Sorter, progress func(done, total int64)) (tally, scanStats, error) {
+	data := csv.data
 	total := tally{resume: -1}
 	buf := make([]sorter.Record, 0, batchRecords)
 	pos := start
@@ -250,7 +250,7 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 		if limit >= len(data) {
 			limit = math.MaxInt
 		}
-		prefaultCSV(data, pos, limit)
+		csv.m.Populate(pos, limit) // one system call, not a fault every few pages
 		stop, t, err := scanRange(data, pos, limit, sp, buf, toSorter(srt))
 		if err != nil {
 			return total, scanStats{}, err
@@ -264,16 +264,6 @@ func scanSequential(ctx context.Context, data []byte, start int, sp spec, srt *s
 		if progress != nil {
 			progress(int64(pos), int64(len(data)))
 		}
-	}
-}
-
-// prefaultCSV maps in the pages of data[from:to] (to may be past the end)
-// that a scan is about to read, in one system call instead of a page fault
-// every few pages (see package prefault).
-func prefaultCSV(data []byte, from, to int) {
-	to = min(to, len(data))
-	if from >= 0 && from < to {
-		prefault.Read(data[from:to])
 	}
 }
 
@@ -458,7 +448,7 @@ func scanChunk(csv *csvFile, k, start, bound, limit int, sp spec, recs []sorter.
 		}
 		var err error
 		recs = recs[:0:min(cap(recs), most)]
-		prefaultCSV(csv.data, r.from, limit)
+		csv.m.Populate(r.from, limit)
 		r.stop, r.t, err = scanRange(csv.data, r.from, limit, sp, recs, collect(&recs, most))
 		if err == errChunkFull {
 			r.full, err = true, nil

@@ -178,7 +178,9 @@ func (s *Sorter) stageRecords(recs []Record, check bool) error {
 func (s *Sorter) makeRoom() error {
 	if c := cap(s.stage); c < s.arena {
 		old := s.stage
-		s.stage = append(s.alloc(min(max(2*c, firstStage), s.arena)), old...)
+		stage := s.alloc(min(max(2*c, firstStage), s.arena))
+		prefaultRecords(stage[:cap(stage)]) // filled unless the input ends first: at most twice what it holds
+		s.stage = append(stage, old...)
 		s.release(old)
 		return nil
 	}
@@ -222,6 +224,7 @@ func (s *Sorter) newArena(n int) (*arena, error) {
 		s.cur = b
 	}
 	a := &arena{recs: b.buf[b.used : b.used+n : b.used+n], block: b}
+	prefaultRecords(a.recs) // cheap where a reused block's pages are mapped in already
 	b.used += n
 	b.refs++
 	s.arenas = append(s.arenas, a)
@@ -243,18 +246,22 @@ func (s *Sorter) alloc(n int) []Record {
 	}
 	s.mem += int64(n) * recordBytes
 	s.stats.PeakBytes = max(s.stats.PeakBytes, s.mem)
-	return newRecords(n, n)[:0] // staged into until full
+	return make([]Record, 0, n)
 }
 
 // newRecords returns a buffer for c records with its first n in use and
-// mapped in ahead (see package prefault): they are about to be written, and
-// the build's fresh buffers, most of its budget, would otherwise take a page
-// fault every 256 records. The rest faults in only if it is used.
+// mapped in ahead: see [prefaultRecords]. The rest faults in only if used.
 func newRecords(n, c int) []Record {
 	recs := make([]Record, n, c)
-	prefault.Write(asBytes(recs))
+	prefaultRecords(recs)
 	return recs
 }
+
+// prefaultRecords maps in the memory of recs, about to be written (see
+// package prefault): the build's fresh record buffers, most of its budget,
+// would otherwise take a page fault every 256 records. Only the records
+// about to be written: a block's tail that no arena takes stays unmapped.
+func prefaultRecords(recs []Record) { prefault.Write(asBytes(recs)) }
 
 // release gives a buffer back: full-size ones to the free list, still counted; others to
 // the garbage collector.

@@ -6,30 +6,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Read maps in the pages of b, part of a file mapping, for reading, reading
-// from the file those not in the page cache (MADV_POPULATE_READ). Past the
-// end of a file that shrank it stops; touching those pages then faults as
-// it would have.
-func Read(b []byte) { populate(b, unix.MADV_POPULATE_READ) }
-
-// Write maps in the pages of b, fresh memory about to be written, so that
-// the writes find them (MADV_POPULATE_WRITE). The contents stay as they
-// are: zeros in fresh memory.
-func Write(b []byte) { populate(b, unix.MADV_POPULATE_WRITE) }
-
-func populate(b []byte, advice int) {
-	if len(b) == 0 {
-		return
-	}
+// Write maps in the whole pages of b, fresh memory about to be written, so
+// that the writes find them (MADV_POPULATE_WRITE). The contents stay as
+// they are: zeros in fresh memory.
+func Write(b []byte) {
 	lo, hi, ok := inner(uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b))
-	if !ok {
-		return
+	if ok {
+		_ = unix.Madvise(b[lo:hi], unix.MADV_POPULATE_WRITE) // a hint: a failure costs only the faults it would have saved
 	}
-	_ = unix.Madvise(b[lo:hi], advice) // a hint: a failure costs only the faults it would have saved
 }
 
 // pageSize is the unit the kernel maps in; only the whole pages inside a
-// range are prefaulted.
+// range are prefaulted, as madvise takes whole pages and the rest may belong
+// to other objects.
 var pageSize = uintptr(unix.Getpagesize())
 
 // inner returns the offsets within a range of n bytes at address p of the

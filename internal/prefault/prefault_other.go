@@ -2,8 +2,5 @@
 
 package prefault
 
-// Read does nothing here.
-func Read([]byte) {}
-
 // Write does nothing here.
 func Write([]byte) {}

@@ -1,0 +1,98 @@
+package mapping
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// rssKiB returns how much of the mapping at b this process has mapped in,
+// from /proc/self/smaps.
+func rssKiB(t *testing.T, b []byte) int {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	start := fmt.Sprintf("%x-", uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	in := false
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 {
+			continue
+		}
+		if !strings.HasSuffix(fields[0], ":") { // a mapping's first line: its address range, then more
+			in = strings.HasPrefix(fields[0], start)
+		} else if in && fields[0] == "Rss:" {
+			n, err := strconv.Atoi(fields[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no mapping at %s in /proc/self/smaps", start)
+	return 0
+}
+
+func TestPopulate(t *testing.T) {
+	want := bytes.Repeat([]byte("0123456789abcdef\n"), 100_000) // 1.7 MB
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := File(f, int64(len(want)), Sequential)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	probe, err := unix.Mmap(-1, 0, os.Getpagesize(), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = unix.Madvise(probe, unix.MADV_POPULATE_READ)
+	unix.Munmap(probe)
+	if errors.Is(err, unix.EINVAL) {
+		t.Skip("the kernel has no MADV_POPULATE_READ (Linux 5.14)")
+	}
+	if rss := rssKiB(t, m.Bytes()); rss != 0 {
+		t.Fatalf("%d KiB mapped in before Populate", rss)
+	}
+	// From the middle of a page, a third of the file: all of it mapped in
+	// (more may be, a large folio at a time), not the whole file.
+	from, to := 100_000, 100_000+len(want)/3
+	m.Populate(from, to)
+	if rss := rssKiB(t, m.Bytes()); rss < (to-from)/1024 {
+		t.Errorf("%d KiB mapped in after Populate of %d KiB", rss, (to-from)/1024)
+	}
+	m.Populate(-1, 10)           // out of range: nothing
+	m.Populate(len(want), 1<<40) // empty
+	m.Populate(0, 1<<40)         // past the end: up to it
+	if !bytes.Equal(m.Bytes(), want) {
+		t.Fatal("the mapping differs from the file after Populate")
+	}
+	// A file that shrank under its mapping: Populate stops at its end
+	// without a fault, and the pages before it are as they were.
+	if err := os.Truncate(p, int64(len(want)/2)); err != nil {
+		t.Fatal(err)
+	}
+	m.Populate(0, len(want))
+	if !bytes.Equal(m.Bytes()[:len(want)/4], want[:len(want)/4]) {
+		t.Fatal("the mapping's first quarter differs after Populate of a shrunk file")
+	}
+}
