@@ -73,6 +73,9 @@ func sampling(n uint64) (g, s uint64) {
 // HeaderSize is the size of a fence file's header, before its entries.
 const HeaderSize = headerSize
 
+// Magic is the first bytes of every fence file.
+const Magic = magic
+
 // ErrUnusable means a fence file cannot be used: it is missing, broken, or
 // belongs to another index. Lookups then search the index itself.
 var ErrUnusable = errors.New("fence unusable")
@@ -137,9 +140,10 @@ type Writer struct {
 	s Stream
 }
 
-// Create starts the fence file at path: a temporary file until Commit.
-func Create(path string) (*Writer, error) {
-	f, err := atomicfile.Create(path, false)
+// Create starts the fence file at path: a temporary file until Commit,
+// created with the permission bits perm (less the umask).
+func Create(path string, perm fs.FileMode) (*Writer, error) {
+	f, err := atomicfile.Create(path, false, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -173,9 +177,10 @@ func (w *Writer) Commit(gen uint64) error {
 func (w *Writer) Abort() error { return w.f.Abort() }
 
 // Write writes the fence of the main index with generation gen, whose
-// record pages start with firstHashes, to path, atomically.
-func Write(path string, gen uint64, firstHashes []uint64) error {
-	w, err := Create(path)
+// record pages start with firstHashes, to path, atomically, with the
+// permission bits perm.
+func Write(path string, gen uint64, firstHashes []uint64, perm fs.FileMode) error {
+	w, err := Create(path, perm)
 	if err != nil {
 		return err
 	}
@@ -201,7 +206,7 @@ type Fence struct {
 // generation gen and pages record pages. It returns an error wrapping
 // ErrUnusable when it does not, or is missing or broken.
 func Open(path string, gen, pages uint64) (*Fence, error) {
-	f, err := mapping.Open(path)
+	f, st, err := mapping.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s does not exist", ErrUnusable, path)
 	}
@@ -209,10 +214,6 @@ func Open(path string, gen, pages uint64) (*Fence, error) {
 		return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
-	}
 	if st.Size() != headerSize+entrySize*int64(pages) {
 		return nil, fmt.Errorf("%w: %s is %d bytes, want %d for %d pages", ErrUnusable, path, st.Size(), headerSize+entrySize*int64(pages), pages)
 	}

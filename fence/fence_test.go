@@ -33,7 +33,7 @@ func TestFind(t *testing.T) {
 			}
 			slices.Sort(entries)
 			p := filepath.Join(t.TempDir(), "f")
-			if err := Write(p, 7, entries); err != nil {
+			if err := Write(p, 7, entries, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			f, err := Open(p, 7, uint64(n))
@@ -67,7 +67,7 @@ func TestFind(t *testing.T) {
 func TestOpenRefuses(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f")
 	entries := []uint64{1, 5, 9, 12}
-	if err := Write(p, 3, entries); err != nil {
+	if err := Write(p, 3, entries, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	good, _ := os.ReadFile(p)
@@ -152,7 +152,7 @@ func TestWriteEqualsStream(t *testing.T) {
 		}
 		slices.Sort(entries)
 		p := filepath.Join(t.TempDir(), "f")
-		if err := Write(p, 9, entries); err != nil {
+		if err := Write(p, 9, entries, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(p)

@@ -48,7 +48,8 @@ type Resources struct {
 	// time. Zero means 1 GiB. The index is the same at any limit.
 	MemLimit int64
 	// TmpDir is where spill files go: the index's directory when empty.
-	// They are named INDEXNAME.tmp-sort-* and removed when the build ends.
+	// They have no name (on Linux; elsewhere their name is removed as
+	// soon as they are created), so nothing of them outlives the process.
 	TmpDir string
 	// Threads scan and sort in parallel: 0 means one per core, 1 a
 	// sequential build. The index is the same at any number.
@@ -74,7 +75,7 @@ func (r Resources) plan(idxPath string, w writerShape) (*parallel, sorter.Option
 		dir = filepath.Dir(idxPath)
 	}
 	grow := max(int64(w.most)*int64(w.size)-writerFree, 0)
-	return par, sorter.Options{MemLimit: max(limit-par.inUse-grow, 1), TmpDir: dir, TmpPrefix: filepath.Base(idxPath) + ".tmp-sort-", Threads: par.threads}
+	return par, sorter.Options{MemLimit: max(limit-par.inUse-grow, 1), TmpDir: dir, TmpName: spillName(idxPath), Threads: par.threads}
 }
 
 // writeShape returns the index writer's buffers: writes of 4 MiB from a
@@ -139,7 +140,7 @@ func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error
 	if idxPath == "" {
 		idxPath = DefaultIndexPath(csvPath)
 	}
-	lock, err := lockIndex(idxPath, opts.NoWait)
+	lock, err := lockIndex(csvPath, idxPath, opts.NoWait)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ type built struct {
 // writeMain builds a main index at idxPath, with its fence, and replaces
 // what went with the old one: the tail is removed, the fence rewritten.
 func writeMain(ctx context.Context, csv *csvFile, sp spec, idxPath string, res Resources, progress func(done, total int64)) (*built, *parallel, error) {
-	fw, err := fence.Create(fencePath(idxPath))
+	fw, err := fence.Create(fencePath(idxPath), csv.perm)
 	if err != nil {
 		return nil, nil, fmt.Errorf("write the fence: %w", err)
 	}
@@ -189,7 +190,7 @@ func writeMain(ctx context.Context, csv *csvFile, sp spec, idxPath string, res R
 // set) from csv and puts it at path atomically, handing the first hash of
 // every record page to fence (when not nil).
 func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Resources, progress func(done, total int64), fence func(uint64) error) (*built, *parallel, error) {
-	out, err := atomicfile.Create(path, true)
+	out, err := atomicfile.Create(path, true, csv.perm)
 	if err != nil {
 		return nil, nil, fmt.Errorf("create index: %w", err)
 	}

@@ -36,7 +36,7 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (*Info, 
 	}
 	o := &Options{IndexPath: opts.IndexPath, hash: opts.hash}
 	idxPath := o.indexPath(csvPath)
-	lock, err := lockIndex(idxPath, opts.NoWait)
+	lock, err := lockIndex(csvPath, idxPath, opts.NoWait)
 	if err != nil {
 		return nil, err
 	}
@@ -74,12 +74,12 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 		return fmt.Errorf("%w (csvidx update rescans the appended rows)", err)
 	}
 
-	out, err := atomicfile.Create(idxPath, true)
+	out, err := atomicfile.Create(idxPath, true, csv.perm)
 	if err != nil {
 		return fmt.Errorf("create index: %w", err)
 	}
 	defer out.Abort()
-	fw, err := fence.Create(fencePath(idxPath))
+	fw, err := fence.Create(fencePath(idxPath), csv.perm)
 	if err != nil {
 		return fmt.Errorf("write the fence: %w", err)
 	}

@@ -15,8 +15,8 @@ import (
 
 var errInjected = errors.New("injected fault")
 
-// indexFiles returns the index files in dir (all but the CSV), by name.
-func indexFiles(t *testing.T, dir, csvName string) map[string][]byte {
+// filesIn returns the index files in dir (all but the CSV), by name.
+func filesIn(t *testing.T, dir, csvName string) map[string][]byte {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -178,7 +178,7 @@ func crashLoop(t *testing.T, crash func(t *testing.T, sc crashScenario, p string
 			build(t, f.path, BuildOptions{Key: "user"})
 			f.add(t, 400) // a fifth: update compacts by itself unless told not to
 			sc.before(f)
-			old := indexFiles(t, dir, csvName)
+			old := filesIn(t, dir, csvName)
 			oldCovered := covered(t, f.path)
 
 			var ops int
@@ -205,7 +205,7 @@ func crashLoop(t *testing.T, crash func(t *testing.T, sc crashScenario, p string
 				if res, err := Verify(context.Background(), f.path, nil); err != nil || !res.Equal {
 					t.Fatalf("crash %d: verify after the next update: %+v, %v", k, res, err)
 				}
-				for name := range indexFiles(t, dir, csvName) {
+				for name := range filesIn(t, dir, csvName) {
 					if strings.Contains(name, ".tmp-") {
 						t.Fatalf("crash %d: %s survived the next writer", k, name)
 					}

@@ -1,7 +1,9 @@
 package index
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -15,9 +17,10 @@ type csvFile struct {
 	f       *os.File
 	m       *mapping.Map
 	data    []byte
-	modTime time.Time // when it was last written, as of opening
-	ctime   int64     // when its inode last changed, as of opening
-	ctimeOK bool      // whether ctime is known on this system
+	perm    fs.FileMode // its permission bits, which the index files get
+	modTime time.Time   // when it was last written, as of opening
+	ctime   int64       // when its inode last changed, as of opening
+	ctimeOK bool        // whether ctime is known on this system
 
 	releaseAfterScan bool       // a build that needs no byte of the CSV once scanned, so may release it during the sort
 	unmapped         chan error // set by release; the unmapping's result
@@ -25,18 +28,9 @@ type csvFile struct {
 
 // openCSV opens and maps the CSV at path.
 func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
-	f, err := mapping.Open(path)
+	f, st, err := openInput(path)
 	if err != nil {
 		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	m, err := mapping.File(f, st.Size(), advice)
 	if err != nil {
@@ -44,7 +38,17 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
 	ctime, ok := changeTime(st)
-	return &csvFile{path: path, f: f, m: m, data: m.Bytes(), modTime: st.ModTime(), ctime: ctime, ctimeOK: ok}, nil
+	return &csvFile{path: path, f: f, m: m, data: m.Bytes(), perm: st.Mode().Perm(), modTime: st.ModTime(), ctime: ctime, ctimeOK: ok}, nil
+}
+
+// openInput opens the CSV at path, which must be a regular file: csvidx
+// maps it and reads it at random, which a pipe or a device cannot give.
+func openInput(path string) (*os.File, fs.FileInfo, error) {
+	f, st, err := mapping.Open(path)
+	if errors.Is(err, mapping.ErrNotRegular) {
+		err = fmt.Errorf("%w: csvidx needs random access to the CSV; write the data to a file first", err)
+	}
+	return f, st, err
 }
 
 // release unmaps the CSV on a goroutine of its own, for a build that has

@@ -39,7 +39,7 @@ func testFileSinkGrows(t *testing.T, size int) {
 	})
 	defer atomicfile.SetFaults(nil)
 	path := filepath.Join(dir, "x.csvidx")
-	f, err := atomicfile.Create(path, true)
+	f, err := atomicfile.Create(path, true, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestFileSinkErrorAfterGrowing(t *testing.T) {
 				return nil
 			})
 			defer atomicfile.SetFaults(nil)
-			f, err := atomicfile.Create(filepath.Join(dir, "x.csvidx"), true)
+			f, err := atomicfile.Create(filepath.Join(dir, "x.csvidx"), true, 0o644)
 			if err != nil {
 				t.Fatal(err)
 			}

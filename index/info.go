@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/csvidx/csvidx/fence"
-
-	"github.com/csvidx/csvidx/internal/mapping"
 )
 
 // Info describes an index file and how it relates to its CSV now.
@@ -119,15 +117,11 @@ func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 		return nil, err
 	}
 	defer tail.close()
-	f, err := mapping.Open(csvPath) // after the index files: the CSV only grows
+	f, st, err := openInput(csvPath) // after the index files: the CSV only grows
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	info := newInfo(csvPath, idxPath, main.h, int64(len(main.data)), st.Size())
 	info.Fence, info.FenceIgnored = fenceState(fencePath(idxPath), main.h)
 	if err := checkFresh(f, st.Size(), main.h, csvPath, idxPath); err != nil {

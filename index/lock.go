@@ -3,9 +3,9 @@ package index
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-
-	"github.com/csvidx/csvidx/internal/atomicfile"
+	"syscall"
 )
 
 // ErrLocked means another process is writing the index and the caller asked
@@ -13,32 +13,65 @@ import (
 var ErrLocked = errors.New("another csvidx is writing this index")
 
 // writerLock is the exclusive lock that writers (build, update, compact)
-// hold on INDEX.lock, a file that is never renamed or removed, so that the
-// lock outlives every index file it protects.
+// hold on INDEX.lock, a file that is never renamed, removed or written, so
+// that the lock outlives every index file it protects.
 type writerLock struct {
 	f *os.File
 }
 
-// lockPath returns the lock file of the index at idxPath.
-func lockPath(idxPath string) string { return idxPath + ".lock" }
-
-// lockIndex takes the writers' lock of the index at idxPath, waiting for
-// another writer to finish unless noWait. Under the lock it removes the
-// temporary files a killed writer may have left.
-func lockIndex(idxPath string, noWait bool) (*writerLock, error) {
-	f, err := os.OpenFile(lockPath(idxPath), os.O_RDWR|os.O_CREATE, 0o644)
+// lockIndex takes the writers' lock of the index at idxPath for a writer
+// of the CSV at csvPath, waiting for another writer to finish unless
+// noWait. Before any work it checks the CSV (a regular file) and every path
+// of the index (see files.go), and again once it holds the lock, when no
+// other writer can change them.
+// Then it removes the temporary files a killed writer may have left.
+func lockIndex(csvPath, idxPath string, noWait bool) (*writerLock, error) {
+	f, csv, err := openInput(csvPath)
 	if err != nil {
-		return nil, fmt.Errorf("lock the index: %w", err)
+		return nil, err
 	}
-	if err := flock(f, noWait); err != nil {
-		f.Close()
-		if errors.Is(err, ErrLocked) {
-			return nil, fmt.Errorf("%w (%s is locked); try again when it is done, or leave out --no-wait to wait", ErrLocked, lockPath(idxPath))
+	f.Close()
+	fs := indexFiles(idxPath)
+	if err := fs.checkWritable(csv); err != nil { // before the lock file is made
+		return nil, err
+	}
+	lf, err := openLock(fs.lock, csv.Mode().Perm())
+	if err != nil {
+		return nil, lockError(fs.lock, err)
+	}
+	// What was checked is what was opened: the lock path may have changed in between.
+	if st, err := lf.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() != 0 || os.SameFile(st, csv) {
+		lf.Close()
+		if err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("lock %s: %w", lockPath(idxPath), err)
+		return nil, notOwn(fs.lock, "not an empty regular file (it changed while csvidx opened it)", "try again")
 	}
-	removeLeftovers(idxPath)
-	return &writerLock{f: f}, nil
+	if err := flock(lf, noWait); err != nil {
+		lf.Close()
+		if errors.Is(err, ErrLocked) {
+			return nil, fmt.Errorf("%w (%s is locked); try again when it is done, or leave out --no-wait to wait", ErrLocked, fs.lock)
+		}
+		return nil, fmt.Errorf("lock %s: %w", fs.lock, err)
+	}
+	l := &writerLock{f: lf}
+	if err := fs.checkWritable(csv); err != nil {
+		l.unlock()
+		return nil, err
+	}
+	fs.removeLeftovers()
+	return l, nil
+}
+
+// lockError explains why the lock file could not be opened or created.
+func lockError(path string, err error) error {
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return notOwn(path, "a symbolic link", lockLink)
+	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("lock the index: %w; csvidx writes the index next to the CSV unless told where: give an index path in a directory you can write (--index PATH)", err)
+	}
+	return fmt.Errorf("lock the index: %w", err)
 }
 
 // unlock releases the lock.
@@ -47,18 +80,3 @@ func (l *writerLock) unlock() {
 		l.f.Close() // closing the file releases the lock
 	}
 }
-
-// removeLeftovers removes the temporary files of interrupted writers of the
-// index at idxPath: new index, tail and fence files, and spill files kept
-// next to the index. Only a lock holder may call it.
-func removeLeftovers(idxPath string) {
-	for _, target := range []string{idxPath, tailPath(idxPath), fencePath(idxPath)} {
-		left, _ := atomicfile.Leftovers(target)
-		for _, p := range left {
-			os.Remove(p)
-		}
-	}
-}
-
-// fencePath returns where the fence file of the index at idxPath lives.
-func fencePath(idxPath string) string { return idxPath + ".fence" }

@@ -109,9 +109,6 @@ func (ix *Index) open() error {
 	return nil
 }
 
-// tailPath returns where the tail of the index at idxPath lives.
-func tailPath(idxPath string) string { return idxPath + ".tail" }
-
 // openTail opens the tail at path if it extends main: made for main's
 // generation, starting where main stops. A tail made for another main index
 // (left by an interrupted compact or build) is stale: it is ignored, and the

@@ -27,7 +27,7 @@ type part struct {
 // tail says which kind of file belongs there. A missing file is ErrNoIndex
 // (wrapped) for a main index, and (nil, nil) for a tail.
 func openPart(path, csvPath string, tail bool) (*part, error) {
-	f, err := mapping.Open(path)
+	f, st, err := mapping.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if tail {
 			return nil, nil
@@ -38,10 +38,6 @@ func openPart(path, csvPath string, tail bool) (*part, error) {
 		return nil, err
 	}
 	defer f.Close() // the mapping stays valid
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	m, err := mapping.File(f, st.Size(), mapping.Random)
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/internal/atomicfile"
 )
 
 // appendCSV appends data to the file at p.
@@ -226,7 +229,7 @@ func TestBrokenTail(t *testing.T) {
 func TestWritersSerialized(t *testing.T) {
 	p := writeCSV(t, "id,user\n1,u1\n")
 	build(t, p, BuildOptions{Key: "user"})
-	lock, err := lockIndex(DefaultIndexPath(p), false)
+	lock, err := lockIndex(p, DefaultIndexPath(p), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,11 +257,72 @@ func TestWritersSerialized(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Temporary files a killed writer left are removed by the next one.
-	left := DefaultIndexPath(p) + ".tmp-123"
-	os.WriteFile(left, []byte("junk"), 0o644)
-	os.WriteFile(tailPath(DefaultIndexPath(p))+".tmp-9", []byte("junk"), 0o644)
+	idx := DefaultIndexPath(p)
+	good, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, own := range []struct {
+		path string
+		data []byte
+	}{
+		{atomicfile.TempName(idx), good},                                               // complete, not renamed
+		{atomicfile.TempName(idx), append(make([]byte, pageSize), good[pageSize:]...)}, // header page not yet written
+		{atomicfile.TempName(tailPath(idx)), nil},                                      // just created
+		{atomicfile.TempName(fencePath(idx)), []byte(fence.Magic + "...")},             // a fence
+		{atomicfile.TempName(filepath.Join(filepath.Dir(idx), spillName(idx))), nil},
+	} {
+		if err := os.WriteFile(own.path, own.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	build(t, p, BuildOptions{Key: "user"})
 	checkOnlyFiles(t, p)
+}
+
+// TestLeftoversOnlyOwn: a writer removes only leftovers it can tell are
+// csvidx's: under a name atomicfile.TempName makes, and empty, zeros or
+// starting with a magic. A user's files with like names stay, byte for byte.
+func TestLeftoversOnlyOwn(t *testing.T) {
+	p := writeCSV(t, "id,user\n1,u1\n")
+	idx := DefaultIndexPath(p)
+	build(t, p, BuildOptions{Key: "user"})
+	dir := filepath.Dir(p)
+	foreign := map[string][]byte{
+		idx + ".tmp-2024":                       nil,                 // a user's name
+		idx + ".tmp-csvidx-0123":                nil,                 // too short for ours
+		idx + ".tmp-csvidx-0123456789ABCDEF":    nil,                 // upper case: not ours
+		tailPath(idx) + ".tmp-9":                []byte("junk"),      // old-style name
+		atomicfile.TempName(idx):                []byte("report\n"),  // our name, not our contents
+		atomicfile.TempName(fencePath(idx)):     []byte("\x00\x00x"), // zeros, then not
+		filepath.Join(dir, "report.tmp-2024"):   nil,
+		filepath.Join(dir, "t.csv.csvidx.sort"): nil,
+	}
+	for path, data := range foreign {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := atomicfile.TempName(idx) // our name, but a link
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	build(t, p, BuildOptions{Key: "user"})
+	if _, err := Update(context.Background(), p, nil); err != nil {
+		t.Fatal(err)
+	}
+	for path, data := range foreign {
+		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: %q, %v; want it kept as %q", filepath.Base(path), got, err, data)
+		}
+	}
+	if _, err := os.Lstat(link); err != nil {
+		t.Errorf("the link was removed: %v", err)
+	}
 }
 
 // timeAfter gives a waiting writer time to show it waits.

@@ -62,7 +62,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 	}
 	o := &Options{IndexPath: opts.IndexPath, hash: opts.hash}
 	idxPath := o.indexPath(csvPath)
-	lock, err := lockIndex(idxPath, opts.NoWait)
+	lock, err := lockIndex(csvPath, idxPath, opts.NoWait)
 	if err != nil {
 		return nil, err
 	}

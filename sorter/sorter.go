@@ -37,9 +37,11 @@ type Options struct {
 	// TmpDir is the directory of the spill files; the system's temporary
 	// directory when empty.
 	TmpDir string
-	// TmpPrefix starts the spill files' names, which end in random
-	// characters: TmpDir/TmpPrefix*. "csvidx-sort-" when empty.
-	TmpPrefix string
+	// TmpName names spill files where the system cannot make unnamed
+	// files: TmpDir/TmpName.tmp-csvidx-HEX, unlinked as soon as it is
+	// created. "csvidx-sort" when empty. Spill files have no name on
+	// Linux, and vanish with the process however it ends.
+	TmpName string
 	// Threads sort partitions in parallel in Finish, and write spills to
 	// as many files at once (up to 4); with 0 or 1, partitions are sorted
 	// one after the other and spills go to one file. The output is the

@@ -3,10 +3,14 @@ package sorter
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/csvidx/csvidx/internal/atomicfile"
 )
 
 // errStopped is returned by a background spill that Close stopped.
@@ -117,27 +121,63 @@ func (s *spillSet) startRemove() {
 // spillFile is a temporary file of records, written by appending through a buffer and read
 // back by offset. It holds the Sorter's own records in their in-memory layout: it is never
 // read by another program or on another machine.
+//
+// The file has no name where the system allows it (O_TMPFILE on Linux), else its name is
+// removed right after it is created: either way the kernel deletes it when the process
+// ends, even by SIGKILL or the OOM killer, and no later run has anything to clean up. Only
+// where an open file cannot be unlinked (Windows) does it keep its name until remove.
 type spillFile struct {
-	f    *os.File
-	size int64  // bytes appended, buffered ones included
-	buf  []byte // appended bytes not yet written
-	dir  string
+	f     *os.File
+	size  int64  // bytes appended, buffered ones included
+	buf   []byte // appended bytes not yet written
+	dir   string
+	named string // the file's path while it has one, for remove
 }
 
 // createSpill creates a spill file where opts say.
 func createSpill(opts Options, bufBytes int) (*spillFile, error) {
-	dir, prefix := opts.TmpDir, opts.TmpPrefix
+	dir := opts.TmpDir
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	if prefix == "" {
-		prefix = "csvidx-sort-"
-	}
-	f, err := os.CreateTemp(dir, prefix+"*")
+	f, named, err := createUnnamed(dir, opts.TmpName)
 	if err != nil {
 		return nil, fmt.Errorf("sorter: create a spill file in %s: %w", dir, err)
 	}
-	return &spillFile{f: f, dir: dir, buf: make([]byte, 0, bufBytes)}, nil
+	return &spillFile{f: f, dir: dir, named: named, buf: make([]byte, 0, bufBytes)}, nil
+}
+
+// createUnnamed creates a file for reading and writing in dir, only the process's own: an
+// unnamed one where the system has them, else one named TmpName.tmp-csvidx-HEX (see
+// atomicfile.TempName), created exclusively with mode 0600 and unlinked at once. It returns
+// the path the file still has, if unlinking it failed.
+func createUnnamed(dir, name string) (*os.File, string, error) {
+	if f, err := openUnnamed(dir); err == nil || !errors.Is(err, errNoUnnamed) {
+		return f, "", err
+	}
+	return createUnlinked(dir, name)
+}
+
+// createUnlinked is createUnnamed where the system has no unnamed files.
+func createUnlinked(dir, name string) (*os.File, string, error) {
+	if name == "" {
+		name = "csvidx-sort"
+	}
+	for range 100 {
+		p := atomicfile.TempName(filepath.Join(dir, name))
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		if os.Remove(p) != nil {
+			return f, p, nil
+		}
+		return f, "", nil
+	}
+	return nil, "", fmt.Errorf("no unused temporary name in %s", dir)
 }
 
 // write appends recs and returns where they start.
@@ -200,11 +240,13 @@ func (s *spillFile) read(off int64, recs []Record) error {
 	return nil
 }
 
-// remove closes and deletes the file.
+// remove closes the file, which deletes it, and removes its name if it still has one.
 func (s *spillFile) remove() error {
 	err := s.f.Close()
-	if rerr := os.Remove(s.f.Name()); err == nil {
-		err = rerr
+	if s.named != "" {
+		if rerr := os.Remove(s.named); err == nil {
+			err = rerr
+		}
 	}
 	return err
 }

@@ -42,7 +42,7 @@ func TestSorterLimits(t *testing.T) {
 			threads := 1 + i%3
 			t.Run(fmt.Sprintf("%s/limit=%d/threads=%d", in.name, limit, threads), func(t *testing.T) {
 				dir := t.TempDir()
-				s := New(Options{MemLimit: limit, TmpDir: dir, TmpPrefix: "x-", Threads: threads})
+				s := New(Options{MemLimit: limit, TmpDir: dir, TmpName: "x", Threads: threads})
 				addInBatches(t, s, recs, []int{1, 999, 4096})
 				checkSorted(t, finishAll(t, s), want)
 				st := s.Stats()
@@ -109,8 +109,13 @@ func TestSorterSpillErrors(t *testing.T) {
 	if err := s.Finish(func([]Record) error { return boom }); err != boom {
 		t.Fatalf("Finish = %v, want the emit error", err)
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Fatalf("before Close: %d files, want the spill file", len(entries))
+	// The spill file has no name (O_TMPFILE): nothing to find in dir even
+	// before Close, and nothing a SIGKILL could leave behind.
+	if st := s.Stats(); st.SpillFiles == 0 {
+		t.Fatalf("nothing spilled: %+v", st)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("before Close: %d files in the spill directory, want none (spill files are unnamed)", len(entries))
 	}
 	s.Close()
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -179,10 +184,11 @@ func testBackgroundSpillError(t *testing.T, told bool) {
 	}
 }
 
-// makeReadOnly reopens a spill file read-only: its writes fail from then on.
+// makeReadOnly reopens a spill file read-only, through its descriptor (it has no
+// name): its writes fail from then on.
 func makeReadOnly(t *testing.T, f *spillFile) {
 	t.Helper()
-	ro, err := os.Open(f.f.Name())
+	ro, err := os.Open(fmt.Sprintf("/proc/self/fd/%d", f.f.Fd()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,5 +305,29 @@ func TestFinishRemovesSpills(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestCreateUnlinked: where the system has no unnamed files, a spill file is created under
+// a temporary name and unlinked at once; it works as a file all the same.
+func TestCreateUnlinked(t *testing.T) {
+	dir := t.TempDir()
+	f, named, err := createUnlinked(dir, "x.csvidx.sort")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if named != "" {
+		t.Fatalf("the file kept its name %s", named)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("%d names left in the directory, want none", len(entries))
+	}
+	if _, err := f.WriteAt([]byte("records"), 0); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 7)
+	if _, err := f.ReadAt(got, 0); err != nil || string(got) != "records" {
+		t.Fatalf("read back %q, %v", got, err)
 	}
 }

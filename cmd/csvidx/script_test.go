@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,18 +104,23 @@ func orders(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
 }
 
-// waitfile DIR waits (up to 10 s) until DIR holds a file that does not
-// start with a dot: a spill file, say, so that a background build can be
-// interrupted in the middle.
+// waitfile DIR [GLOB] waits (up to 10 s) until DIR holds a file that does
+// not start with a dot, or one whose name matches GLOB: a writer's temporary
+// file, say, so that a background build can be interrupted in the middle.
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitfile DIR")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile DIR [GLOB]")
 	}
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		entries, err := os.ReadDir(ts.MkAbs(args[0]))
 		ts.Check(err)
 		for _, e := range entries {
-			if !strings.HasPrefix(e.Name(), ".") {
+			if len(args) == 2 {
+				if ok, err := filepath.Match(args[1], e.Name()); err != nil || ok {
+					ts.Check(err)
+					return
+				}
+			} else if !strings.HasPrefix(e.Name(), ".") {
 				return
 			}
 		}

@@ -6,19 +6,47 @@
 // directory so that the rename itself is durable. A process that had the old
 // file open keeps reading the old contents. Until Commit, the target is
 // untouched; Abort (or a crash) leaves only a temporary file named
-// TARGET.tmp-*, which [Leftovers] finds.
+// TARGET.tmp-csvidx-HEX (16 lowercase hex digits), a name no user picks,
+// which [Leftovers] finds. Temporary files are created exclusively and
+// never through a symbolic link.
 package atomicfile
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
+	"strings"
 	"unsafe"
 )
 
-const tempInfix = ".tmp-" // temporary files are named TARGET.tmp-RANDOM
+const (
+	tempInfix  = ".tmp-csvidx-" // temporary files are named TARGET.tmp-csvidx-HEX
+	randDigits = 16             // lowercase hex digits of HEX: a random uint64
+)
+
+// TempName returns a fresh temporary name for target.
+func TempName(target string) string {
+	return fmt.Sprintf("%s%s%0*x", target, tempInfix, randDigits, rand.Uint64())
+}
+
+// IsTempName reports whether name, a base name, is a temporary name that
+// TempName makes for the base name target: target, the infix, then exactly
+// randDigits lowercase hex digits.
+func IsTempName(name, target string) bool {
+	hex, ok := strings.CutPrefix(name, target+tempInfix)
+	if !ok || len(hex) != randDigits {
+		return false
+	}
+	for _, c := range []byte(hex) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // BlockSize is the unit of direct I/O: with a File opened for it, every
 // write must be a whole number of blocks, from memory aligned to a block, at
@@ -39,15 +67,16 @@ type File struct {
 // be several times faster for a large file, and leaves the cache to the data
 // being read. [File.Direct] says whether it took; the writes must then follow
 // the rules of [BlockSize], else they fail, or are retried without direct
-// I/O where the system refuses them with EINVAL.
-func Create(target string, direct bool) (*File, error) {
-	dir, base := filepath.Dir(target), filepath.Base(target)
+// I/O where the system refuses them with EINVAL. The file is created with
+// the permission bits of perm, less the umask.
+func Create(target string, direct bool, perm fs.FileMode) (*File, error) {
+	dir := filepath.Dir(target)
 	for range 1000 {
-		name := filepath.Join(dir, base+tempInfix+strconv.FormatUint(rand.Uint64(), 36))
+		name := TempName(target)
 		if err := fault("create", name); err != nil {
 			return nil, err
 		}
-		f, isDirect, err := create(name, direct)
+		f, isDirect, err := create(name, direct, perm.Perm())
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
@@ -139,10 +168,20 @@ func SyncDir(dir string) error {
 	return err
 }
 
-// Leftovers returns the temporary files that interrupted replacements of
-// target left behind.
+// Leftovers returns the paths in target's directory with temporary names
+// of target (see IsTempName): what interrupted replacements of target may
+// have left behind. The caller decides, from their contents, which are
+// its own to remove.
 func Leftovers(target string) ([]string, error) {
-	return filepath.Glob(escapeGlob(target) + tempInfix + "*")
+	found, err := filepath.Glob(escapeGlob(target) + tempInfix + "*")
+	base := filepath.Base(target)
+	left := found[:0]
+	for _, p := range found {
+		if IsTempName(filepath.Base(p), base) {
+			left = append(left, p)
+		}
+	}
+	return left, err
 }
 
 // escapeGlob quotes the glob metacharacters in a path.

@@ -12,7 +12,7 @@ func TestCommitReplaces(t *testing.T) {
 	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Create(target, false)
+	f, err := Create(target, false, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestAbortKeepsOld(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "x")
 	os.WriteFile(target, []byte("old"), 0o644)
-	f, err := Create(target, false)
+	f, err := Create(target, false, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestAbortKeepsOld(t *testing.T) {
 // leaving direct I/O).
 func TestDirect(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "d")
-	f, err := Create(target, true)
+	f, err := Create(target, true, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}

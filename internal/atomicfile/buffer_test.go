@@ -37,7 +37,7 @@ func TestBuffer(t *testing.T) {
 			buf[i] = byte(i * 7)
 		}
 		target := filepath.Join(t.TempDir(), "d")
-		f, err := Create(target, true)
+		f, err := Create(target, true, 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}

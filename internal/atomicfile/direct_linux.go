@@ -8,12 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// create makes the file name exclusively, with O_DIRECT if asked and the
-// file system takes it.
-func create(name string, direct bool) (*os.File, bool, error) {
-	const flags = os.O_RDWR | os.O_CREATE | os.O_EXCL
+// create makes the file name exclusively, never through a symbolic link,
+// with O_DIRECT if asked and the file system takes it.
+func create(name string, direct bool, perm os.FileMode) (*os.File, bool, error) {
+	const flags = os.O_RDWR | os.O_CREATE | os.O_EXCL | syscall.O_NOFOLLOW
 	if direct {
-		f, err := os.OpenFile(name, flags|syscall.O_DIRECT, 0o644)
+		f, err := os.OpenFile(name, flags|syscall.O_DIRECT, perm)
 		if err == nil {
 			return f, true, nil
 		}
@@ -21,7 +21,7 @@ func create(name string, direct bool) (*os.File, bool, error) {
 			return nil, false, err
 		}
 	}
-	f, err := os.OpenFile(name, flags, 0o644)
+	f, err := os.OpenFile(name, flags, perm)
 	return f, false, err
 }
 

@@ -85,17 +85,20 @@ func TestOpen(t *testing.T) {
 	if err := os.WriteFile(p, []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(p)
+	f, st, err := Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	if st.Size() != 5 || !st.Mode().IsRegular() {
+		t.Fatalf("stat: %d bytes, mode %v", st.Size(), st.Mode())
+	}
 	b := make([]byte, 3)
 	if _, err := f.ReadAt(b, 2); err != nil || string(b) != "llo" {
 		t.Fatalf("ReadAt = %q, %v", b, err)
 	}
 	missing := p + ".missing"
-	_, err = Open(missing)
+	_, _, err = Open(missing)
 	_, want := os.Open(missing)
 	if !errors.Is(err, fs.ErrNotExist) || err.Error() != want.Error() {
 		t.Fatalf("Open of a missing file = %v, want %v", err, want)

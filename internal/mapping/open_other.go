@@ -2,7 +2,17 @@
 
 package mapping
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
-// Open opens the file at path for reading.
-func Open(path string) (*os.File, error) { return os.Open(path) }
+// Open opens the regular file at path for reading and returns it with its
+// stat; any other kind of file is an error wrapping ErrNotRegular.
+func Open(path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return regular(f)
+}

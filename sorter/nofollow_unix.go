@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package sorter
+
+import "syscall"
+
+// noFollow makes an open fail on a symbolic link.
+const noFollow = syscall.O_NOFOLLOW

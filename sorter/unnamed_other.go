@@ -1,0 +1,14 @@
+//go:build !linux
+
+package sorter
+
+import (
+	"errors"
+	"os"
+)
+
+// errNoUnnamed means the system or the file system cannot make unnamed files.
+var errNoUnnamed = errors.New("no unnamed files here")
+
+// openUnnamed returns errNoUnnamed: only Linux makes unnamed files.
+func openUnnamed(string) (*os.File, error) { return nil, errNoUnnamed }
