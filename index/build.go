@@ -63,10 +63,10 @@ type Resources struct {
 
 // plan splits the memory budget between the scan's chunks in flight, the
 // index writer's buffers w (writerFree of them outside the budget; none for
-// a verify) and the sort, for an index at idxPath.
-func (r Resources) plan(idxPath string, w writerShape) (*parallel, sorter.Options) {
+// a verify) and the sort, for an index at idxPath of a CSV of size bytes.
+func (r Resources) plan(idxPath string, w writerShape, size int64) (*parallel, sorter.Options) {
 	limit := r.limit()
-	par := newParallel(r.Threads, limit, r.chunk, r.most)
+	par := newParallel(r.Threads, limit, size, r.chunk, r.most)
 	if r.pauseAfter != 0 {
 		par.pauseAfter = max(r.pauseAfter, 0) // 0 there: never
 	}
@@ -196,7 +196,7 @@ func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Reso
 	}
 	defer out.Abort()
 	shape := res.writeShape()
-	par, so := res.plan(path, shape)
+	par, so := res.plan(path, shape, int64(len(csv.data)))
 	sink, err := newFileSink(out, shape)
 	if err != nil {
 		return nil, nil, err

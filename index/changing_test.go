@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -193,5 +194,35 @@ func TestCSVEditedWithTimeRestored(t *testing.T) {
 	}
 	if err := ix.Check(); !errors.Is(err, ErrChanged) {
 		t.Fatalf("Check after an edit with the modification time set back = %v, want ErrChanged", err)
+	}
+}
+
+// TestUpdateCSVShrinks: a CSV cut short while update runs, after its scan
+// (as the progress callback reports the end of it), is an error
+// (ErrChanged), never a result without the tail it claims, nor a panic.
+// (A cut during the scan faults on the mapping, which mapping.Guard turns
+// into ErrChanged: see mapping's TestGuardFault.)
+func TestUpdateCSVShrinks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,user\n")
+	for i := range 2000 {
+		b.WriteString(strings.Repeat("x", i%7) + ",u1\n")
+	}
+	p := writeCSV(t, b.String())
+	build(t, p, BuildOptions{Key: "user"})
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strings.Repeat("9,u2\n", 1000))
+	f.Close()
+	res, err := Update(context.Background(), p, &UpdateOptions{NoCompact: true,
+		Progress: func(done, total int64) {
+			if done == total {
+				os.Truncate(p, 100)
+			}
+		}})
+	if !errors.Is(err, ErrChanged) || res != nil {
+		t.Fatalf("Update = %+v, %v; want ErrChanged", res, err)
 	}
 }

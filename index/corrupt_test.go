@@ -3,10 +3,13 @@ package index
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -257,5 +260,63 @@ func TestByteFlipsTailAndFence(t *testing.T) {
 		f.Close()
 		t.Logf("%s: %d flips: %d opens refused, %d lookups failed cleanly, 0 wrong; %d verified as differing",
 			filepath.Base(file.path), len(file.good), refused, failed, verified)
+	}
+}
+
+// TestDuplicatedRecord forges an index with valid checksums that holds a
+// record twice, in place of another one, within a page and across a page
+// boundary. Lookups that rely on that page fail with ErrCorrupt instead of
+// printing a row twice and missing another, and Verify reports it.
+func TestDuplicatedRecord(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("id,user\n")
+	for i := range 600 { // three record pages
+		fmt.Fprintf(&b, "%d,k%d\n", i, i)
+	}
+	p := writeCSV(t, b.String())
+	build(t, p, BuildOptions{Key: "user"})
+	idxPath := DefaultIndexPath(p)
+	good, err := os.ReadFile(idxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		from, to int // record from is copied over record to
+	}{
+		{"WithinPage", 40, 41},
+		{"AcrossPages", recordsPerPage - 1, recordsPerPage},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			forged := bytes.Clone(good)
+			rec := func(i int) []byte { return forged[recordPos(uint64(i)):][:recordSize] }
+			lost := binary.LittleEndian.Uint64(rec(c.to)[8:]) // the offset of the row whose record is overwritten
+			copy(rec(c.to), rec(c.from))
+			pg := forged[pageSize*(1+c.to/recordsPerPage):][:pageSize]
+			binary.LittleEndian.PutUint32(pg[crcOffset:], pageCRC(pg))
+			if err := os.WriteFile(idxPath, forged, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ix, err := Open(p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			dup := b.Bytes()[binary.LittleEndian.Uint64(rec(c.from)[8:]):]
+			dupKey := bytes.SplitN(dup, []byte("\n"), 2)[0]
+			_, dupKey, _ = bytes.Cut(dupKey, []byte(","))
+			lostKey := bytes.SplitN(b.Bytes()[lost:], []byte("\n"), 2)[0]
+			_, lostKey, _ = bytes.Cut(lostKey, []byte(","))
+			for _, k := range [][]byte{dupKey, lostKey} {
+				err := ix.Lookup(k, func([]byte) error { return nil })
+				if !errors.Is(err, ErrCorrupt) {
+					t.Errorf("Lookup(%s) = %v, want ErrCorrupt", k, err)
+				}
+			}
+			res, err := Verify(context.Background(), p, nil)
+			if err != nil || res.Equal || !strings.Contains(strings.Join(res.Differences, "\n"), "does not come after") {
+				t.Errorf("Verify = %+v, %v; want the duplicate reported", res, err)
+			}
+		})
 	}
 }

@@ -4,7 +4,8 @@ package index
 //
 // An index file is a sequence of 4096-byte pages. All integers are
 // little-endian. Page 0 is the header; pages 1..P hold the records, 255 to
-// a page, sorted by (hash, offset). Every page ends with a CRC-32 (IEEE) of
+// a page, sorted by (hash, offset), strictly: no record appears twice, and
+// every page a lookup checks is checked for that order too. Every page ends with a CRC-32 (IEEE) of
 // its first 4092 bytes, so any page read alone can be checked, and a lookup,
 // which reads one or two record pages, checks exactly the pages it relies
 // on. (CRC-32C would be a little faster per page, but Go builds its tables

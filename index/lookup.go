@@ -63,7 +63,7 @@ func (ix *Index) Count(key []byte) (n int64, err error) {
 			return err
 		}
 		for i := first; i < end; i++ {
-			if ix.tail == nil || ix.main.offsetAt(i) < ix.tail.h.base {
+			if off := ix.main.offsetAt(i); (ix.tail == nil || off < ix.tail.h.base) && ix.still(ix.main, off, key) {
 				n++
 			}
 		}
@@ -72,7 +72,11 @@ func (ix *Index) Count(key []byte) (n int64, err error) {
 			if err != nil {
 				return err
 			}
-			n += int64(end - first)
+			for i := first; i < end; i++ {
+				if ix.still(ix.tail, ix.tail.offsetAt(i), key) {
+					n++
+				}
+			}
 		}
 		return nil
 	})
@@ -162,6 +166,10 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 			if err := fn(span{s.Start(), s.End(), s.Terminated()}); err != nil {
 				return err
 			}
+		case ix.grown(p, off):
+			// The last row had no terminator, and rows were appended
+			// since: it was completed, and its key is another one now
+			// (12 completed by "46\n" is 1246). update indexes it anew.
 		case !ok || ix.hash(k) != h:
 			// Not a hash collision (another key with the same hash): this
 			// row is not the one that was indexed here.
@@ -169,6 +177,28 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 		}
 	}
 	return nil
+}
+
+// grown reports whether the record of p at off is the last row p indexed
+// without its terminator, and the CSV has grown since: the row may have
+// been completed, and its key changed.
+func (ix *Index) grown(p *part, off uint64) bool {
+	return off == p.h.resume && p.h.resume < p.h.scanned && uint64(len(ix.csv.data)) > p.h.scanned
+}
+
+// still reports whether the record of p at off, whose hash is key's, still
+// counts for key: unless it is a grown last row (see grown), which is read
+// to see whether its key is still key.
+func (ix *Index) still(p *part, off uint64, key []byte) bool {
+	if !ix.grown(p, off) {
+		return true
+	}
+	s, err := scan.New(ix.csv.data, p.h.delim, int(p.h.keyCol))
+	if err != nil || !s.At(int(off)) {
+		return false
+	}
+	k, ok := s.Key()
+	return ok && bytes.Equal(k, key)
 }
 
 // lineStart reports whether a record can start at off: at the start of the

@@ -78,13 +78,42 @@ type parallel struct {
 	stats      scanStats
 }
 
-// newParallel plans a scan with threads workers (0: one per core) within a
-// memory budget; chunk and most, when positive, override the chunk size and
-// the records a chunk may hold (tests).
-func newParallel(threads int, budget int64, chunk, most int) *parallel {
+// newParallel plans a scan of size CSV bytes with threads workers (0: one
+// per core) within a memory budget; chunk and most, when positive, override
+// the chunk size and the records a chunk may hold (tests). It never plans
+// more workers than maxPerCore per core, than there are chunks, or than the
+// budget's share for chunks holds at their smallest: a request beyond any
+// of those gets fewer workers, and the same index.
+func newParallel(threads int, budget, size int64, chunk, most int) *parallel {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
+	threads = min(threads, maxPerCore*runtime.NumCPU())
+	if chunk <= 0 && most <= 0 {
+		threads = min(threads, max(1, int(budget/16/floorPerWorker)))
+	}
+	for {
+		p := planChunks(threads, budget, chunk, most)
+		if p.threads == 1 || size <= 0 {
+			return p
+		}
+		chunks := (size + int64(p.chunk) - 1) / int64(p.chunk)
+		if chunks >= int64(threads) {
+			return p
+		}
+		threads = max(1, int(chunks)) // fewer workers make bigger chunks: plan again
+	}
+}
+
+const (
+	maxPerCore = 4 // workers per core, at most
+	// floorPerWorker is the memory the chunks of one worker in flight take
+	// at their smallest (see planChunks).
+	floorPerWorker = (chunksPerWorker + 1) * 33 * recordMem * (minChunk/rowBytes + 1) / 16
+)
+
+// planChunks sizes the chunks of a scan by threads workers within budget.
+func planChunks(threads int, budget int64, chunk, most int) *parallel {
 	p := &parallel{threads: threads, pauseAfter: pauseAfter}
 	if threads == 1 {
 		return p

@@ -77,7 +77,7 @@ func TestParallelGarbage(t *testing.T) {
 // share of memory (a chunk holds rows of 8 bytes or more): every chunk stops
 // at the records it may hold and the stitcher scans the rest of it, with the
 // budget's own numbers (no test override). The index is the sequential one,
-// at 2 and 5 threads, with and without spills.
+// at 2 and 5 threads (as many as the budget holds).
 func TestParallelShortRows(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString("k,v\n")
@@ -87,7 +87,7 @@ func TestParallelShortRows(t *testing.T) {
 	p := writeCSV(t, b.String())
 	want, _ := buildBytes(t, p, "k", false, Resources{Threads: 1})
 	for _, threads := range []int{2, 5} {
-		for _, limit := range []int64{1 << 20, 64 << 20} {
+		for _, limit := range []int64{32 << 20, 96 << 20} {
 			got, st := buildBytes(t, p, "k", false, Resources{Threads: threads, MemLimit: limit, TmpDir: t.TempDir()})
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%d threads, limit %d: the index differs from the sequential one", threads, limit)
@@ -118,7 +118,7 @@ func TestParallelScansCounted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		par := newParallel(2, 1<<20, 7, []int{0, 2}[i%2])
+		par := newParallel(2, 1<<20, 0, 7, []int{0, 2}[i%2])
 		par.pauseAfter = []int{0, 1}[i/2%2]
 		srt := sorter.New(sorter.Options{MemLimit: 1 << 20, Threads: 2, TmpDir: t.TempDir()})
 		_, st, err := scanParallel(context.Background(), csv, 0, spec{delim: ',', keyCol: 1}, par, srt, nil)
@@ -433,5 +433,42 @@ func TestScanChunkHoldsAtMost(t *testing.T) {
 		if !slices.Equal(got, all) {
 			t.Fatalf("most %d: %d records in the chunk and its rest, want the %d of a whole scan", most, len(got), len(all))
 		}
+	}
+}
+
+// TestParallelBounded: however many threads are asked for, a scan gets no
+// more workers than maxPerCore per core, than there are chunks, or than the
+// budget's share for chunks holds; and the chunks in flight fit that share.
+func TestParallelBounded(t *testing.T) {
+	cores := runtime.NumCPU()
+	for _, c := range []struct {
+		name    string
+		threads int
+		budget  int64
+		size    int64
+		most    int // workers at most
+	}{
+		{"Absurd", 100_000, 1 << 30, 1 << 40, maxPerCore * cores},
+		{"TwoRows", 1000, 1 << 30, 20, 1},
+		{"FewChunks", 64, 1 << 30, 3 << 20, maxPerCore * cores},
+		{"TinyBudget", 1000, 1 << 20, 1 << 40, 1},
+		{"SmallBudget", 1000, 64 << 20, 1 << 40, int(64 << 20 / 16 / floorPerWorker)},
+		{"Default", 0, 1 << 30, 1 << 40, cores},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newParallel(c.threads, c.budget, c.size, 0, 0)
+			if p.threads < 1 || p.threads > c.most {
+				t.Fatalf("%d threads for %d asked, want 1 to %d", p.threads, c.threads, c.most)
+			}
+			if p.threads > 1 {
+				if chunks := (c.size + int64(p.chunk) - 1) / int64(p.chunk); int64(p.threads) > chunks {
+					t.Fatalf("%d threads for %d chunks", p.threads, chunks)
+				}
+				window := int64(p.threads*chunksPerWorker + p.threads)
+				if mem := window * int64(p.most) * 33 * recordMem / 16; mem > c.budget/16 {
+					t.Fatalf("%d threads: the chunks in flight may take %d bytes, more than the share %d", p.threads, mem, c.budget/16)
+				}
+			}
+		})
 	}
 }

@@ -209,8 +209,39 @@ func (p *part) checkPage(pg uint64) error {
 	if le.Uint64(page[pageNoOffset:]) != pg || k != want || !allZero(page[recordSize*k:pageNoOffset]) {
 		return p.corrupt("record page %d has a bad trailer", pg)
 	}
+	// Records strictly increase, by hash then offset, within the page and
+	// from the last one of the page before: a duplicated record (with valid
+	// checksums) would print a row twice, and miss the one it replaced.
+	if slot, ok := outOfOrder(page[:recordSize*k]); ok {
+		return p.corrupt("record %d, on record page %d, does not come after the record before it", pg*recordsPerPage+uint64(slot), pg)
+	}
+	if pg > 0 && k > 0 {
+		prev := p.data[pageSize*(1+pg)-pageSize+recordSize*(recordsPerPage-1):][:recordSize]
+		if !recordLess(prev, page[:recordSize]) {
+			return p.corrupt("record %d, the first of record page %d, does not come after the last of the page before", pg*recordsPerPage, pg)
+		}
+	}
 	p.checked.add(pg)
 	return nil
+}
+
+// outOfOrder returns the first record of recs, encoded records, that does
+// not come after the one before it, if there is one.
+func outOfOrder(recs []byte) (int, bool) {
+	for i := recordSize; i < len(recs); i += recordSize {
+		if !recordLess(recs[i-recordSize:i], recs[i:i+recordSize]) {
+			return i / recordSize, true
+		}
+	}
+	return 0, false
+}
+
+// recordLess reports whether encoded record a sorts before b: by hash, then
+// by offset.
+func recordLess(a, b []byte) bool {
+	le := binary.LittleEndian
+	ha, hb := le.Uint64(a), le.Uint64(b)
+	return ha < hb || ha == hb && le.Uint64(a[8:]) < le.Uint64(b[8:])
 }
 
 func (p *part) corrupt(format string, args ...any) error {

@@ -128,6 +128,9 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 	if err != nil {
 		return nil, err
 	}
+	if info.Stale != "" { // the CSV shrank or was rewritten while update ran
+		return nil, fmt.Errorf("%s: %w while csvidx update ran: %s", csvPath, ErrChanged, info.Stale)
+	}
 	res.Info = info
 	return res, nil
 }

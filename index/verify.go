@@ -113,7 +113,7 @@ func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *Verif
 	covered.data = csv.data[:old.scanned]
 	p.m.Advise(mapping.Sequential) // the comparison reads the file from end to end
 	sink := &compareSink{old: p.data}
-	par, so := opts.Resources.plan(p.path, writerShape{}) // the pages are compared, not written
+	par, so := opts.Resources.plan(p.path, writerShape{}, int64(len(covered.data))) // the pages are compared, not written
 	var fence func(uint64) error
 	if fc != nil {
 		fence = fc.add
@@ -190,6 +190,16 @@ func (c *compareSink) pageDifference() string {
 		return fmt.Sprintf("record page %d (bytes %d to %d) is corrupt: checksum mismatch", n-1, off, off+pageSize)
 	}
 	le := binary.LittleEndian
+	recs := oldPage[:recordSize*min(int(le.Uint32(oldPage[pageLenOffset:])), recordsPerPage)]
+	if n > 1 { // from the last record of the page before
+		recs = append(bytes.Clone(c.old[off-pageSize+recordSize*(recordsPerPage-1):][:recordSize]), recs...)
+	}
+	if slot, ok := outOfOrder(recs); ok {
+		if n > 1 {
+			slot--
+		}
+		return fmt.Sprintf("record %d, on record page %d, does not come after the record before it: records must strictly increase", (n-1)*recordsPerPage+uint64(slot), n-1)
+	}
 	for slot := 0; slot < recordsPerPage; slot++ {
 		o := slot * recordSize
 		a, b := oldPage[o:o+recordSize], c.diffNew[o:o+recordSize]

@@ -59,7 +59,10 @@ searches the index without its fence file, for comparison.`,
   csvidx bench orders.csv keys.txt --cold --no-fence --json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			keys, err := readKeys(args[1], s.in)
+			if o.rounds < 1 || o.rounds > maxRounds {
+				return fmt.Errorf("--rounds %d: give 1 to %d", o.rounds, maxRounds)
+			}
+			keys, err := readKeys(args[1], "keys file", s.in)
 			if err != nil {
 				return err
 			}
@@ -103,6 +106,9 @@ searches the index without its fence file, for comparison.`,
 	f.BoolVar(&o.asJSON, "json", false, "print one JSON object")
 	return cmd
 }
+
+// maxRounds is the largest --rounds: bench keeps every latency it measures.
+const maxRounds = 10_000
 
 func bench(csvPath string, keys [][]byte, g *globals, o *benchOptions) (*benchResult, error) {
 	start := time.Now()

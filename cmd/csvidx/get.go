@@ -41,7 +41,7 @@ part and warns how many bytes are not indexed.`,
 				keys = append(keys, []byte(k))
 			}
 			if o.keysFile != "" {
-				more, err := readKeys(o.keysFile, s.in)
+				more, err := readKeys(o.keysFile, "--keys-file", s.in)
 				if err != nil {
 					return err
 				}
@@ -137,8 +137,10 @@ func countKeys(ix *index.Index, keys [][]byte, w io.Writer, matched *bool) error
 
 // readKeys reads one key per line from path, or from stdin when path is
 // "-". Lines end with \n or \r\n; an empty line is the empty key; a last
-// line without a newline is a key too.
-func readKeys(path string, stdin io.Reader) ([][]byte, error) {
+// line without a newline is a key too. A UTF-8 byte order mark at the
+// start (as Notepad and Excel write) is not part of the first key. what
+// names the file in errors.
+func readKeys(path, what string, stdin io.Reader) ([][]byte, error) {
 	var data []byte
 	var err error
 	if path == "-" {
@@ -147,8 +149,9 @@ func readKeys(path string, stdin io.Reader) ([][]byte, error) {
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--keys-file: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var keys [][]byte
 	for len(data) > 0 {
 		line, rest, found := bytes.Cut(data, []byte{'\n'})

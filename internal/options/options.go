@@ -14,6 +14,11 @@ import (
 // any machine, and small enough that the limit in bytes fits in an int64.
 const MaxMemLimitMiB = 1 << 40
 
+// MaxThreads is the largest --threads: a build runs no more workers than
+// four per core, or than its file and memory budget have room for, however
+// many are asked for; a number beyond this one is a mistake.
+const MaxThreads = 1024
+
 // Delimiter reads a --delimiter value: one byte, or \t or "tab".
 func Delimiter(s string) (byte, error) {
 	switch s {
@@ -36,6 +41,8 @@ func Resources(memLimitMiB int64, threads int64, tmpDir string) (index.Resources
 		return index.Resources{}, fmt.Errorf("--mem-limit-mib %d: give at most %d", memLimitMiB, int64(MaxMemLimitMiB))
 	case threads < 0:
 		return index.Resources{}, fmt.Errorf("--threads %d: give 0 (all cores) or more", threads)
+	case threads > MaxThreads:
+		return index.Resources{}, fmt.Errorf("--threads %d: give at most %d (a build uses at most four threads per core)", threads, MaxThreads)
 	}
 	return index.Resources{MemLimit: memLimitMiB << 20, TmpDir: tmpDir, Threads: int(threads)}, nil
 }

@@ -19,6 +19,9 @@ func TestDelimiter(t *testing.T) {
 }
 
 func TestResources(t *testing.T) {
+	if _, err := Resources(64, MaxThreads, ""); err != nil {
+		t.Fatalf("Resources(64, MaxThreads) = %v", err)
+	}
 	r, err := Resources(64, 2, "/tmp")
 	if err != nil || r.MemLimit != 64<<20 || r.Threads != 2 || r.TmpDir != "/tmp" {
 		t.Fatalf("Resources(64, 2, /tmp) = %+v, %v", r, err)
@@ -31,7 +34,8 @@ func TestResources(t *testing.T) {
 		mem, threads int64
 		flag         string
 	}{{0, 0, "--mem-limit-mib 0: give at least 1"}, {-5, 0, "--mem-limit-mib -5"}, {MaxMemLimitMiB + 1, 0, "give at most"},
-		{1 << 44, 0, "give at most"}, {64, -1, "--threads -1"}} {
+		{1 << 44, 0, "give at most"}, {64, -1, "--threads -1"}, {64, MaxThreads + 1, "--threads 1025: give at most 1024"},
+		{64, 100_000, "--threads 100000"}} {
 		if _, err := Resources(c.mem, c.threads, ""); err == nil || !strings.Contains(err.Error(), c.flag) {
 			t.Errorf("Resources(%d, %d) = %v, want %q", c.mem, c.threads, err, c.flag)
 		}
