@@ -58,9 +58,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stop := func() {}
 	defer func() { stop() }()
 	root := newRootCommand(streams{stdin, stdout, stderr}, args)
-	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		keysFile := cmd.Flags().Lookup("keys-file")
+		prime := cmd.Annotations[cleanupAnnotation] != "" || keysFile != nil && keysFile.Value.String() != "" && keysFile.Value.String() != "-"
+		if err := checkDescriptors(prime); err != nil {
+			return err
+		}
 		if cmd.Annotations[cleanupAnnotation] == "" {
-			return
+			return nil
 		}
 		ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		stop = cancel
@@ -69,6 +74,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			cancel() // a second Ctrl-C kills at once
 		}()
 		cmd.SetContext(ctx)
+		return nil
 	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
