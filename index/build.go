@@ -157,6 +157,9 @@ func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error
 	}
 	info := newInfo(csvPath, idxPath, b.h, int64(b.h.size()), int64(b.h.scanned))
 	info.Build = par.buildStats()
+	if n, err := strconv.Atoi(opts.Key); err == nil && n != info.KeyColumn {
+		info.KeyNote = fmt.Sprintf("the key %q is the name of column %d, which was taken, not column %d; for column %d, give its name from the header", opts.Key, info.KeyColumn, n, n)
+	}
 	return info, nil
 }
 
@@ -293,6 +296,9 @@ func scanInto(ctx context.Context, csv *csvFile, sp spec, par *parallel, srt *so
 		return nil, err
 	}
 	par.stats = stats
+	if sp.main == nil && t.rows > 0 && t.short == t.rows {
+		return nil, noKeyColumn(csv, sp, h)
+	}
 	h.rows, h.shortRows, h.blanks = t.rows, t.short, h.blanks+t.blanks
 	h.resume = uint64(len(data))
 	if t.resume >= 0 {
@@ -330,6 +336,9 @@ func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 			start = end
 		}
 	}
+	if err := checkTerminators(csv, sp.delim, h); err != nil {
+		return nil, 0, err
+	}
 	if sp.keyCol < 0 {
 		col, err := resolveKey(sp.key, fields, found)
 		if err != nil {
@@ -344,6 +353,18 @@ func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 	return h, start, nil
 }
 
+// noKeyColumn is the error for a build in which no row has the key column:
+// a column number beyond the rows' fields, or the wrong delimiter.
+func noKeyColumn(csv *csvFile, sp spec, h *header) error {
+	what := "no header"
+	if h.headerEnd > 0 {
+		fields, _, _ := scan.Fields(csv.data, int(h.headerStart), sp.delim)
+		what = "the header has " + describeFields(fields)
+	}
+	return fmt.Errorf("%s: %w %d (%s; delimiter %q); give a column that exists, or the file's delimiter",
+		csv.path, ErrNoKeys, sp.keyCol, what, string([]byte{sp.delim}))
+}
+
 // tailHeader starts the header of a tail that extends main: same dialect,
 // key and CSV header record, covering the CSV from where main stops.
 func tailHeader(main *header, size int) (*header, int) {
@@ -354,14 +375,50 @@ func tailHeader(main *header, size int) (*header, int) {
 	}, int(main.resume)
 }
 
-// resolveKey finds the key column: the first header field equal to key,
-// else key read as a 0-based column number. found says whether the CSV has a
-// header record to look in; fields are its fields.
+// ErrLineEnds means the CSV's lines end with a lone carriage return, which
+// this dialect reads as data: the file would be one huge record.
+var ErrLineEnds = errors.New("lines end with a lone carriage return")
+
+// checkTerminators refuses a CSV whose first record (the header h found,
+// else the first data record) holds a carriage return outside quotes with
+// no newline after it: its lines most likely end with a lone CR, and the
+// whole file would read as one record, which no silent one-record index
+// may hide.
+func checkTerminators(csv *csvFile, delim byte, h *header) error {
+	data := csv.data
+	start, end := int(h.headerStart), int(h.headerEnd)
+	if end == 0 {
+		s, err := scan.New(data, delim, 0)
+		if err != nil || !s.Next() {
+			return err
+		}
+		start, end = s.Start(), s.End()
+	}
+	i := scan.LoneCR(data, start, end, delim)
+	if i < 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: its first record holds a carriage return (\\r) with no newline after it, at byte %d, "+
+		"as in files from classic Mac OS and old Excel; csvidx reads records that end with \\n or \\r\\n: "+
+		"convert the line ends first, for example with tr '\\r' '\\n' < %s > converted.csv",
+		csv.path, ErrLineEnds, i, shellQuote(csv.path))
+}
+
+// resolveKey finds the key column: the header field equal to key, else key
+// read as a 0-based column number. found says whether the CSV has a header
+// record to look in; fields are its fields. A name that two header fields
+// have is an error.
 func resolveKey(key string, fields [][]byte, found bool) (int, error) {
 	for i, f := range fields {
-		if string(f) == key {
-			return i, nil
+		if string(f) != key {
+			continue
 		}
+		for j := i + 1; j < len(fields); j++ {
+			if string(fields[j]) == key {
+				return 0, fmt.Errorf("%w %q: the header has it twice, as columns %d and %d; give the 0-based column number instead", ErrAmbiguousColumn, key, i, j)
+			}
+		}
+		return i, nil
 	}
 	if n, err := strconv.Atoi(key); err == nil && n >= 0 && n <= maxColumn {
 		return n, nil

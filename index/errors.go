@@ -23,6 +23,12 @@ var (
 	ErrChanged = errors.New("file changed while being read")
 	// ErrColumn means the key column names no column of the CSV.
 	ErrColumn = errors.New("no such column")
+	// ErrAmbiguousColumn means the key column's name is the name of two
+	// header fields.
+	ErrAmbiguousColumn = errors.New("ambiguous key column")
+	// ErrNoKeys means no row of the CSV has the key column: its number is
+	// beyond every row's fields, or the delimiter is not the file's.
+	ErrNoKeys = errors.New("no row has the key column")
 )
 
 // broken reports whether err says an index file cannot be used at all:

@@ -39,6 +39,10 @@ type Info struct {
 	Fence        string `json:"fence"`                   // the fence file
 	FenceIgnored string `json:"fence_ignored,omitempty"` // why lookups search the index without it, if they do
 
+	// KeyNote, from Build only, says that the key, a number, was taken as
+	// the name of a header field, not as that column's number.
+	KeyNote string `json:"key_note,omitempty"`
+
 	Tail  *TailInfo   `json:"tail,omitempty"`  // rows appended and indexed by update
 	Build *BuildStats `json:"build,omitempty"` // how the build went, from Build only
 }

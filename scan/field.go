@@ -220,3 +220,27 @@ func Fields(data []byte, start int, delim byte) (fields [][]byte, end int, termi
 		i = e + 1
 	}
 }
+
+// LoneCR returns the index of the first carriage return of the record
+// data[start:end] that is outside quotes and not followed by a newline, or
+// -1 if it has none. Such a CR is data in this dialect, but a file whose
+// first record holds one most likely ends its lines with a lone CR (classic
+// Mac OS, old Excel exports), and reads as one huge record.
+func LoneCR(data []byte, start, end int, delim byte) int {
+	fieldStart := start
+	for i := start; i < end; i++ {
+		switch c := data[i]; {
+		case c == quote && i == fieldStart:
+			q, _, closed := closeQuote(data[:end], i)
+			if !closed {
+				return -1
+			}
+			i = q - 1
+		case c == delim:
+			fieldStart = i + 1
+		case c == '\r' && (i+1 == len(data) || data[i+1] != '\n'):
+			return i
+		}
+	}
+	return -1
+}

@@ -338,3 +338,23 @@ func TestChunked(t *testing.T) {
 		}
 	}
 }
+
+func TestLoneCR(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"a,b\r1,2\r", 3},
+		{"a,b\r\n1,2\r\n", -1},
+		{"a,b\n", -1},
+		{`"a` + "\r" + `b",c` + "\r", 7}, // the CR inside quotes is data
+		{`"a` + "\r", -1},                // an unterminated quote runs to the end
+		{"a\"\rb,c\n", 2},                // a quote inside a field opens nothing
+		{"x,\"y\"\r", 5},
+		{"abc\r", 3},
+	} {
+		if got := LoneCR([]byte(c.in), 0, len(c.in), ','); got != c.want {
+			t.Errorf("LoneCR(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}

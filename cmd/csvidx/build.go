@@ -63,6 +63,9 @@ is byte for byte the same at any limit.`,
 			if err != nil {
 				return err
 			}
+			if info.KeyNote != "" {
+				fmt.Fprintf(s.err, "csvidx: note: %s\n", oneLine(info.KeyNote))
+			}
 			b := info.Build
 			chunks := fmt.Sprintf("%d chunks, %d repaired", b.Chunks, b.Repairs)
 			if b.Skipped > 0 {

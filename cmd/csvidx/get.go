@@ -78,7 +78,7 @@ func get(csvPath string, keys [][]byte, g *globals, o *getOptions, s streams) er
 		defer ix.Close()
 	}
 	if n := ix.BytesBehind(); n > 0 {
-		fmt.Fprintf(s.err, "csvidx: warning: %d bytes at the end of %s are not indexed; csvidx update will add them\n", n, csvPath)
+		fmt.Fprintf(s.err, "csvidx: warning: %d bytes at the end of %s are not indexed; csvidx update will add them\n", n, oneLine(csvPath))
 	}
 	w := bufio.NewWriterSize(s.out, outputBuffer)
 	matched := false

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/csvidx/csvidx/index"
@@ -57,7 +58,9 @@ func cleansUp(cmd *cobra.Command) *cobra.Command {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stop := func() {}
 	defer func() { stop() }()
-	root := newRootCommand(streams{stdin, stdout, stderr}, args)
+	out := &stdoutWriter{w: stdout}
+	args = keyArgs(args)
+	root := newRootCommand(streams{stdin, out, stderr}, args)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		keysFile := cmd.Flags().Lookup("keys-file")
 		prime := cmd.Annotations[cleanupAnnotation] != "" || keysFile != nil && keysFile.Value.String() != "" && keysFile.Value.String() != "-"
@@ -78,6 +81,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
+	if ferr := out.failed(); ferr != nil && !errors.Is(err, context.Canceled) {
+		err = ferr // the report was lost: that is the error, whatever the command made of it
+	}
 	switch {
 	case err == nil:
 		return exitMatch
@@ -87,7 +93,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "csvidx: interrupted")
 		return exitInterrupted
 	}
-	fmt.Fprintf(stderr, "csvidx: %v\n", explainDiskFull(err, "the index is as it was before this command"))
+	if out.failed() == nil {
+		err = explainDiskFull(err, "the index is as it was before this command")
+	}
+	fmt.Fprintf(stderr, "csvidx: %s\n", oneLine(err.Error()))
 	return exitError
 }
 
@@ -134,6 +143,9 @@ A lookup reads a page of the index and then only the rows it needs.
 	root.SetErr(s.err)
 	root.PersistentFlags().StringVar(&g.indexPath, "index", "", "index file `PATH` (default FILE.csvidx)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if c.Name() == "get" && strings.HasPrefix(err.Error(), "unknown") {
+			return fmt.Errorf("%w (a key that begins with - goes after --: csvidx get FILE -- -KEY; see csvidx get --help)", err)
+		}
 		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
 	})
 	root.CompletionOptions.DisableDefaultCmd = true

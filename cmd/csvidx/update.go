@@ -54,8 +54,8 @@ changed is stale and must be rebuilt.`,
 				fmt.Fprintf(s.out, "indexed %d new bytes of %s into the tail: %d rows, %d with a key\n",
 					r.NewBytes, args[0], info.Tail.Rows, info.Tail.Records)
 				if r.CompactError != nil {
-					fmt.Fprintf(s.err, "csvidx: warning: the new rows are indexed, in the tail, but %v; csvidx compact merges it later\n",
-						explainDiskFull(r.CompactError, "the index with its tail is complete"))
+					fmt.Fprintf(s.err, "csvidx: warning: the new rows are indexed, in the tail, but %s; csvidx compact merges it later\n",
+						oneLine(explainDiskFull(r.CompactError, "the index with its tail is complete").Error()))
 				}
 			case "compact":
 				fmt.Fprintf(s.out, "indexed %d new bytes of %s and merged the tail into the main index: %d rows, %d with a key\n",
