@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/internal/mapping"
 )
 
 // fenceCheck compares a fence file with the one a build makes, entry by
@@ -29,16 +30,12 @@ type fenceCheck struct {
 // newFenceCheck opens the fence file at path for comparison.
 func newFenceCheck(path string) *fenceCheck {
 	c := &fenceCheck{path: path, diff: -1}
-	c.f, c.err = os.Open(path)
-	if c.err != nil {
-		return c
-	}
-	st, err := c.f.Stat()
+	f, st, err := mapping.Open(path) // a regular file, never a wait on a FIFO
 	if err != nil {
 		c.err = err
 		return c
 	}
-	c.size = st.Size()
+	c.f, c.size = f, st.Size()
 	c.r = bufio.NewReaderSize(io.NewSectionReader(c.f, fence.HeaderSize, max(0, c.size-fence.HeaderSize)), 64<<10)
 	return c
 }

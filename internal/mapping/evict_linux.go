@@ -18,7 +18,7 @@ func (m *Map) Evict(path string) error {
 	if err := unix.Madvise(m.m, unix.MADV_DONTNEED); err != nil {
 		return err
 	}
-	fd, err := unix.Open(path, unix.O_RDONLY, 0)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0) // never wait on a FIFO
 	if err != nil {
 		return err
 	}

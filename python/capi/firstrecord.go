@@ -6,9 +6,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -21,7 +21,7 @@ const firstRecordRead = 64 << 10 // bytes read first to find the first record; d
 // blank lines before it are skipped; an empty CSV has no first record (nil).
 func firstRecord(ix *index.Index) ([]byte, error) {
 	info := ix.Info()
-	f, err := os.Open(info.CSVPath)
+	f, _, err := mapping.Open(info.CSVPath) // a regular file, never a wait on a FIFO
 	if err != nil {
 		return nil, err
 	}
