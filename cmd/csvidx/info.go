@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/csvidx/csvidx/index"
@@ -70,7 +71,11 @@ func printInfo(s streams, info *index.Info) error {
 	}
 	fmt.Fprintf(w, "fence\t%s", info.Fence)
 	if info.FenceIgnored != "" {
-		fmt.Fprintf(w, " (ignored, lookups search the index: %s; csvidx build or compact rewrites it)", info.FenceIgnored)
+		fix := "csvidx build or compact rewrites it"
+		if strings.Contains(info.FenceIgnored, "not a regular file") {
+			fix = "remove it, and csvidx build or compact writes a new one" // writers replace only their own files
+		}
+		fmt.Fprintf(w, " (ignored, lookups search the index: %s; %s)", info.FenceIgnored, fix)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "state\t%s\n", state)
