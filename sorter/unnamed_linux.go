@@ -3,6 +3,7 @@ package sorter
 import (
 	"errors"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,6 +29,7 @@ func openUnnamed(dir string) (*os.File, error) {
 		case err != nil:
 			return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 		}
-		return os.NewFile(uintptr(fd), dir), nil
+		// Named for errors, which then name the directory it is in.
+		return os.NewFile(uintptr(fd), filepath.Join(dir, "(unnamed spill file)")), nil
 	}
 }
