@@ -157,6 +157,7 @@ func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error
 	}
 	info := newInfo(csvPath, idxPath, b.h, int64(b.h.size()), int64(b.h.scanned))
 	info.Build = par.buildStats()
+	info.setState()
 	if n, err := strconv.Atoi(opts.Key); err == nil && n != info.KeyColumn {
 		info.KeyNote = fmt.Sprintf("the key %q is the name of column %d, which was taken, not column %d; for column %d, give its name from the header", opts.Key, info.KeyColumn, n, n)
 	}

@@ -79,15 +79,15 @@ var (
 	lockRole  = role{"lock file", ""}
 )
 
-// roles returns the paths of fs's files with their roles, lock last.
-func (fs files) roles() []struct {
+// roles returns the paths of ix's files with their roles, lock last.
+func (ix files) roles() []struct {
 	path string
 	role role
 } {
 	return []struct {
 		path string
 		role role
-	}{{fs.main, mainRole}, {fs.tail, tailRole}, {fs.fence, fenceRole}, {fs.lock, lockRole}}
+	}{{ix.main, mainRole}, {ix.tail, tailRole}, {ix.fence, fenceRole}, {ix.lock, lockRole}}
 }
 
 // notOwnError is an error wrapping ErrNotOwn, with its own message.
@@ -144,10 +144,10 @@ func checkOwn(path string, r role, csv fs.FileInfo) error {
 	return nil
 }
 
-// checkWritable checks every path of fs's index before a writer of it
+// checkWritable checks every path of ix's index before a writer of it
 // starts: see checkOwn. csv is the stat of the CSV.
-func (fs files) checkWritable(csv fs.FileInfo) error {
-	for _, f := range fs.roles() {
+func (ix files) checkWritable(csv fs.FileInfo) error {
+	for _, f := range ix.roles() {
 		if err := checkOwn(f.path, f.role, csv); err != nil {
 			return err
 		}
@@ -174,8 +174,8 @@ func readStart(path string, n int) ([]byte, error) {
 // removeLeftovers removes the temporary files that interrupted writers of
 // the index left, those it can tell are csvidx's (see the rules above).
 // Only a lock holder may call it.
-func (fs files) removeLeftovers() {
-	for _, target := range []string{fs.main, fs.tail, fs.fence, filepath.Join(filepath.Dir(fs.main), spillName(fs.main))} {
+func (ix files) removeLeftovers() {
+	for _, target := range []string{ix.main, ix.tail, ix.fence, filepath.Join(filepath.Dir(ix.main), spillName(ix.main))} {
 		left, _ := atomicfile.Leftovers(target)
 		for _, p := range left {
 			if leftoverOwn(p) {

@@ -35,6 +35,9 @@ type Info struct {
 	CSVBytes     int64  `json:"csv_bytes"`       // the CSV's size now
 	BytesBehind  int64  `json:"bytes_behind"`    // CSV bytes appended since, not indexed
 	Stale        string `json:"stale,omitempty"` // why the index cannot be used, if it cannot
+	// State is "fresh" (the index covers the whole CSV), "behind" (rows
+	// were appended since: update indexes them) or "stale" (see Stale).
+	State string `json:"state"`
 
 	Fence        string `json:"fence"`                   // the fence file
 	FenceIgnored string `json:"fence_ignored,omitempty"` // why lookups search the index without it, if they do
@@ -130,6 +133,7 @@ func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 	info.Fence, info.FenceIgnored = fenceState(fencePath(idxPath), main.h)
 	if err := checkFresh(f, st.Size(), main.h, csvPath, idxPath); err != nil {
 		info.Stale = err.Error()
+		info.setState()
 		return info, nil
 	}
 	info.addTail(tail)
@@ -138,7 +142,20 @@ func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 			info.Stale = err.Error()
 		}
 	}
+	info.setState()
 	return info, nil
+}
+
+// setState sets State from Stale and BytesBehind.
+func (info *Info) setState() {
+	switch {
+	case info.Stale != "":
+		info.State = "stale"
+	case info.BytesBehind > 0:
+		info.State = "behind"
+	default:
+		info.State = "fresh"
+	}
 }
 
 // fenceState returns the fence file of the main index with header h, and

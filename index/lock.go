@@ -31,13 +31,22 @@ func lockIndex(csvPath, idxPath string, noWait bool) (*writerLock, error) {
 		return nil, err
 	}
 	f.Close()
-	fs := indexFiles(idxPath)
-	if err := fs.checkWritable(csv); err != nil { // before the lock file is made
+	return lockFiles(indexFiles(idxPath), csv, noWait)
+}
+
+// lockFiles is lockIndex for the files fs of an index of the CSV whose stat
+// is csv (nil when there is no CSV, for Drop).
+func lockFiles(ix files, csv fs.FileInfo, noWait bool) (*writerLock, error) {
+	if err := ix.checkWritable(csv); err != nil { // before the lock file is made
 		return nil, err
 	}
-	lf, err := openLock(fs.lock, csv.Mode().Perm())
+	perm := fs.FileMode(0o644)
+	if csv != nil {
+		perm = csv.Mode().Perm()
+	}
+	lf, err := openLock(ix.lock, perm)
 	if err != nil {
-		return nil, lockError(fs.lock, err)
+		return nil, lockError(ix.lock, err)
 	}
 	// What was checked is what was opened: the lock path may have changed in between.
 	if st, err := lf.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() != 0 || os.SameFile(st, csv) {
@@ -45,21 +54,21 @@ func lockIndex(csvPath, idxPath string, noWait bool) (*writerLock, error) {
 		if err != nil {
 			return nil, err
 		}
-		return nil, notOwn(fs.lock, "not an empty regular file (it changed while csvidx opened it)", "try again")
+		return nil, notOwn(ix.lock, "not an empty regular file (it changed while csvidx opened it)", "try again")
 	}
 	if err := flock(lf, noWait); err != nil {
 		lf.Close()
 		if errors.Is(err, ErrLocked) {
-			return nil, fmt.Errorf("%w (%s is locked); try again when it is done, or leave out --no-wait to wait", ErrLocked, fs.lock)
+			return nil, fmt.Errorf("%w (%s is locked); try again when it is done, or leave out --no-wait to wait", ErrLocked, ix.lock)
 		}
-		return nil, fmt.Errorf("lock %s: %w", fs.lock, err)
+		return nil, fmt.Errorf("lock %s: %w", ix.lock, err)
 	}
 	l := &writerLock{f: lf}
-	if err := fs.checkWritable(csv); err != nil {
+	if err := ix.checkWritable(csv); err != nil {
 		l.unlock()
 		return nil, err
 	}
-	fs.removeLeftovers()
+	ix.removeLeftovers()
 	return l, nil
 }
 

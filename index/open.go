@@ -243,6 +243,7 @@ func (ix *Index) BytesBehind() int64 {
 func (ix *Index) Info() *Info {
 	info := newInfo(ix.csvPath, ix.idxPath, ix.main.h, int64(len(ix.main.data)), int64(len(ix.csv.data)))
 	info.addTail(ix.tail)
+	info.setState()
 	return info
 }
 

@@ -57,7 +57,12 @@ searches the index without its fence file, for comparison.`,
 		Example: `  csvidx bench orders.csv keys.txt
   csvidx bench orders.csv keys.txt --cold
   csvidx bench orders.csv keys.txt --cold --no-fence --json`,
-		Args: cobra.ExactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return fmt.Errorf("bench takes FILE and KEYSFILE, got %d arguments (see csvidx bench --help)", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.rounds < 1 || o.rounds > maxRounds {
 				return fmt.Errorf("--rounds %d: give 1 to %d", o.rounds, maxRounds)

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/internal/options"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type buildOptions struct {
@@ -14,6 +18,8 @@ type buildOptions struct {
 	noHeader  bool
 	delimiter string
 	noWait    bool
+	asJSON    bool
+	verbose   bool
 	res       resourceFlags
 }
 
@@ -32,14 +38,20 @@ index, so get and verify need no flags.
 The file is scanned in chunks by --threads workers (all cores by default);
 the index is the same at any number. The index records (16 bytes per row)
 are sorted within --mem-limit-mib; beyond it they spill to temporary
-files next to the index (or in --tmp-dir), one per thread up to four,
-which together need as much free space as the index itself. The index
-is byte for byte the same at any limit.`,
+files next to the index (or in --tmp-dir), which have no name and vanish
+when the build ends, and need as much free space as the index itself.
+The index is byte for byte the same at any limit.
+
+Build reports what it did in one line on standard error (--json prints
+the index's description on standard output instead, for scripts).`,
 		Example: `  csvidx build orders.csv --key user_id
   csvidx build events.tsv --key 3 --delimiter '\t' --no-header
   csvidx build huge.csv --key user_id --mem-limit-mib 256 --tmp-dir /scratch`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("key") {
+				return fmt.Errorf("build needs --key COLUMN, the column to index: a header name or a 0-based number (see csvidx build --help)")
+			}
 			delim, err := options.Delimiter(o.delimiter)
 			if err != nil {
 				return err
@@ -66,31 +78,86 @@ is byte for byte the same at any limit.`,
 			if info.KeyNote != "" {
 				fmt.Fprintf(s.err, "csvidx: note: %s\n", oneLine(info.KeyNote))
 			}
-			b := info.Build
-			chunks := fmt.Sprintf("%d chunks, %d repaired", b.Chunks, b.Repairs)
-			if b.Skipped > 0 {
-				chunks += fmt.Sprintf(", %d inside one record", b.Skipped)
+			if o.asJSON {
+				return printJSON(s.out, info)
 			}
-			if b.Full > 0 {
-				chunks += fmt.Sprintf(", %d of short rows finished in order", b.Full)
+			fmt.Fprintf(s.err, "csvidx: indexed %s of %s by %s in %.2f s: %s; the index is %s (%s)\n",
+				plural(info.Rows, "row"), oneLine(info.CSVPath), describeKey(info), time.Since(start).Seconds(),
+				describeKeyed(info), oneLine(info.IndexPath), formatBytes(info.IndexBytes))
+			if o.verbose {
+				fmt.Fprintf(s.err, "csvidx: scan: %s\n", describeScan(info.Build))
 			}
-			if b.InOrder > 0 {
-				chunks += fmt.Sprintf(", %d only in order", b.InOrder)
-			}
-			fmt.Fprintf(s.out, "indexed %d rows of %s by %s in %.2fs with %d threads (%s): %d with a key, %d too short; %s is %s\n",
-				info.Rows, info.CSVPath, describeKey(info), time.Since(start).Seconds(), b.Threads, chunks,
-				info.Records, info.ShortRows, info.IndexPath, formatBytes(info.IndexBytes))
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.key, "key", "k", "", "key `COLUMN`: a header name or a 0-based number (required)")
-	f.BoolVar(&o.noHeader, "no-header", false, "the first record is data, not a header")
+	f.BoolVarP(&o.noHeader, "no-header", "n", false, "the first record is data, not a header (alias --no-headers)")
 	f.StringVarP(&o.delimiter, "delimiter", "d", ",", "field delimiter: one byte, or '\\t' for tabs")
 	f.BoolVar(&o.noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")
+	f.BoolVar(&o.asJSON, "json", false, "print the new index's description as one JSON object on standard output")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "also report how the parallel scan went")
 	o.res.addFlags(f)
-	cmd.MarkFlagRequired("key")
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "no-headers" { // as xsv and qsv spell it
+			name = "no-header"
+		}
+		return pflag.NormalizedName(name)
+	})
 	return cmd
+}
+
+// describeKeyed says how many rows have a key and how many are too short.
+func describeKeyed(info *index.Info) string {
+	if info.ShortRows == 0 {
+		return "every row has a key"
+	}
+	return fmt.Sprintf("%s a key, %s too short to have one", plural(info.Records, "row has"), plural(info.ShortRows, "row is"))
+}
+
+// describeScan says how a build's parallel scan went, for --verbose.
+func describeScan(b *index.BuildStats) string {
+	out := fmt.Sprintf("%s, %s, %d scanned again after a wrong guess of where a row starts",
+		plural(int64(b.Threads), "thread"), plural(int64(b.Chunks), "chunk"), b.Repairs)
+	if b.Skipped > 0 {
+		out += fmt.Sprintf(", %d inside one record", b.Skipped)
+	}
+	if b.Full > 0 {
+		out += fmt.Sprintf(", %d of short rows finished in order", b.Full)
+	}
+	if b.InOrder > 0 {
+		out += fmt.Sprintf(", %d only in order", b.InOrder)
+	}
+	return out
+}
+
+// plural writes n with its noun, which may be followed by a verb ("row
+// has"): 1 row has, 2 rows have.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	word, verb, _ := strings.Cut(noun, " ")
+	switch verb {
+	case "has":
+		verb = " have"
+	case "is":
+		verb = " are"
+	case "":
+	default:
+		verb = " " + verb
+	}
+	return fmt.Sprintf("%d %ss%s", n, word, verb)
+}
+
+// printJSON writes v as one line of JSON.
+func printJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }
 
 // describeKey names the key column for people.

@@ -23,8 +23,8 @@ byte for byte what csvidx build writes. Without a tail it does nothing.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.out, "the index of %s has %d rows, %d with a key, in one file of %s\n",
-				args[0], info.Rows, info.Records, formatBytes(info.IndexBytes))
+			fmt.Fprintf(s.err, "csvidx: the index of %s has %s, %d with a key, in one file of %s\n",
+				oneLine(args[0]), plural(info.Rows, "row"), info.Records, formatBytes(info.IndexBytes))
 			return nil
 		},
 	}

@@ -34,7 +34,12 @@ part and warns how many bytes are not indexed.`,
   csvidx get orders.csv --header 17 42 > two-users.csv
   cut -d, -f2 vip.csv | csvidx get orders.csv --keys-file -
   csvidx get orders.csv --count 17 42`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("get needs FILE and a KEY or --keys-file (see csvidx get --help)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			keys := make([][]byte, 0, len(args)-1)
 			for _, k := range args[1:] {

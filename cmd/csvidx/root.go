@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -81,6 +82,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
+	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
+		err = unknownCommand(root, args)
+	}
 	if ferr := out.failed(); ferr != nil && !errors.Is(err, context.Canceled) {
 		err = ferr // the report was lost: that is the error, whatever the command made of it
 	}
@@ -100,6 +104,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitError
 }
 
+// unknownCommand is the error for a command line whose first word names
+// no command, with the commands it may be a typo of.
+func unknownCommand(root *cobra.Command, args []string) error {
+	msg := fmt.Sprintf("unknown command %q", args[0])
+	if near := root.SuggestionsFor(args[0]); len(near) > 0 {
+		msg += fmt.Sprintf(": did you mean %s?", strings.Join(near, " or "))
+	}
+	return errors.New(msg + " (see csvidx --help)")
+}
+
 // commands are csvidx's commands, in the order help lists them.
 var commands = []struct {
 	name   string // the first word of its Use
@@ -112,6 +126,7 @@ var commands = []struct {
 	{"verify", newVerifyCommand, true},
 	{"update", newUpdateCommand, true},
 	{"compact", newCompactCommand, true},
+	{"drop", newDropCommand, true},
 	{"bench", newBenchCommand, false},
 }
 
@@ -148,7 +163,9 @@ A lookup reads a page of the index and then only the rows it needs.
 		}
 		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
 	})
-	root.CompletionOptions.DisableDefaultCmd = true
+	// Completion scripts (cobra's): the script asks csvidx __complete
+	// ARGS... for the words that fit, which gets the whole tree below.
+	root.CompletionOptions.DisableDefaultCmd = len(args) == 0 || !completing(args[0])
 	only := ""
 	for _, c := range commands {
 		if len(args) > 0 && args[0] == c.name {
@@ -165,5 +182,42 @@ A lookup reads a page of the index and then only the rows it needs.
 		}
 		root.AddCommand(cmd)
 	}
+	if only == "" {
+		root.Version = version()
+		root.SetVersionTemplate("csvidx {{.Version}}\n")
+	}
 	return root
+}
+
+// completing reports whether arg, the first of the command line, asks for a
+// completion script or for completions.
+func completing(arg string) bool {
+	return arg == "completion" || arg == cobra.ShellCompRequestCmd || arg == cobra.ShellCompNoDescRequestCmd
+}
+
+// version returns the module version and the VCS revision csvidx was built
+// from, as the Go toolchain recorded them in the binary.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown version)"
+	}
+	v := bi.Main.Version
+	var rev, at, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += fmt.Sprintf(" (revision %.12s, %s%s)", rev, at, dirty)
+	}
+	return v + ", " + bi.GoVersion
 }

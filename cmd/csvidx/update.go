@@ -49,20 +49,20 @@ changed is stale and must be rebuilt.`,
 			info := r.Info
 			switch r.Action {
 			case "none":
-				fmt.Fprintf(s.out, "%s is up to date: nothing appended since it was indexed\n", args[0])
+				fmt.Fprintf(s.err, "csvidx: %s is up to date: nothing appended since it was indexed\n", oneLine(args[0]))
 			case "tail":
-				fmt.Fprintf(s.out, "indexed %d new bytes of %s into the tail: %d rows, %d with a key\n",
-					r.NewBytes, args[0], info.Tail.Rows, info.Tail.Records)
+				fmt.Fprintf(s.err, "csvidx: indexed %d new bytes of %s into the tail: %s, %d with a key\n",
+					r.NewBytes, oneLine(args[0]), plural(info.Tail.Rows, "row"), info.Tail.Records)
 				if r.CompactError != nil {
 					fmt.Fprintf(s.err, "csvidx: warning: the new rows are indexed, in the tail, but %s; csvidx compact merges it later\n",
 						oneLine(explainDiskFull(r.CompactError, "the index with its tail is complete").Error()))
 				}
 			case "compact":
-				fmt.Fprintf(s.out, "indexed %d new bytes of %s and merged the tail into the main index: %d rows, %d with a key\n",
-					r.NewBytes, args[0], info.Rows, info.Records)
+				fmt.Fprintf(s.err, "csvidx: indexed %d new bytes of %s and merged the tail into the main index: %s, %d with a key\n",
+					r.NewBytes, oneLine(args[0]), plural(info.Rows, "row"), info.Records)
 			case "rebuild":
-				fmt.Fprintf(s.out, "rebuilt the index of %s (its header record was incomplete): %d rows, %d with a key\n",
-					args[0], info.Rows, info.Records)
+				fmt.Fprintf(s.err, "csvidx: rebuilt the index of %s (its header record was incomplete): %s, %d with a key\n",
+					oneLine(args[0]), plural(info.Rows, "row"), info.Records)
 			}
 			return nil
 		},

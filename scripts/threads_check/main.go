@@ -42,9 +42,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"strconv"
 	"time"
 
 	"github.com/csvidx/csvidx/scripts/internal/run"
@@ -92,11 +90,6 @@ type updateResult struct {
 	SHA256 string `json:"tail_sha256"`
 }
 
-var (
-	summary = regexp.MustCompile(`with (\d+) threads \((\d+) chunks, (\d+) repaired[,)]`)
-	inOrder = regexp.MustCompile(`(\d+) only in order\)`)
-)
-
 func main() {
 	rows := flag.Int("rows", 1_000_000, "rows to generate when -csv is not given")
 	multiline := flag.Float64("multiline", 0, "share of generated rows with a multi-line field")
@@ -138,14 +131,16 @@ func main() {
 	check(run.Rounds(run.Timed, *bin, idx, []string{*csv}, *rounds, args, func(i int, b run.Build) error {
 		r := &runs[i]
 		r.Threads = counts[i]
-		if sm := summary.FindStringSubmatch(b.Stdout); sm != nil {
-			r.Threads, _ = strconv.Atoi(sm[1])
-			r.Chunks, _ = strconv.Atoi(sm[2])
-			r.Repairs, _ = strconv.Atoi(sm[3])
+		var info struct { // what build --json prints, the part used here
+			Build struct {
+				Threads, Chunks, Repairs int
+				InOrder                  int `json:"in_order"`
+			}
 		}
-		if sm := inOrder.FindStringSubmatch(b.Stdout); sm != nil {
-			r.InOrder, _ = strconv.Atoi(sm[1])
+		if err := json.Unmarshal([]byte(b.Stdout), &info); err != nil {
+			return fmt.Errorf("build --json printed %q: %w", b.Stdout, err)
 		}
+		r.Threads, r.Chunks, r.Repairs, r.InOrder = info.Build.Threads, info.Build.Chunks, info.Build.Repairs, info.Build.InOrder
 		r.add(b.Result)
 		r.SHA256 = b.SHA256
 		if i != 0 || !*floor {

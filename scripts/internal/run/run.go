@@ -266,7 +266,7 @@ func Turns(rounds, n int, fn func(round, i int) error) error {
 // directory: the builds the checks time.
 func BuildArgs(csv, idx, tmpDir string, threads, limitMiB int) []string {
 	return []string{"build", csv, "--key", "user_id", "--index", idx, "--threads", strconv.Itoa(threads),
-		"--mem-limit-mib", strconv.Itoa(limitMiB), "--tmp-dir", tmpDir}
+		"--mem-limit-mib", strconv.Itoa(limitMiB), "--tmp-dir", tmpDir, "--json"}
 }
 
 // Ints parses a comma-separated list of integers, such as a flag's "1,2,4".

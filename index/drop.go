@@ -1,0 +1,70 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/csvidx/csvidx/internal/atomicfile"
+)
+
+// DropOptions say where the index to drop is.
+type DropOptions struct {
+	// IndexPath is the index file; CSVPATH.csvidx when empty.
+	IndexPath string
+	// NoWait fails at once, with ErrLocked, if another process is writing
+	// the index, instead of waiting for it.
+	NoWait bool
+}
+
+// Drop removes the files of the index of the CSV at csvPath: the main
+// index, its tail and fence, the temporary files killed writers left, and
+// the writers' lock, last. It removes only what it can tell is csvidx's
+// (see files.go): anything else at those paths is an error, and then
+// nothing is removed. The CSV need not exist any more. It returns the paths
+// it removed; an index none of whose files exist is an error wrapping
+// ErrNoIndex.
+//
+// Drop holds the lock while it removes the other files, then removes the
+// lock file itself: a writer that starts in that moment makes a new one.
+func Drop(csvPath string, opts *DropOptions) ([]string, error) {
+	if opts == nil {
+		opts = &DropOptions{}
+	}
+	o := &Options{IndexPath: opts.IndexPath}
+	ix := indexFiles(o.indexPath(csvPath))
+	var present []string
+	for _, f := range ix.roles() {
+		if _, err := os.Lstat(f.path); err == nil {
+			present = append(present, f.path)
+		}
+	}
+	if len(present) == 0 {
+		return nil, fmt.Errorf("%w for %s: %s does not exist", ErrNoIndex, csvPath, ix.main)
+	}
+	csv, err := os.Stat(csvPath) // to refuse an index path that is the CSV; the CSV may be gone
+	if err != nil {
+		csv = nil
+	}
+	lock, err := lockFiles(ix, csv, opts.NoWait)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
+	var removed []string
+	for _, p := range []string{ix.main, ix.tail, ix.fence} {
+		switch err := atomicfile.Remove(p); {
+		case err == nil:
+			removed = append(removed, p)
+		case !errors.Is(err, fs.ErrNotExist):
+			return removed, err
+		}
+	}
+	if err := os.Remove(ix.lock); err != nil {
+		return removed, err
+	}
+	removed = append(removed, ix.lock)
+	return removed, atomicfile.SyncDir(filepath.Dir(ix.main))
+}
