@@ -1,11 +1,14 @@
 // Command csvidx indexes a huge CSV file by one column and prints the rows
-// of a key in about a millisecond. See the README for the whole story.
+// of a key in about a millisecond. See the README for the whole story; the
+// command line lives in internal/cli.
 package main
 
 import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/csvidx/csvidx/internal/cli"
 )
 
 func main() {
@@ -13,6 +16,6 @@ func main() {
 	// which get treats as the reader having had enough, instead of the
 	// process dying of SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
-	processExits = true
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	cli.ProcessExits = true
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -54,9 +54,10 @@ func cleansUp(cmd *cobra.Command) *cobra.Command {
 	return cmd
 }
 
-// run executes the command line args and returns the exit status. It is
-// main without the process: tests call it directly.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Run executes the command line args (without the program's name) and
+// returns the exit status. It is main without the process: main calls it
+// with the process's files, tests with their own.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stop := func() {}
 	defer func() { stop() }()
 	out := &stdoutWriter{w: stdout}
@@ -128,6 +129,12 @@ var commands = []struct {
 	{"compact", newCompactCommand, true},
 	{"drop", newDropCommand, true},
 	{"bench", newBenchCommand, false},
+}
+
+// Root returns the whole command tree, for documentation (the man page
+// generator in scripts/man).
+func Root() *cobra.Command {
+	return newRootCommand(streams{}, nil)
 }
 
 // newRootCommand returns the command tree for the command line args. When
