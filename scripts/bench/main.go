@@ -1,7 +1,7 @@
 // Command bench measures csvidx on an orders CSV next to the tools people
 // use instead, on the same file in the same run, checks that every tool
 // finds the same rows before it reports a time, prints a table with ratios,
-// and writes JSON to results/.
+// and writes JSON to results/tmp/ (-results says where else).
 //
 // Usage:
 //
@@ -54,7 +54,7 @@ func main() {
 	flag.StringVar(&c.keys, "keys", "", "1000 ordinary keys, one per line, for the batch (generated with the CSV)")
 	flag.StringVar(&c.bin, "bin", "", "the csvidx binary (built when empty)")
 	flag.StringVar(&c.work, "work", "", "directory for generated files (a temporary one when empty)")
-	flag.StringVar(&c.results, "results", "results", "directory for the JSON results")
+	flag.StringVar(&c.results, "results", "results/tmp", "directory for the JSON results")
 	flag.IntVar(&c.runs, "runs", 100, "runs of each warm per-process measurement")
 	flag.IntVar(&c.coldRuns, "cold-runs", 20, "runs of each cold per-process measurement")
 	flag.StringVar(&c.ordinary, "ordinary", "", "an ordinary key (the first of -keys when empty)")

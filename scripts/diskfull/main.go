@@ -13,7 +13,7 @@
 // the index's own directory for a build, an update (the tail) and a compact.
 // Mounting needs root; without it those cases are skipped. A file size limit
 // (prlimit --fsize, which makes writes fail with EFBIG) needs no privilege
-// and is tried on every machine. Prints a table and writes JSON to results/.
+// and is tried on every machine. Prints a table and writes JSON to results/tmp/ (-results says where else).
 package main
 
 import (
@@ -47,7 +47,7 @@ func main() { os.Exit(runCases()) }
 func runCases() int {
 	rows := flag.Int("rows", 200_000, "data rows of the generated CSV")
 	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
-	results := flag.String("results", "results", "directory for the JSON results")
+	results := flag.String("results", "results/tmp", "directory for the JSON results")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("diskfull: ")

@@ -2,7 +2,7 @@
 // and checks the promises of the external sort: the index is byte for byte
 // the same at every limit, the process's anonymous memory stays near the
 // limit, and no spill file is left behind. It prints a table and writes
-// JSON to results/. Every build writes a fresh index (the last one is
+// JSON to results/tmp/ (-results says where else). Every build writes a fresh index (the last one is
 // removed first, and the CSV read through, untimed). With -rounds N the
 // limits take turns N times, every second time in the reverse order; the
 // time shown is the median, the memory the highest.
@@ -46,7 +46,7 @@ func main() {
 	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
 	limits := flag.String("limits", "32,64,256,1024,100000", "memory limits to try, in MiB (100000: all in memory)")
 	threads := flag.Int("threads", 0, "--threads for every build (0: all cores)")
-	results := flag.String("results", "results", "directory for the JSON results")
+	results := flag.String("results", "results/tmp", "directory for the JSON results")
 	rounds := flag.Int("rounds", 1, "times each limit builds, in turns; the median time is shown")
 	flag.Parse()
 	log.SetFlags(0)

@@ -1,6 +1,6 @@
 // Command fence_check measures lookups with and without the fence file, on
 // a warm and a cold page cache, in one process (csvidx bench) and as one
-// csvidx get process per key, and prints a table; JSON goes to results/.
+// csvidx get process per key, and prints a table; JSON goes to results/tmp/.
 // Then it measures the floors the machine sets: random pages of the CSV
 // read from storage (one, then a key's rows at once) for the cold lookups,
 // and random reads of memory (one after another, then a key's rows at once)
@@ -54,7 +54,7 @@ func main() {
 	keysPath := flag.String("keys", "", "keys, one per line (generated with the CSV)")
 	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
 	n := flag.Int("n", 200, "keys to look up in each measurement")
-	results := flag.String("results", "results", "directory for the JSON results")
+	results := flag.String("results", "results/tmp", "directory for the JSON results")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("fence_check: ")

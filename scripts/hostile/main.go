@@ -42,7 +42,7 @@
 //     at most 64 KiB of them (no row at all: exit 1). The expectations
 //     come from the generator, never from csvidx.
 //
-// It prints a table, writes results/hostile-SIZE-TIMESTAMP.json, and
+// It prints a table, writes results/tmp/hostile-SIZE-TIMESTAMP.json, and
 // exits 1 when any check failed.
 //
 // Usage:
@@ -95,7 +95,7 @@ func hostile() int {
 	flag.StringVar(&c.work, "work", "", "directory for the files (default: a temporary directory, removed at the end)")
 	flag.BoolVar(&c.keep, "keep", false, "keep each case's files in -work")
 	only := flag.String("cases", "", "comma-separated cases to run (default: all)")
-	results := flag.String("results", "results", "directory for the JSON results")
+	results := flag.String("results", "results/tmp", "directory for the JSON results")
 	flag.Parse()
 
 	if c.work == "" {

@@ -5,7 +5,7 @@
 // sample keys are right for that coverage), csvidx verify finds it equal to
 // a fresh build, and the next writer (csvidx update) leaves no temporary
 // file and an index equal to a fresh build of the whole CSV. It prints a
-// table and writes JSON to results/.
+// table and writes JSON to results/tmp/ (-results says where else).
 //
 // Usage:
 //
@@ -56,7 +56,7 @@ func main() {
 	kills := flag.Int("kills", 15, "kills per scenario")
 	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
 	seed := flag.Uint64("seed", 1, "seed of the kill moments")
-	results := flag.String("results", "results", "directory for the JSON results")
+	results := flag.String("results", "results/tmp", "directory for the JSON results")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("killcheck: ")

@@ -4,7 +4,7 @@
 // repaired chunks of each build, its CPU time (user and system, from the
 // build's rusage) and the cores it kept busy on average (the median over the
 // rounds of CPU time over wall time), and writes JSON to
-// results/. Every build writes a fresh index on a warm cache (the last
+// results/tmp/. Every build writes a fresh index on a warm cache (the last
 // index is removed and the CSV read through first, untimed). With
 // -rounds N the thread counts take turns N times, every second time in the
 // reverse order (so N even weighs a drifting machine on each alike), and
@@ -98,7 +98,7 @@ func main() {
 	threads := flag.String("threads", "1,2,4", "thread counts to try")
 	limit := flag.Int("mem-limit-mib", 1024, "--mem-limit-mib of every build")
 	rounds := flag.Int("rounds", 1, "times each thread count builds, in turns; the median is shown")
-	results := flag.String("results", "results", "directory for the JSON results")
+	results := flag.String("results", "results/tmp", "directory for the JSON results")
 	floor := flag.Bool("floor", true, "time the disk's floor: writing the index's bytes as a build does, after each build at the first thread count")
 	appendShare := flag.Float64("append", 0.1, "share of the CSV's bytes appended for the update timings (0: no update timings)")
 	flag.Parse()
