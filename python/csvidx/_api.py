@@ -185,7 +185,13 @@ class Index:
         read_csv and win over these defaults (dtype=... for the key column
         too). Column types are inferred from the rows found, not the whole
         file: pass dtype= for stable types. When nothing matches, the frame
-        is empty with the CSV's columns."""
+        is empty with the CSV's columns.
+
+        Keys are text by design, so the key column comes back as text
+        (object dtype) even when it holds numbers: merging the frame on it
+        with an int column raises. Type it on the way in, with
+        dtype={"user_id": "int64"}, or cast it after:
+        df["user_id"].astype("int64")."""
         pd = _pandas()
         ks, _ = _keys.to_list(keys)
         meta = self._metadata()

@@ -162,3 +162,18 @@ def test_pathlike_and_repr(orders, tmp_path):
     assert idx.closed and "closed" in repr(idx)
     with pytest.raises(csvidx.CsvIdxError, match="is closed"):
         idx.get_bytes("7")
+
+
+def test_merge_with_an_int_column(orders):
+    """The key column is text: merging it with an int column raises, and
+    the documented ways out (dtype= on the way in, astype after) work."""
+    users = pd.DataFrame({"user_id": [7, 3], "name": ["seven", "three"]})
+    with csvidx.Index(orders.path) as idx:
+        keys = users.user_id
+        with pytest.raises(ValueError):
+            idx.get(keys).merge(users, on="user_id")
+        typed = idx.get(keys, dtype={"user_id": "int64"}).merge(users, on="user_id")
+        cast = idx.get(keys).astype({"user_id": "int64"}).merge(users, on="user_id")
+    want = orders.count("7") + orders.count("3")
+    assert len(typed) == len(cast) == want > 0
+    assert set(typed["name"]) == {"seven", "three"}
