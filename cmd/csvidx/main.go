@@ -1,14 +1,11 @@
 // Command csvidx indexes a huge CSV file by one column and prints the rows
-// of a key in about a millisecond. See the README for the whole story; the
-// command line lives in internal/cli.
+// of a key in about a millisecond. See the README for the whole story.
 package main
 
 import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/csvidx/csvidx/internal/cli"
 )
 
 func main() {
@@ -16,6 +13,6 @@ func main() {
 	// which get treats as the reader having had enough, instead of the
 	// process dying of SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
-	cli.ProcessExits = true
-	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	processExits = true
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

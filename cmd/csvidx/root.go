@@ -1,4 +1,4 @@
-package cli
+package main
 
 import (
 	"context"
@@ -54,10 +54,9 @@ func cleansUp(cmd *cobra.Command) *cobra.Command {
 	return cmd
 }
 
-// Run executes the command line args (without the program's name) and
-// returns the exit status. It is main without the process: main calls it
-// with the process's files, tests with their own.
-func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// run executes the command line args and returns the exit status. It is
+// main without the process: tests call it directly.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stop := func() {}
 	defer func() { stop() }()
 	out := &stdoutWriter{w: stdout}
@@ -131,12 +130,6 @@ var commands = []struct {
 	{"bench", newBenchCommand, false},
 }
 
-// Root returns the whole command tree, for documentation (the man page
-// generator in scripts/man).
-func Root() *cobra.Command {
-	return newRootCommand(streams{}, nil)
-}
-
 // newRootCommand returns the command tree for the command line args. When
 // args name a command first, as they mostly do, the tree holds only that
 // command: cobra would run it all the same, and building the whole tree
@@ -188,6 +181,9 @@ A lookup reads a page of the index and then only the rows it needs.
 			cmd = cleansUp(cmd)
 		}
 		root.AddCommand(cmd)
+	}
+	if len(args) > 0 && args[0] == treeCommand {
+		root.AddCommand(newTreeCommand(root, s))
 	}
 	if only == "" {
 		root.Version = version()

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package cli
+package main
 
 // checkDescriptors does nothing here: there is no ulimit -n.
 func checkDescriptors(bool) error { return nil }

@@ -1,13 +1,11 @@
-package cli
+package main
 
 import (
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,11 +16,7 @@ import (
 // the real command line, as separate processes with real exit statuses.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"csvidx": func() { // as cmd/csvidx's main
-			signal.Ignore(syscall.SIGPIPE)
-			ProcessExits = true
-			os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-		},
+		"csvidx": main,
 	})
 }
 
