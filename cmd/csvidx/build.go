@@ -20,6 +20,7 @@ type buildOptions struct {
 	noWait    bool
 	asJSON    bool
 	verbose   bool
+	quiet     bool
 	res       resourceFlags
 }
 
@@ -43,7 +44,8 @@ when the build ends, and need as much free space as the index itself.
 The index is byte for byte the same at any limit.
 
 Build reports what it did in one line on standard error (--json prints
-the index's description on standard output instead, for scripts).`,
+the index's description on standard output instead, for scripts; --quiet
+prints nothing but warnings).`,
 		Example: `  csvidx build orders.csv --key user_id
   csvidx build events.tsv --key 3 --delimiter '\t' --no-header
   csvidx build huge.csv --key user_id --mem-limit-mib 256 --tmp-dir /scratch`,
@@ -61,7 +63,8 @@ the index's description on standard output instead, for scripts).`,
 				return err
 			}
 			start := time.Now()
-			bar := newProgress(s.err, "indexing")
+			report := reporter(s.err, o.quiet)
+			bar := newProgress(report, "indexing")
 			info, err := index.Build(cmd.Context(), args[0], index.BuildOptions{
 				Key:       o.key,
 				NoHeader:  o.noHeader,
@@ -81,11 +84,11 @@ the index's description on standard output instead, for scripts).`,
 			if o.asJSON {
 				return printJSON(s.out, info)
 			}
-			fmt.Fprintf(s.err, "csvidx: indexed %s of %s by %s in %.2f s: %s; the index is %s (%s)\n",
+			fmt.Fprintf(report, "csvidx: indexed %s of %s by %s in %.2f s: %s; the index is %s (%s)\n",
 				plural(info.Rows, "row"), oneLine(info.CSVPath), describeKey(info), time.Since(start).Seconds(),
 				describeKeyed(info), oneLine(info.IndexPath), formatBytes(info.IndexBytes))
 			if o.verbose {
-				fmt.Fprintf(s.err, "csvidx: scan: %s\n", describeScan(info.Build))
+				fmt.Fprintf(report, "csvidx: scan: %s\n", describeScan(info.Build))
 			}
 			return nil
 		},
@@ -97,6 +100,7 @@ the index's description on standard output instead, for scripts).`,
 	f.BoolVar(&o.noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")
 	f.BoolVar(&o.asJSON, "json", false, "print the new index's description as one JSON object on standard output")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also report how the parallel scan went")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, quietUsage)
 	o.res.addFlags(f)
 	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "no-headers" { // as xsv and qsv spell it

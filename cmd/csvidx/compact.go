@@ -8,7 +8,7 @@ import (
 )
 
 func newCompactCommand(g *globals, s streams) *cobra.Command {
-	var noWait bool
+	var noWait, quiet bool
 	cmd := &cobra.Command{
 		Use:   "compact FILE",
 		Short: "Merge the tail of FILE's index into its main index",
@@ -23,11 +23,12 @@ byte for byte what csvidx build writes. Without a tail it does nothing.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.err, "csvidx: the index of %s has %s, %d with a key, in one file of %s\n",
+			fmt.Fprintf(reporter(s.err, quiet), "csvidx: the index of %s has %s, %d with a key, in one file of %s\n",
 				oneLine(args[0]), plural(info.Rows, "row"), info.Records, formatBytes(info.IndexBytes))
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, quietUsage)
 	return cmd
 }

@@ -118,3 +118,16 @@ func looksNegative(a string) bool {
 	}
 	return digits > 0 && points <= 1
 }
+
+// quietUsage is the help of the writers' --quiet flag.
+const quietUsage = "print nothing on success but notes and warnings (errors are always printed)"
+
+// reporter is where a writer's report of what it did goes: standard error,
+// or nowhere with --quiet. Notes, warnings and errors go to standard error
+// either way.
+func reporter(stderr io.Writer, quiet bool) io.Writer {
+	if quiet {
+		return io.Discard
+	}
+	return stderr
+}

@@ -10,6 +10,7 @@ import (
 type updateOptions struct {
 	noCompact bool
 	noWait    bool
+	quiet     bool
 	res       resourceFlags
 }
 
@@ -34,7 +35,8 @@ changed is stale and must be rebuilt.`,
 			if err != nil {
 				return err
 			}
-			bar := newProgress(s.err, "updating")
+			report := reporter(s.err, o.quiet)
+			bar := newProgress(report, "updating")
 			r, err := index.Update(cmd.Context(), args[0], &index.UpdateOptions{
 				IndexPath: g.indexPath,
 				Resources: res,
@@ -49,19 +51,19 @@ changed is stale and must be rebuilt.`,
 			info := r.Info
 			switch r.Action {
 			case "none":
-				fmt.Fprintf(s.err, "csvidx: %s is up to date: nothing appended since it was indexed\n", oneLine(args[0]))
+				fmt.Fprintf(report, "csvidx: %s is up to date: nothing appended since it was indexed\n", oneLine(args[0]))
 			case "tail":
-				fmt.Fprintf(s.err, "csvidx: indexed %d new bytes of %s into the tail: %s, %d with a key\n",
+				fmt.Fprintf(report, "csvidx: indexed %d new bytes of %s into the tail: %s, %d with a key\n",
 					r.NewBytes, oneLine(args[0]), plural(info.Tail.Rows, "row"), info.Tail.Records)
 				if r.CompactError != nil {
 					fmt.Fprintf(s.err, "csvidx: warning: the new rows are indexed, in the tail, but %s; csvidx compact merges it later\n",
 						oneLine(explainDiskFull(r.CompactError, "the index with its tail is complete").Error()))
 				}
 			case "compact":
-				fmt.Fprintf(s.err, "csvidx: indexed %d new bytes of %s and merged the tail into the main index: %s, %d with a key\n",
+				fmt.Fprintf(report, "csvidx: indexed %d new bytes of %s and merged the tail into the main index: %s, %d with a key\n",
 					r.NewBytes, oneLine(args[0]), plural(info.Rows, "row"), info.Records)
 			case "rebuild":
-				fmt.Fprintf(s.err, "csvidx: rebuilt the index of %s (its header record was incomplete): %s, %d with a key\n",
+				fmt.Fprintf(report, "csvidx: rebuilt the index of %s (its header record was incomplete): %s, %d with a key\n",
 					oneLine(args[0]), plural(info.Rows, "row"), info.Records)
 			}
 			return nil
@@ -70,6 +72,7 @@ changed is stale and must be rebuilt.`,
 	f := cmd.Flags()
 	f.BoolVar(&o.noCompact, "no-compact", false, "keep the tail, however large, instead of merging it into the main index")
 	f.BoolVar(&o.noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, quietUsage)
 	o.res.addFlags(f)
 	return cmd
 }

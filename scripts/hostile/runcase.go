@@ -38,7 +38,7 @@ func runCase(c *config, hc hcase, plain float64) (result, error) {
 	res.Bytes, res.Expect = g.n, g.expect()
 
 	args := []string{"build", csv, "--key", hc.Key, "--mem-limit-mib", strconv.Itoa(c.mem),
-		"--tmp-dir", spill, "--threads", strconv.Itoa(c.threads)}
+		"--tmp-dir", spill, "--threads", strconv.Itoa(c.threads), "--quiet"}
 	if hc.NoHeader {
 		args = append(args, "--no-header")
 	}
