@@ -207,10 +207,7 @@ type Fence struct {
 // ErrUnusable when it does not, or is missing or broken.
 func Open(path string, gen, pages uint64) (*Fence, error) {
 	f, st, err := mapping.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s does not exist", ErrUnusable, path)
-	}
-	if err != nil {
+	if err != nil { // fs.ErrNotExist among others
 		return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
 	}
 	defer f.Close()

@@ -102,10 +102,6 @@ func (r Resources) limit() int64 {
 	return r.MemLimit
 }
 
-// DefaultIndexPath returns where the index of the CSV at csvPath lives
-// unless told otherwise.
-func DefaultIndexPath(csvPath string) string { return csvPath + ".csvidx" }
-
 // spec is what defines an index's contents besides the CSV bytes.
 type spec struct {
 	delim  byte

@@ -56,23 +56,27 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (*Info, 
 // buffers of the given shape (the default budget's for Compact, the
 // update's own for an update that merges: the merge holds no other memory).
 func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options, shape writerShape) error {
-	main, err := openPart(idxPath, csv.path, false)
+	// Either file not usable is an error; without a tail there is nothing to do.
+	files, err := indexFiles(idxPath).openFiles(csv.path, false)
 	if err != nil {
 		return err
 	}
-	defer main.close()
-	size := int64(len(csv.data))
-	if err := checkFresh(csv.f, size, main.h, csv.path, idxPath); err != nil {
+	defer files.close()
+	if err := files.judge(csv.f, int64(len(csv.data))); err != nil {
 		return err
 	}
-	tail, err := openTail(tailPath(idxPath), csv.path, main)
-	if err != nil || tail == nil {
+	if err := files.needMain(); err != nil {
 		return err
 	}
-	defer tail.close()
-	if err := checkFresh(csv.f, size, tail.h, csv.path, tail.path); err != nil {
-		return fmt.Errorf("%w (csvidx update rescans the appended rows)", err)
+	switch files.tailIs {
+	case fileAbsent:
+		return nil
+	case fileBroken:
+		return files.tailWhy
+	case fileStale:
+		return fmt.Errorf("%w (csvidx update rescans the appended rows)", files.tailWhy)
 	}
+	main, tail := files.main, files.tail
 
 	out, err := atomicfile.Create(idxPath, true, csv.perm)
 	if err != nil {

@@ -199,3 +199,7 @@ func leftoverOwn(p string) bool {
 	}
 	return allZero(first) || bytes.HasPrefix(first, []byte(magic)) || bytes.HasPrefix(first, []byte(fence.Magic))
 }
+
+// DefaultIndexPath returns where the index of the CSV at csvPath lives
+// unless told otherwise.
+func DefaultIndexPath(csvPath string) string { return csvPath + ".csvidx" }

@@ -1,10 +1,10 @@
 package index
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/csvidx/csvidx/fence"
@@ -114,32 +114,32 @@ func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {
 // index file is an error.
 func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 	idxPath := opts.indexPath(csvPath)
-	main, err := openPart(idxPath, csvPath, false)
+	ix := indexFiles(idxPath)
+	o, err := ix.openFiles(csvPath, true)
 	if err != nil {
 		return nil, err
 	}
-	defer main.close()
-	tail, err := openTail(tailPath(idxPath), csvPath, main)
-	if err != nil {
-		return nil, err
+	defer o.close()
+	if o.mainIs == fileAbsent || o.mainIs == fileBroken || o.tailIs == fileBroken {
+		return nil, cmp.Or(o.mainWhy, o.tailWhy)
 	}
-	defer tail.close()
 	f, st, err := openInput(csvPath) // after the index files: the CSV only grows
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info := newInfo(csvPath, idxPath, main.h, int64(len(main.data)), st.Size())
-	info.Fence, info.FenceIgnored = fenceState(fencePath(idxPath), main.h)
-	if err := checkFresh(f, st.Size(), main.h, csvPath, idxPath); err != nil {
-		info.Stale = err.Error()
-		info.setState()
-		return info, nil
+	if err := o.judge(f, st.Size()); err != nil {
+		return nil, err
 	}
-	info.addTail(tail)
-	if tail != nil {
-		if err := checkFresh(f, st.Size(), tail.h, csvPath, tail.path); err != nil {
-			info.Stale = err.Error()
+	info := newInfo(csvPath, idxPath, o.main.h, int64(len(o.main.data)), st.Size())
+	info.Fence, info.FenceIgnored = ix.fence, fenceIgnored(ix.fence, o.fenceWhy)
+	switch {
+	case o.mainIs == fileStale:
+		info.Stale = o.mainWhy.Error()
+	case o.tail != nil:
+		info.addTail(o.tail)
+		if o.tailIs == fileStale {
+			info.Stale = o.tailWhy.Error()
 		}
 	}
 	info.setState()
@@ -158,17 +158,15 @@ func (info *Info) setState() {
 	}
 }
 
-// fenceState returns the fence file of the main index with header h, and
-// why lookups ignore it, if they do.
-func fenceState(path string, h *header) (string, string) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return path, "missing"
+// fenceIgnored says why lookups search the index without the fence at
+// path, given why it could not be opened: "" when it could.
+func fenceIgnored(path string, why error) string {
+	switch {
+	case why == nil:
+		return ""
+	case errors.Is(why, fs.ErrNotExist):
+		return "missing"
 	}
-	f, err := fence.Open(path, h.generation, h.pages)
-	if err != nil {
-		why := strings.TrimPrefix(err.Error(), fence.ErrUnusable.Error()+": ")
-		return path, strings.TrimPrefix(why, path+": ")
-	}
-	f.Close()
-	return path, ""
+	s := strings.TrimPrefix(why.Error(), fence.ErrUnusable.Error()+": ")
+	return strings.TrimPrefix(s, path+": ")
 }

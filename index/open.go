@@ -1,15 +1,12 @@
 package index
 
 import (
+	"cmp"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/internal/xxh3"
 )
@@ -76,104 +73,31 @@ func Open(csvPath string, opts *Options) (*Index, error) {
 	return ix, nil
 }
 
-// open opens the main index, then its tail, then the CSV, in that order: a
-// writer may replace the index files meanwhile, but the CSV, which only
-// grows, then covers whatever index files were opened.
+// open opens the index's files and then the CSV (see openFiles), and
+// refuses what a lookup cannot rely on: a main index or a tail that is
+// missing (a tail may be), broken or stale.
 func (ix *Index) open() error {
-	var err error
-	if ix.main, err = openPart(ix.idxPath, ix.csvPath, false); err != nil {
+	o, err := indexFiles(ix.idxPath).openFiles(ix.csvPath, !ix.noFence)
+	if err != nil {
 		return err
 	}
-	// The CSV's first and last 64 KiB are checked below: on a cold cache,
-	// have them read while the fence and the tail are opened.
-	scanned := int64(ix.main.h.scanned)
-	mapping.WillNeedFile(ix.csvPath, fingerprintLen, 0, max(0, scanned-fingerprintLen))
-	if !ix.noFence { // a fence that cannot be used only costs speed
-		ix.main.fence, _ = fence.Open(fencePath(ix.idxPath), ix.main.h.generation, ix.main.h.pages)
-	}
-	if ix.tail, err = openTail(tailPath(ix.idxPath), ix.csvPath, ix.main); err != nil {
-		return err
+	ix.main, ix.tail = o.main, o.tail // Close releases them
+	if o.mainIs == fileAbsent || o.mainIs == fileBroken || o.tailIs == fileBroken {
+		return cmp.Or(o.mainWhy, o.tailWhy)
 	}
 	if ix.csv, err = openCSV(ix.csvPath, mapping.Random); err != nil {
 		return err
 	}
-	size := int64(len(ix.csv.data))
-	if err := checkFresh(ix.csv.f, size, ix.main.h, ix.csvPath, ix.idxPath); err != nil {
+	if err := o.judge(ix.csv.f, int64(len(ix.csv.data))); err != nil {
 		return err
 	}
-	if ix.tail != nil {
-		if err := checkFresh(ix.csv.f, size, ix.tail.h, ix.csvPath, ix.tail.path); err != nil {
-			return fmt.Errorf("%w (the tail indexes rows appended after the main index; csvidx update rescans them)", err)
-		}
+	switch {
+	case o.mainIs == fileStale:
+		return o.mainWhy
+	case o.tailIs == fileStale:
+		return fmt.Errorf("%w (the tail indexes rows appended after the main index; csvidx update rescans them)", o.tailWhy)
 	}
 	return nil
-}
-
-// openTail opens the tail at path if it extends main: made for main's
-// generation, starting where main stops. A tail made for another main index
-// (left by an interrupted compact or build) is stale: it is ignored, and the
-// next update replaces it. A broken tail is an error.
-func openTail(path, csvPath string, main *part) (*part, error) {
-	t, err := openPart(path, csvPath, true)
-	if err != nil || t == nil {
-		return nil, err
-	}
-	if t.h.parent != main.h.generation || t.h.base != main.h.resume {
-		t.close()
-		return nil, nil
-	}
-	return t, nil
-}
-
-// checkFresh refuses an index whose CSV (f, now size bytes) shrank or
-// changed at either end of the part the index covers.
-func checkFresh(f *os.File, size int64, h *header, csvPath, idxPath string) error {
-	scanned := int64(h.scanned)
-	stale := func(format string, args ...any) error {
-		return fmt.Errorf("%s is %w: %s; %s", idxPath, ErrStale, fmt.Sprintf(format, args...), rebuildHint(csvPath, h))
-	}
-	if size < scanned {
-		return stale("%s shrank from %d to %d bytes", csvPath, scanned, size)
-	}
-	n := min(scanned, fingerprintLen)
-	for _, part := range []struct {
-		off  int64
-		sum  uint64
-		name string
-	}{{0, h.headChecksum, "first"}, {scanned - n, h.tailChecksum, "last"}} {
-		sum, err := sumRange(f, part.off, n)
-		if err != nil {
-			return err
-		}
-		if sum != part.sum {
-			return stale("the %s %d bytes it indexed of %s changed", part.name, n, csvPath)
-		}
-	}
-	return nil
-}
-
-// readBufs hold the pieces fingerprints are read in. A lookup checks them
-// when it opens its index and again before its last output, and each page
-// of fresh memory costs a page fault: 16 of them for a 64 KiB buffer.
-var readBufs = sync.Pool{New: func() any { return new([16 << 10]byte) }}
-
-// sumRange returns the XXH3-64 of the n bytes of f at off (of fewer, if
-// the file ends before).
-func sumRange(f *os.File, off, n int64) (uint64, error) {
-	buf := readBufs.Get().(*[16 << 10]byte)
-	defer readBufs.Put(buf)
-	h := xxh3.New()
-	for n > 0 {
-		k, err := f.ReadAt(buf[:min(n, int64(len(buf)))], off)
-		h.Write(buf[:k])
-		if err == io.EOF {
-			break
-		} else if err != nil {
-			return 0, err
-		}
-		off, n = off+int64(k), n-int64(k)
-	}
-	return h.Sum64(), nil
 }
 
 // rebuildHint is the advice given with errors about an index that must be

@@ -68,27 +68,30 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 	}
 	defer lock.unlock()
 
-	main, err := openPart(idxPath, csvPath, false)
+	// A main index that is not usable is an error; a tail that is not is
+	// passed over, since the new tail replaces it.
+	files, err := indexFiles(idxPath).openFiles(csvPath, false)
 	if err != nil {
 		return nil, err
 	}
-	defer main.close()
+	defer files.close()
+	if files.mainIs == fileAbsent || files.mainIs == fileBroken {
+		return nil, files.mainWhy
+	}
 	csv, err := openCSV(csvPath, mapping.Sequential)
 	if err != nil {
 		return nil, err
 	}
 	defer csv.close()
 	size := int64(len(csv.data))
-	if err := checkFresh(csv.f, size, main.h, csvPath, idxPath); err != nil {
+	if err := files.judge(csv.f, size); err != nil {
 		return nil, err
 	}
-	covered := int64(main.h.scanned)
-	if tail, err := openTail(tailPath(idxPath), csvPath, main); err == nil && tail != nil {
-		if checkFresh(csv.f, size, tail.h, csvPath, tail.path) == nil {
-			covered = int64(tail.h.scanned)
-		}
-		tail.close()
+	if err := files.needMain(); err != nil {
+		return nil, err
 	}
+	main := files.main
+	covered := int64(files.covering().scanned)
 	res := &UpdateResult{Action: "none", NewBytes: size - covered}
 	h := main.h
 	switch {
@@ -110,7 +113,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 		}
 		res.Action = "tail"
 		if !opts.NoCompact && tb.h.records*compactShare >= h.records {
-			main.close()
+			files.close()
 			// The appended rows are indexed already: a merge that fails
 			// (a full disk, say) leaves a good index with a tail, which
 			// the next update or compact merges.

@@ -49,23 +49,26 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 	}
 	o := &Options{IndexPath: opts.IndexPath, hash: opts.hash}
 	idxPath := o.indexPath(csvPath)
-	main, err := openPart(idxPath, csvPath, false)
+	// A missing main index is an error; a broken file is a difference. A
+	// stale one needs no verdict: the rebuild over what it covers says how
+	// it differs.
+	ix := indexFiles(idxPath)
+	files, err := ix.openFiles(csvPath, false)
 	if err != nil {
-		if broken(err) {
-			return &VerifyResult{Differences: []string{err.Error()}}, nil
-		}
 		return nil, err
 	}
-	defer main.close()
+	defer files.close()
 	res := &VerifyResult{}
-	tail, err := openTail(tailPath(idxPath), csvPath, main)
-	if err != nil {
-		if !broken(err) {
-			return nil, err
-		}
-		res.Differences = append(res.Differences, err.Error())
+	switch {
+	case files.mainIs == fileAbsent:
+		return nil, files.mainWhy
+	case files.mainIs == fileBroken:
+		res.Differences = append(res.Differences, files.mainWhy.Error())
+		return res, nil
+	case files.tailIs == fileBroken:
+		res.Differences = append(res.Differences, files.tailWhy.Error())
 	}
-	defer tail.close()
+	main, tail := files.main, files.tail
 
 	csv, err := openCSV(csvPath, mapping.Sequential)
 	if err != nil {
@@ -82,7 +85,7 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 		}
 		var fc *fenceCheck
 		if p == main {
-			fc = newFenceCheck(fencePath(idxPath))
+			fc = newFenceCheck(ix.fence)
 			defer fc.close()
 		}
 		diffs, fresh, err := verifyPart(ctx, csv, p, sp, opts, fc)
