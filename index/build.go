@@ -37,8 +37,6 @@ type BuildOptions struct {
 	// Progress, when set, is called now and then with the CSV bytes
 	// scanned so far and the CSV's size.
 	Progress func(done, total int64)
-
-	hash func([]byte) uint64 // the key hash; xxh3 unless a test says otherwise
 }
 
 // Resources bound what a build (or a verify, which rebuilds) may use.
@@ -54,21 +52,29 @@ type Resources struct {
 	// Threads scan and sort in parallel: 0 means one per core, 1 a
 	// sequential build. The index is the same at any number.
 	Threads int
-
-	chunk int // CSV bytes per chunk of a parallel scan; chosen from the budget unless a test sets it
-	most  int // records a chunk may hold; chosen from the budget unless a test sets it
-
-	pauseAfter int // a test's: wrong guesses among the last 16 that pause the scanning from guesses (negative: never; 0: pauseAfter)
 }
+
+// tuning is what a test may force on every parallel scan instead of what
+// the plan chooses from the budget. The zero value forces nothing.
+type tuning struct {
+	chunkBytes   int // CSV bytes per chunk
+	chunkRecords int // records a chunk may hold
+	pauseAt      int // wrong guesses among the last 16 that pause the scanning from guesses; negative: never
+}
+
+// testTuning is a test's tuning of the scans (see tune in the tests); zero
+// outside tests.
+var testTuning tuning
 
 // plan splits the memory budget between the scan's chunks in flight, the
 // index writer's buffers w (writerFree of them outside the budget; none for
 // a verify) and the sort, for an index at idxPath of a CSV of size bytes.
 func (r Resources) plan(idxPath string, w writerShape, size int64) (*parallel, sorter.Options) {
 	limit := r.limit()
-	par := newParallel(r.Threads, limit, size, r.chunk, r.most)
-	if r.pauseAfter != 0 {
-		par.pauseAfter = max(r.pauseAfter, 0) // 0 there: never
+	tu := testTuning
+	par := newParallel(r.Threads, limit, size, tu.chunkBytes, tu.chunkRecords)
+	if tu.pauseAt != 0 {
+		par.pauseAfter = max(tu.pauseAt, 0) // 0 there: never
 	}
 	dir := r.TmpDir
 	if dir == "" {
@@ -108,13 +114,12 @@ type spec struct {
 	header bool
 	keyCol int // resolved column, or -1 to resolve key by name
 	key    string
-	hash   func([]byte) uint64 // a test's key hash instead of xxh3, or nil
-	main   *header             // for a tail: the main index it extends
-	cols   int                 // fields most records have, for guessing where chunks start (see guessStart); 0 unknown
+	main   *header // for a tail: the main index it extends
+	cols   int     // fields most records have, for guessing where chunks start (see guessStart); 0 unknown
 }
 
 func (o *BuildOptions) spec() (spec, error) {
-	sp := spec{delim: o.Delimiter, header: !o.NoHeader, keyCol: -1, key: o.Key, hash: o.hash}
+	sp := spec{delim: o.Delimiter, header: !o.NoHeader, keyCol: -1, key: o.Key}
 	if sp.delim == 0 {
 		sp.delim = defaultDelim
 	}
@@ -126,8 +131,12 @@ func (o *BuildOptions) spec() (spec, error) {
 
 // Build indexes the CSV at csvPath and writes the index atomically: until
 // Build returns successfully, the previous index (if any) is intact. It
-// returns a description of the new index.
-func Build(ctx context.Context, csvPath string, opts BuildOptions) (*Info, error) {
+// Build returns successfully, the previous index (if any) is intact. A nil
+// opts is the zero BuildOptions. It returns a description of the new index.
+func Build(ctx context.Context, csvPath string, opts *BuildOptions) (*Info, error) {
+	if opts == nil {
+		opts = &BuildOptions{} // Key "" names a header field of that name, if there is one
+	}
 	sp, err := opts.spec()
 	if err != nil {
 		return nil, err

@@ -21,7 +21,7 @@ func BenchmarkBuild(b *testing.B) {
 	b.SetBytes(st.Size())
 	out := b.TempDir() + "/bench.csvidx"
 	for b.Loop() {
-		if _, err := Build(context.Background(), csvPath, BuildOptions{Key: "user_id", IndexPath: out}); err != nil {
+		if _, err := Build(context.Background(), csvPath, &BuildOptions{Key: "user_id", IndexPath: out}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -209,7 +209,7 @@ func TestUpdateCSVShrinks(t *testing.T) {
 		b.WriteString(strings.Repeat("x", i%7) + ",u1\n")
 	}
 	p := writeCSV(t, b.String())
-	build(t, p, BuildOptions{Key: "user"})
+	build(t, p, &BuildOptions{Key: "user"})
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func TestColdLookupReadsOnlyItsRows(t *testing.T) {
 	}
 	data := []byte(b.String())
 	p := writeCSV(t, b.String())
-	build(t, p, BuildOptions{Key: "key"})
+	build(t, p, &BuildOptions{Key: "key"})
 	ix, err := Open(p, nil)
 	if err != nil {
 		t.Fatal(err)

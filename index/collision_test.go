@@ -12,14 +12,14 @@ import (
 // exactly each key's rows, because every candidate row's key is read and
 // compared.
 func TestForcedCollisions(t *testing.T) {
-	constant := func([]byte) uint64 { return 0x5eed }
+	useHash(t, func([]byte) uint64 { return 0x5eed })
 	r := rand.New(rand.NewPCG(1, 1))
 	for i := 0; i < 20; i++ {
 		keyCol := r.IntN(2)
 		g := makeCSV(r, 50+r.IntN(900), keyCol, ',', true, i%2 == 0)
 		p := writeCSV(t, g.data)
-		build(t, p, BuildOptions{Key: strconv.Itoa(keyCol), hash: constant})
-		ix, err := Open(p, &Options{hash: constant})
+		build(t, p, &BuildOptions{Key: strconv.Itoa(keyCol)})
+		ix, err := Open(p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestForcedCollisions(t *testing.T) {
 			t.Fatalf("Count = %d, %v; want every record (%d)", n, err, ix.main.h.records)
 		}
 		ix.Close()
-		res, err := Verify(context.Background(), p, &VerifyOptions{hash: constant})
+		res, err := Verify(context.Background(), p, nil)
 		if err != nil || !res.Equal {
 			t.Fatalf("Verify = %+v, %v", res, err)
 		}

@@ -20,8 +20,6 @@ type CompactOptions struct {
 	// NoWait fails at once, with ErrLocked, if another process is writing
 	// the index.
 	NoWait bool
-
-	hash func([]byte) uint64
 }
 
 // Compact merges the tail of the index of the CSV at csvPath into its main
@@ -34,7 +32,7 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (*Info, 
 	if opts == nil {
 		opts = &CompactOptions{}
 	}
-	o := &Options{IndexPath: opts.IndexPath, hash: opts.hash}
+	o := &Options{IndexPath: opts.IndexPath}
 	idxPath := o.indexPath(csvPath)
 	lock, err := lockIndex(csvPath, idxPath, opts.NoWait)
 	if err != nil {

@@ -54,7 +54,7 @@ func (f *rowsFile) count(k int, size int64) int64 {
 func TestReadersDuringUpdates(t *testing.T) {
 	f := &rowsFile{path: writeCSV(t, "id,user\n"), size: int64(len("id,user\n"))}
 	f.add(t, 3000)
-	build(t, f.path, BuildOptions{Key: "user"})
+	build(t, f.path, &BuildOptions{Key: "user"})
 	var mu sync.RWMutex // guards f's slices, not the files
 	var stop atomic.Bool
 	var reads atomic.Int64

@@ -20,7 +20,7 @@ func TestByteFlips(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	g := makeCSV(r, 700, 1, ',', true, true) // three record pages
 	p := writeCSV(t, g.data)
-	build(t, p, BuildOptions{Key: "1"})
+	build(t, p, &BuildOptions{Key: "1"})
 	idxPath := DefaultIndexPath(p)
 	good, err := os.ReadFile(idxPath)
 	if err != nil {
@@ -85,7 +85,7 @@ func TestTruncatedIndex(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
 	g := makeCSV(r, 300, 0, ',', false, false)
 	p := writeCSV(t, g.data)
-	build(t, p, BuildOptions{Key: "0", NoHeader: true})
+	build(t, p, &BuildOptions{Key: "0", NoHeader: true})
 	idxPath := DefaultIndexPath(p)
 	good, _ := os.ReadFile(idxPath)
 	for n := len(good) - 1; n >= 0; n-- {
@@ -274,7 +274,7 @@ func TestDuplicatedRecord(t *testing.T) {
 		fmt.Fprintf(&b, "%d,k%d\n", i, i)
 	}
 	p := writeCSV(t, b.String())
-	build(t, p, BuildOptions{Key: "user"})
+	build(t, p, &BuildOptions{Key: "user"})
 	idxPath := DefaultIndexPath(p)
 	good, err := os.ReadFile(idxPath)
 	if err != nil {

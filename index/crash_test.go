@@ -62,7 +62,7 @@ type crashScenario struct {
 
 var crashScenarios = []crashScenario{
 	{"build", func(f *rowsFile) {}, func(p string) error {
-		_, err := Build(context.Background(), p, BuildOptions{Key: "user"})
+		_, err := Build(context.Background(), p, &BuildOptions{Key: "user"})
 		return err
 	}},
 	{"update", func(f *rowsFile) {}, func(p string) error {
@@ -175,7 +175,7 @@ func crashLoop(t *testing.T, crash func(t *testing.T, sc crashScenario, p string
 			f := &rowsFile{path: writeCSV(t, "id,user\n"), size: int64(len("id,user\n"))}
 			dir, csvName := filepath.Dir(f.path), filepath.Base(f.path)
 			f.add(t, 2000)
-			build(t, f.path, BuildOptions{Key: "user"})
+			build(t, f.path, &BuildOptions{Key: "user"})
 			f.add(t, 400) // a fifth: update compacts by itself unless told not to
 			sc.before(f)
 			old := filesIn(t, dir, csvName)

@@ -29,7 +29,7 @@ func Example() {
 	dir, csvPath := writeOrders()
 	defer os.RemoveAll(dir)
 
-	if _, err := index.Build(context.Background(), csvPath, index.BuildOptions{Key: "user_id"}); err != nil {
+	if _, err := index.Build(context.Background(), csvPath, &index.BuildOptions{Key: "user_id"}); err != nil {
 		log.Fatal(err)
 	}
 	ix, err := index.Open(csvPath, nil)
@@ -60,7 +60,7 @@ func Example() {
 func ExampleIndex_Get() {
 	dir, csvPath := writeOrders()
 	defer os.RemoveAll(dir)
-	if _, err := index.Build(context.Background(), csvPath, index.BuildOptions{Key: "1"}); err != nil {
+	if _, err := index.Build(context.Background(), csvPath, &index.BuildOptions{Key: "1"}); err != nil {
 		log.Fatal(err)
 	}
 	ix, err := index.Open(csvPath, nil)
@@ -86,7 +86,7 @@ func ExampleIndex_Get() {
 func ExampleVerify() {
 	dir, csvPath := writeOrders()
 	defer os.RemoveAll(dir)
-	if _, err := index.Build(context.Background(), csvPath, index.BuildOptions{Key: "user_id"}); err != nil {
+	if _, err := index.Build(context.Background(), csvPath, &index.BuildOptions{Key: "user_id"}); err != nil {
 		log.Fatal(err)
 	}
 	res, err := index.Verify(context.Background(), csvPath, nil)

@@ -26,7 +26,7 @@ func TestSameIndexAtAnyLimit(t *testing.T) {
 			t.Run(fmt.Sprintf("csv%d/limit=%d", i, limit), func(t *testing.T) {
 				tmp := t.TempDir()
 				out := filepath.Join(t.TempDir(), "x.csvidx")
-				build(t, p, BuildOptions{Key: "1", IndexPath: out, Resources: Resources{MemLimit: limit, TmpDir: tmp}})
+				build(t, p, &BuildOptions{Key: "1", IndexPath: out, Resources: Resources{MemLimit: limit, TmpDir: tmp}})
 				got, err := os.ReadFile(out)
 				if err != nil {
 					t.Fatal(err)
@@ -65,18 +65,18 @@ func TestSpillFailures(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 22))
 	g := makeCSV(r, 3000, 1, ',', true, false)
 	p := writeCSV(t, g.data)
-	build(t, p, BuildOptions{Key: "1"})
+	build(t, p, &BuildOptions{Key: "1"})
 	old, _ := os.ReadFile(DefaultIndexPath(p))
 
 	missing := filepath.Join(t.TempDir(), "gone")
-	_, err := Build(context.Background(), p, BuildOptions{Key: "1", Resources: Resources{MemLimit: 1 << 10, TmpDir: missing}})
+	_, err := Build(context.Background(), p, &BuildOptions{Key: "1", Resources: Resources{MemLimit: 1 << 10, TmpDir: missing}})
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(missing)) {
 		t.Fatalf("Build spilling into a missing directory = %v, want an error naming it", err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	spillDir := t.TempDir()
-	_, err = Build(ctx, p, BuildOptions{Key: "1", Resources: Resources{MemLimit: 1 << 10, TmpDir: spillDir},
+	_, err = Build(ctx, p, &BuildOptions{Key: "1", Resources: Resources{MemLimit: 1 << 10, TmpDir: spillDir},
 		Progress: func(done, total int64) {
 			if done == total {
 				cancel() // the scan is over and has spilled; the sort and write see the cancel

@@ -33,7 +33,8 @@ func fenceCSV(t *testing.T, hash func([]byte) uint64) (string, []string) {
 		fmt.Fprintf(&b, "%d,%s\n", i, k)
 	}
 	p := writeCSV(t, b.String())
-	build(t, p, BuildOptions{Key: "key", hash: hash})
+	useHash(t, hash)
+	build(t, p, &BuildOptions{Key: "key"})
 	return p, keys
 }
 
@@ -48,12 +49,12 @@ func TestFenceSameAnswers(t *testing.T) {
 	for name, hash := range hashes {
 		t.Run(name, func(t *testing.T) {
 			p, keys := fenceCSV(t, hash)
-			with, err := Open(p, &Options{hash: hash})
+			with, err := Open(p, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer with.Close()
-			without, err := Open(p, &Options{hash: hash, NoFence: true})
+			without, err := Open(p, &Options{NoFence: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +96,7 @@ func TestBadFences(t *testing.T) {
 	}
 	ix.Close()
 	other := writeCSV(t, "id,key\n1,x\n")
-	build(t, other, BuildOptions{Key: "key"})
+	build(t, other, &BuildOptions{Key: "key"})
 	foreign, _ := os.ReadFile(fencePath(DefaultIndexPath(other)))
 
 	r := rand.New(rand.NewPCG(62, 62))
@@ -191,7 +192,7 @@ func TestColdPathHeavyKeys(t *testing.T) {
 		fmt.Fprintf(&csv, "%d,o%d,y\n", i, i%700)
 	}
 	p := writeCSV(t, csv.String())
-	build(t, p, BuildOptions{Key: "key"})
+	build(t, p, &BuildOptions{Key: "key"})
 	ix, err := Open(p, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func setupFuzz(dir string, rows, mainRows int) (*fuzzSetup, error) {
 		return nil, err
 	}
 	ctx := context.Background()
-	if _, err := Build(ctx, p, BuildOptions{Key: "1"}); err != nil {
+	if _, err := Build(ctx, p, &BuildOptions{Key: "1"}); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(p, []byte(g.data), 0o644); err != nil {

@@ -23,7 +23,7 @@ const goldenCSV = "id,user\n1,u1\n2,u2\n3,u1\n"
 // shows up as a reviewable diff of testdata/tiny.csvidx.txt.
 func TestGolden(t *testing.T) {
 	p := writeCSV(t, goldenCSV)
-	build(t, p, BuildOptions{Key: "user"})
+	build(t, p, &BuildOptions{Key: "user"})
 	idx, err := os.ReadFile(DefaultIndexPath(p))
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestFormatExample(t *testing.T) {
 		t.Errorf("xxh3(u2) = %#x; fix format.go", h)
 	}
 	p := writeCSV(t, goldenCSV)
-	build(t, p, BuildOptions{Key: "user"})
+	build(t, p, &BuildOptions{Key: "user"})
 	idx, _ := os.ReadFile(DefaultIndexPath(p))
 	le := binary.LittleEndian
 	var recs []string

@@ -22,7 +22,7 @@ func writeCSV(t testing.TB, data string) string {
 	return p
 }
 
-func build(t testing.TB, p string, o BuildOptions) *Info {
+func build(t testing.TB, p string, o *BuildOptions) *Info {
 	t.Helper()
 	info, err := Build(context.Background(), p, o)
 	if err != nil {
@@ -62,7 +62,7 @@ func TestLookupGenerated(t *testing.T) {
 			if header && r.IntN(2) == 0 {
 				key = "col" + string(rune('a'+keyCol))
 			}
-			info := build(t, p, BuildOptions{Key: key, NoHeader: !header, Delimiter: delim})
+			info := build(t, p, &BuildOptions{Key: key, NoHeader: !header, Delimiter: delim})
 			if info.Rows != int64(len(g.rows)) {
 				t.Fatalf("Rows = %d, want %d", info.Rows, len(g.rows))
 			}

@@ -37,7 +37,7 @@ func TestLongKeys(t *testing.T) {
 	last := `z,"open` + escaped // unterminated: the quote runs to the end
 	csv.WriteString(last)
 	p := writeCSV(t, csv.String())
-	info := build(t, p, BuildOptions{Key: "key"})
+	info := build(t, p, &BuildOptions{Key: "key"})
 	if info.Rows != 7 {
 		t.Fatalf("Rows = %d, want 7", info.Rows)
 	}
@@ -70,7 +70,7 @@ func TestLongKeys(t *testing.T) {
 func TestLongKeyStreamed(t *testing.T) {
 	field := `"` + strings.Repeat(`ab""`, 2<<20) + `"` // 8 MiB, 6 MiB decoded
 	data := []byte(field + ",x\n")
-	opts := BuildOptions{Key: "0"}
+	opts := &BuildOptions{Key: "0"}
 	sp, err := opts.spec() // as Build makes it
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/internal/mapping"
-	"github.com/csvidx/csvidx/internal/xxh3"
 )
 
 // Options say where an index is. A nil *Options means the defaults.
@@ -18,8 +17,6 @@ type Options struct {
 	// NoFence searches the index without its fence file, for comparison:
 	// the answers are the same.
 	NoFence bool
-
-	hash func([]byte) uint64 // the key hash; xxh3 unless a test says otherwise
 }
 
 func (o *Options) indexPath(csvPath string) string {
@@ -27,22 +24,6 @@ func (o *Options) indexPath(csvPath string) string {
 		return DefaultIndexPath(csvPath)
 	}
 	return o.IndexPath
-}
-
-// hashFunc returns the key hash lookups use: xxh3 unless a test set another.
-func (o *Options) hashFunc() func([]byte) uint64 {
-	if h := o.customHash(); h != nil {
-		return h
-	}
-	return xxh3.Hash
-}
-
-// customHash returns the key hash a test set, or nil for xxh3.
-func (o *Options) customHash() func([]byte) uint64 {
-	if o == nil {
-		return nil
-	}
-	return o.hash
 }
 
 // Index is an open index with its CSV: the main index and, when rows were
@@ -65,7 +46,7 @@ type Index struct {
 // interrupted compact or build (made for another main index) is ignored.
 func Open(csvPath string, opts *Options) (*Index, error) {
 	idxPath := opts.indexPath(csvPath)
-	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: opts.hashFunc(), noFence: opts != nil && opts.NoFence}
+	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: keyHash(), noFence: opts != nil && opts.NoFence}
 	if err := ix.open(); err != nil {
 		ix.Close()
 		return nil, err

@@ -17,12 +17,20 @@ import (
 	"github.com/csvidx/csvidx/sorter"
 )
 
-// buildBytes builds the index of the CSV at p with res and returns its
-// bytes and the build's statistics.
-func buildBytes(t *testing.T, p string, key string, noHeader bool, res Resources) ([]byte, *BuildStats) {
+// buildBytes builds the index of the CSV at p with res, and the scan tuned
+// as tu says if given (see tuning), and returns its bytes and the build's
+// statistics.
+func buildBytes(t *testing.T, p string, key string, noHeader bool, res Resources, tu ...tuning) ([]byte, *BuildStats) {
 	t.Helper()
+	old := testTuning
+	if len(tu) > 0 {
+		testTuning = tu[0]
+	} else {
+		testTuning = tuning{}
+	}
+	defer func() { testTuning = old }()
 	out := filepath.Join(t.TempDir(), "i.csvidx")
-	info, err := Build(context.Background(), p, BuildOptions{Key: key, NoHeader: noHeader, IndexPath: out, Resources: res})
+	info, err := Build(context.Background(), p, &BuildOptions{Key: key, NoHeader: noHeader, IndexPath: out, Resources: res})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +67,7 @@ func TestParallelGarbage(t *testing.T) {
 		want, _ := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 1})
 		most := []int{0, 1, 3}[i/3%3]
 		for _, chunk := range []int{1, 2, 3, 5, 8, 13, 40} {
-			got, st := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 2 + i%3, chunk: chunk, most: most, pauseAfter: []int{0, 1, -1}[i/9%3]})
+			got, st := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 2 + i%3}, tuning{chunkBytes: chunk, chunkRecords: most, pauseAt: []int{0, 1, -1}[i/9%3]})
 			builds++
 			if !bytes.Equal(got, want) {
 				t.Fatalf("input %d (%q) at chunk size %d, %d records a chunk: the parallel index differs from the sequential one", i, data, chunk, most)
@@ -159,14 +167,15 @@ func TestParallelStructured(t *testing.T) {
 			for _, chunk := range []int{7, 64, 1000, 1 << 20} {
 				for _, limit := range []int64{0, 64} {
 					name := fmt.Sprintf("csv%d/threads=%d/chunk=%d/limit=%d", i, threads, chunk, limit)
-					got, _ := buildBytes(t, p, "1", false, Resources{Threads: threads, chunk: chunk, MemLimit: limit, TmpDir: t.TempDir()})
+					got, _ := buildBytes(t, p, "1", false, Resources{Threads: threads, MemLimit: limit, TmpDir: t.TempDir()}, tuning{chunkBytes: chunk})
 					if !bytes.Equal(got, want) {
 						t.Fatalf("%s: the index differs from the sequential one", name)
 					}
 				}
 			}
 		}
-		res, err := Verify(context.Background(), p, &VerifyOptions{Resources: Resources{Threads: 3, chunk: 50}})
+		tune(t, tuning{chunkBytes: 50})
+		res, err := Verify(context.Background(), p, &VerifyOptions{Resources: Resources{Threads: 3}})
 		if err == nil {
 			t.Fatalf("Verify of a CSV with no index: %+v", res)
 		}
@@ -196,7 +205,7 @@ func TestParallelNoRepairs(t *testing.T) {
 		p := writeCSV(t, c.data)
 		want, _ := buildBytes(t, p, "user", false, Resources{Threads: 1})
 		for _, chunk := range c.chunks {
-			got, st := buildBytes(t, p, "user", false, Resources{Threads: 2, chunk: chunk})
+			got, st := buildBytes(t, p, "user", false, Resources{Threads: 2}, tuning{chunkBytes: chunk})
 			if !bytes.Equal(got, want) {
 				t.Fatalf("chunk %d: the index differs from the sequential one", chunk)
 			}
@@ -230,7 +239,7 @@ func TestParallelMultilineGuesses(t *testing.T) {
 	p := writeCSV(t, b.String())
 	want, _ := buildBytes(t, p, "user", false, Resources{Threads: 1})
 	for _, chunk := range []int{1000, 4096} {
-		got, st := buildBytes(t, p, "user", false, Resources{Threads: 2, chunk: chunk})
+		got, st := buildBytes(t, p, "user", false, Resources{Threads: 2}, tuning{chunkBytes: chunk})
 		if !bytes.Equal(got, want) {
 			t.Fatalf("chunk %d: the index differs from the sequential one", chunk)
 		}
@@ -267,7 +276,7 @@ func TestParallelWrongGuessesPause(t *testing.T) {
 	hostile := b.Len() / chunk // chunks of the hostile part
 	p := writeCSV(t, b.String())
 	want, _ := buildBytes(t, p, "key", false, Resources{Threads: 1})
-	got, st := buildBytes(t, p, "key", false, Resources{Threads: 2, chunk: chunk})
+	got, st := buildBytes(t, p, "key", false, Resources{Threads: 2}, tuning{chunkBytes: chunk})
 	if !bytes.Equal(got, want) {
 		t.Fatal("hostile file: the index differs from the sequential one")
 	}
@@ -284,7 +293,7 @@ func TestParallelWrongGuessesPause(t *testing.T) {
 	}
 	p = writeCSV(t, b.String())
 	want, _ = buildBytes(t, p, "key", false, Resources{Threads: 1})
-	got, st = buildBytes(t, p, "key", false, Resources{Threads: 3, chunk: chunk})
+	got, st = buildBytes(t, p, "key", false, Resources{Threads: 3}, tuning{chunkBytes: chunk})
 	if !bytes.Equal(got, want) {
 		t.Fatal("hostile, then ordinary: the index differs from the sequential one")
 	}
@@ -303,17 +312,18 @@ func TestParallelErrors(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 33))
 	g := makeCSV(r, 3000, 1, ',', true, false)
 	p := writeCSV(t, g.data)
-	build(t, p, BuildOptions{Key: "1"})
+	build(t, p, &BuildOptions{Key: "1"})
 	old, _ := os.ReadFile(DefaultIndexPath(p))
 
 	missing := filepath.Join(t.TempDir(), "gone")
-	_, err := Build(context.Background(), p, BuildOptions{Key: "1", Resources: Resources{Threads: 3, chunk: 100, MemLimit: 1, TmpDir: missing}})
+	tune(t, tuning{chunkBytes: 100})
+	_, err := Build(context.Background(), p, &BuildOptions{Key: "1", Resources: Resources{Threads: 3, MemLimit: 1, TmpDir: missing}})
 	if err == nil {
 		t.Fatal("a build that cannot spill succeeded")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	_, err = Build(ctx, p, BuildOptions{Key: "1", Resources: Resources{Threads: 3, chunk: 100},
+	_, err = Build(ctx, p, &BuildOptions{Key: "1", Resources: Resources{Threads: 3},
 		Progress: func(done, total int64) {
 			if calls++; calls == 50 {
 				cancel()
@@ -355,8 +365,9 @@ func TestParallelMemoryPerChunk(t *testing.T) {
 			}
 		}
 		out := filepath.Join(t.TempDir(), "i.csvidx")
-		_, err := Build(context.Background(), p, BuildOptions{Key: "key", IndexPath: out, Progress: progress,
-			Resources: Resources{Threads: 2, chunk: chunk}})
+		tune(t, tuning{chunkBytes: chunk})
+		_, err := Build(context.Background(), p, &BuildOptions{Key: "key", IndexPath: out, Progress: progress,
+			Resources: Resources{Threads: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,8 +38,9 @@ func TestLowerBound(t *testing.T) {
 	p := writeCSV(t, csv.String())
 	for name, hash := range hashes {
 		t.Run(name, func(t *testing.T) {
-			build(t, p, BuildOptions{Key: "key", hash: hash})
-			ix, err := Open(p, &Options{hash: hash})
+			useHash(t, hash)
+			build(t, p, &BuildOptions{Key: "key"})
+			ix, err := Open(p, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,7 +18,7 @@ func bigCSV(t *testing.T) (genCSV, string) {
 		t.Fatalf("generated CSV is only %d bytes", len(g.data))
 	}
 	p := writeCSV(t, g.data)
-	build(t, p, BuildOptions{Key: "1"})
+	build(t, p, &BuildOptions{Key: "1"})
 	return g, p
 }
 

@@ -77,7 +77,7 @@ func TestUpdate(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		g, first, rest := splitCSV(r, 200+r.IntN(800), i%2 == 0)
 		p := writeCSV(t, first)
-		build(t, p, BuildOptions{Key: "1"})
+		build(t, p, &BuildOptions{Key: "1"})
 		mainBefore, _ := os.ReadFile(DefaultIndexPath(p))
 		steps := 1 + r.IntN(3)
 		for s := 0; s < steps; s++ {
@@ -108,7 +108,7 @@ func TestUpdate(t *testing.T) {
 		compacted, _ := os.ReadFile(DefaultIndexPath(p))
 		compactedFence, _ := os.ReadFile(fencePath(DefaultIndexPath(p)))
 		out := filepath.Join(t.TempDir(), "fresh.csvidx")
-		build(t, p, BuildOptions{Key: "1", IndexPath: out})
+		build(t, p, &BuildOptions{Key: "1", IndexPath: out})
 		built, _ := os.ReadFile(out)
 		builtFence, _ := os.ReadFile(fencePath(out))
 		if !bytes.Equal(compacted, built) {
@@ -133,7 +133,7 @@ func TestUpdateCompactsByItself(t *testing.T) {
 		b.WriteString("1,u" + string(rune('a'+i%26)) + "\n")
 	}
 	p := writeCSV(t, b.String())
-	build(t, p, BuildOptions{Key: "user"})
+	build(t, p, &BuildOptions{Key: "user"})
 	appendCSV(t, p, strings.Repeat("2,new\n", 50))
 	if res := runUpdate(t, p, nil); res.Action != "tail" {
 		t.Fatalf("a 5%% append: %q, want a tail", res.Action)
@@ -162,7 +162,7 @@ func TestStaleTail(t *testing.T) {
 	r := rand.New(rand.NewPCG(42, 42))
 	g, first, rest := splitCSV(r, 600, true)
 	p := writeCSV(t, first)
-	build(t, p, BuildOptions{Key: "1"})
+	build(t, p, &BuildOptions{Key: "1"})
 	appendCSV(t, p, rest[:len(rest)/2])
 	runUpdate(t, p, &UpdateOptions{NoCompact: true})
 	tail := tailPath(DefaultIndexPath(p))
@@ -190,7 +190,7 @@ func TestBrokenTail(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 43))
 	_, first, rest := splitCSV(r, 2000, false)
 	p := writeCSV(t, first)
-	build(t, p, BuildOptions{Key: "1"})
+	build(t, p, &BuildOptions{Key: "1"})
 	appendCSV(t, p, rest)
 	runUpdate(t, p, &UpdateOptions{NoCompact: true})
 	tail := tailPath(DefaultIndexPath(p))
@@ -228,12 +228,12 @@ func TestBrokenTail(t *testing.T) {
 // NoWait fails at once with ErrLocked.
 func TestWritersSerialized(t *testing.T) {
 	p := writeCSV(t, "id,user\n1,u1\n")
-	build(t, p, BuildOptions{Key: "user"})
+	build(t, p, &BuildOptions{Key: "user"})
 	lock, err := lockIndex(p, DefaultIndexPath(p), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Build(context.Background(), p, BuildOptions{Key: "user", NoWait: true}); !errors.Is(err, ErrLocked) {
+	if _, err := Build(context.Background(), p, &BuildOptions{Key: "user", NoWait: true}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("Build with the lock taken: %v", err)
 	}
 	if _, err := Update(context.Background(), p, &UpdateOptions{NoWait: true}); !errors.Is(err, ErrLocked) {
@@ -244,7 +244,7 @@ func TestWritersSerialized(t *testing.T) {
 	}
 	done := make(chan error)
 	go func() {
-		_, err := Build(context.Background(), p, BuildOptions{Key: "user"})
+		_, err := Build(context.Background(), p, &BuildOptions{Key: "user"})
 		done <- err
 	}()
 	select {
@@ -276,7 +276,7 @@ func TestWritersSerialized(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	build(t, p, BuildOptions{Key: "user"})
+	build(t, p, &BuildOptions{Key: "user"})
 	checkOnlyFiles(t, p)
 }
 
@@ -286,7 +286,7 @@ func TestWritersSerialized(t *testing.T) {
 func TestLeftoversOnlyOwn(t *testing.T) {
 	p := writeCSV(t, "id,user\n1,u1\n")
 	idx := DefaultIndexPath(p)
-	build(t, p, BuildOptions{Key: "user"})
+	build(t, p, &BuildOptions{Key: "user"})
 	dir := filepath.Dir(p)
 	foreign := map[string][]byte{
 		idx + ".tmp-2024":                       nil,                 // a user's name
@@ -311,7 +311,7 @@ func TestLeftoversOnlyOwn(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	build(t, p, BuildOptions{Key: "user"})
+	build(t, p, &BuildOptions{Key: "user"})
 	if _, err := Update(context.Background(), p, nil); err != nil {
 		t.Fatal(err)
 	}

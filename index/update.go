@@ -28,8 +28,6 @@ type UpdateOptions struct {
 	// Progress, when set, is called now and then with the CSV bytes
 	// scanned so far and the CSV's size.
 	Progress func(done, total int64)
-
-	hash func([]byte) uint64
 }
 
 // UpdateResult says what an update did.
@@ -60,7 +58,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 	if opts == nil {
 		opts = &UpdateOptions{}
 	}
-	o := &Options{IndexPath: opts.IndexPath, hash: opts.hash}
+	o := &Options{IndexPath: opts.IndexPath}
 	idxPath := o.indexPath(csvPath)
 	lock, err := lockIndex(csvPath, idxPath, opts.NoWait)
 	if err != nil {
@@ -100,13 +98,13 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 	case h.flags&flagHeader != 0 && (h.headerEnd == 0 || h.resume < h.headerEnd):
 		// The header record was missing or unterminated: it may have changed, and with it
 		// the key column's name. Build again, with the key column the index has.
-		sp := spec{delim: h.delim, header: true, keyCol: int(h.keyCol), hash: o.customHash()}
+		sp := spec{delim: h.delim, header: true, keyCol: int(h.keyCol)}
 		if _, _, err := writeMain(ctx, csv, sp, idxPath, opts.Resources, opts.Progress); err != nil {
 			return nil, err
 		}
 		res.Action = "rebuild"
 	default:
-		sp := spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCol: int(h.keyCol), hash: o.customHash(), main: h}
+		sp := spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCol: int(h.keyCol), main: h}
 		tb, _, err := writeFile(ctx, csv, sp, tailPath(idxPath), opts.Resources, opts.Progress, nil)
 		if err != nil {
 			return nil, err

@@ -19,8 +19,6 @@ type VerifyOptions struct {
 	// Progress, when set, is called now and then with the CSV bytes
 	// scanned so far and the number to scan.
 	Progress func(done, total int64)
-
-	hash func([]byte) uint64
 }
 
 // VerifyResult says whether an index equals a fresh build.
@@ -47,7 +45,7 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
-	o := &Options{IndexPath: opts.IndexPath, hash: opts.hash}
+	o := &Options{IndexPath: opts.IndexPath}
 	idxPath := o.indexPath(csvPath)
 	// A missing main index is an error; a broken file is a difference. A
 	// stale one needs no verdict: the rebuild over what it covers says how
@@ -75,7 +73,7 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 		return nil, err
 	}
 	defer csv.close()
-	sp := spec{delim: main.h.delim, header: main.h.flags&flagHeader != 0, keyCol: int(main.h.keyCol), hash: o.customHash()}
+	sp := spec{delim: main.h.delim, header: main.h.flags&flagHeader != 0, keyCol: int(main.h.keyCol)}
 	for _, p := range []*part{main, tail} {
 		if p == nil {
 			continue

@@ -65,7 +65,7 @@ prints nothing but warnings).`,
 			start := time.Now()
 			report := reporter(s.err, o.quiet)
 			bar := newProgress(report, "indexing")
-			info, err := index.Build(cmd.Context(), args[0], index.BuildOptions{
+			info, err := index.Build(cmd.Context(), args[0], &index.BuildOptions{
 				Key:       o.key,
 				NoHeader:  o.noHeader,
 				Delimiter: delim,

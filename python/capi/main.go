@@ -97,7 +97,7 @@ func csvidx_build(path, key *C.char, noHeader C.int, delimiter *C.char, memLimit
 			return err
 		}
 		defer limitMemory(res.MemLimit)()
-		info, err := index.Build(context.Background(), goString(path), index.BuildOptions{
+		info, err := index.Build(context.Background(), goString(path), &index.BuildOptions{
 			Key:       goString(key),
 			NoHeader:  noHeader != 0,
 			Delimiter: delim,
