@@ -130,7 +130,6 @@ func (o *BuildOptions) spec() (spec, error) {
 }
 
 // Build indexes the CSV at csvPath and writes the index atomically: until
-// Build returns successfully, the previous index (if any) is intact. It
 // Build returns successfully, the previous index (if any) is intact. A nil
 // opts is the zero BuildOptions. It returns a description of the new index.
 func Build(ctx context.Context, csvPath string, opts *BuildOptions) (*Info, error) {
