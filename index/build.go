@@ -39,75 +39,6 @@ type BuildOptions struct {
 	Progress func(done, total int64)
 }
 
-// Resources bound what a build (or a verify, which rebuilds) may use.
-type Resources struct {
-	// MemLimit bounds the bytes the build's index records take in memory;
-	// beyond it they spill to temporary files and are sorted a part at a
-	// time. Zero means 1 GiB. The index is the same at any limit.
-	MemLimit int64
-	// TmpDir is where spill files go: the index's directory when empty.
-	// They have no name (on Linux; elsewhere their name is removed as
-	// soon as they are created), so nothing of them outlives the process.
-	TmpDir string
-	// Threads scan and sort in parallel: 0 means one per core, 1 a
-	// sequential build. The index is the same at any number.
-	Threads int
-}
-
-// tuning is what a test may force on every parallel scan instead of what
-// the plan chooses from the budget. The zero value forces nothing.
-type tuning struct {
-	chunkBytes   int // CSV bytes per chunk
-	chunkRecords int // records a chunk may hold
-	pauseAt      int // wrong guesses among the last 16 that pause the scanning from guesses; negative: never
-}
-
-// testTuning is a test's tuning of the scans (see tune in the tests); zero
-// outside tests.
-var testTuning tuning
-
-// plan splits the memory budget between the scan's chunks in flight, the
-// index writer's buffers w (writerFree of them outside the budget; none for
-// a verify) and the sort, for an index at idxPath of a CSV of size bytes.
-func (r Resources) plan(idxPath string, w writerShape, size int64) (*parallel, sorter.Options) {
-	limit := r.limit()
-	tu := testTuning
-	par := newParallel(r.Threads, limit, size, tu.chunkBytes, tu.chunkRecords)
-	if tu.pauseAt != 0 {
-		par.pauseAfter = max(tu.pauseAt, 0) // 0 there: never
-	}
-	dir := r.TmpDir
-	if dir == "" {
-		dir = filepath.Dir(idxPath)
-	}
-	grow := max(int64(w.most)*int64(w.size)-writerFree, 0)
-	return par, sorter.Options{MemLimit: max(limit-par.inUse-grow, 1), TmpDir: dir, TmpName: spillName(idxPath), Threads: par.threads}
-}
-
-// writeShape returns the index writer's buffers: writes of 4 MiB from a
-// budget of 512 MiB, of 1 MiB under it, as many at the start as make
-// writerFree (two at least), and up to a sixty-fourth of the budget in all,
-// 32 MiB at most, when the disk falls behind. What they take beyond
-// writerFree comes out of the sort's share (see plan).
-func (r Resources) writeShape() writerShape {
-	limit := r.limit()
-	size := int64(smallWrite)
-	if limit >= bigWriteBudget {
-		size = bigWrite
-	}
-	first := max(writerFree/size, minBuffers)
-	most := min(max(limit/64/size, first), writerMost/size)
-	return writerShape{size: int(size), first: int(first), most: int(most)}
-}
-
-// limit returns the memory budget: MemLimit, or the default when zero.
-func (r Resources) limit() int64 {
-	if r.MemLimit <= 0 {
-		return sorter.DefaultMemLimit
-	}
-	return r.MemLimit
-}
-
 // spec is what defines an index's contents besides the CSV bytes.
 type spec struct {
 	delim  byte
@@ -138,6 +69,9 @@ func Build(ctx context.Context, csvPath string, opts *BuildOptions) (*Info, erro
 	}
 	sp, err := opts.spec()
 	if err != nil {
+		return nil, err
+	}
+	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}
 	idxPath := opts.IndexPath

@@ -58,6 +58,9 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 	if opts == nil {
 		opts = &UpdateOptions{}
 	}
+	if err := opts.Resources.Validate(); err != nil {
+		return nil, err
+	}
 	o := &Options{IndexPath: opts.IndexPath}
 	idxPath := o.indexPath(csvPath)
 	lock, err := lockIndex(csvPath, idxPath, opts.NoWait)

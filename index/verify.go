@@ -45,6 +45,9 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
+	if err := opts.Resources.Validate(); err != nil {
+		return nil, err
+	}
 	o := &Options{IndexPath: opts.IndexPath}
 	idxPath := o.indexPath(csvPath)
 	// A missing main index is an error; a broken file is a difference. A

@@ -21,6 +21,24 @@ func CheckDelimiter(c byte) error {
 	return nil
 }
 
+// ErrDelimiterText means a delimiter given as text is neither one byte nor
+// a name of the tab; its message says what to give.
+var ErrDelimiterText = errors.New("give one byte, or '\\t' for tabs")
+
+// ParseDelimiter reads a delimiter given as text, as a flag or an argument
+// gives it: one byte, or \t or "tab" for a tab. It does not check that the
+// byte can be a delimiter (see [CheckDelimiter]).
+func ParseDelimiter(s string) (byte, error) {
+	switch s {
+	case `\t`, "tab":
+		return '\t', nil
+	}
+	if len(s) != 1 {
+		return 0, ErrDelimiterText
+	}
+	return s[0], nil
+}
+
 // ErrBadColumn is returned by [New] for a negative key column.
 var ErrBadColumn = errors.New("key column must not be negative")
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/index"
-	"github.com/csvidx/csvidx/internal/options"
+	"github.com/csvidx/csvidx/scan"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -54,9 +54,9 @@ prints nothing but warnings).`,
 			if !cmd.Flags().Changed("key") {
 				return fmt.Errorf("build needs --key COLUMN, the column to index: a header name or a 0-based number (see csvidx build --help)")
 			}
-			delim, err := options.Delimiter(o.delimiter)
+			delim, err := scan.ParseDelimiter(o.delimiter)
 			if err != nil {
-				return err
+				return fmt.Errorf("--delimiter %q: %w", o.delimiter, err)
 			}
 			res, err := o.res.resources()
 			if err != nil {

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/csvidx/csvidx/index"
-	"github.com/csvidx/csvidx/internal/options"
 	"github.com/spf13/pflag"
 )
 
@@ -33,10 +33,17 @@ func (r *resourceFlags) addFlags(f *pflag.FlagSet) {
 // process's memory stays near what the flag says, and to run one goroutine
 // more than the workers at once (see spareProc).
 func (r *resourceFlags) resources() (index.Resources, error) {
-	res, err := options.Resources(int64(r.memLimitMiB), int64(r.threads), r.tmpDir)
-	if err != nil {
-		return res, err
+	switch {
+	case r.memLimitMiB < 1:
+		return index.Resources{}, fmt.Errorf("--mem-limit-mib %d: give at least 1", r.memLimitMiB)
+	case r.memLimitMiB > index.MaxMemLimit>>20:
+		return index.Resources{}, fmt.Errorf("--mem-limit-mib %d: give at most %d", r.memLimitMiB, index.MaxMemLimit>>20)
+	case r.threads < 0:
+		return index.Resources{}, fmt.Errorf("--threads %d: give 0 (all cores) or more", r.threads)
+	case r.threads > index.MaxThreads:
+		return index.Resources{}, fmt.Errorf("--threads %d: give at most %d (a build uses at most four threads per core)", r.threads, index.MaxThreads)
 	}
+	res := index.Resources{MemLimit: int64(r.memLimitMiB) << 20, TmpDir: r.tmpDir, Threads: r.threads}
 	debug.SetMemoryLimit(res.MemLimit + runtimeSlack)
 	spareProc(res.Threads)
 	return res, nil

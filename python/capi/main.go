@@ -69,7 +69,7 @@ import (
 	"unsafe"
 
 	"github.com/csvidx/csvidx/index"
-	"github.com/csvidx/csvidx/internal/options"
+	"github.com/csvidx/csvidx/scan"
 )
 
 // abiVersion changes whenever a function's signature or meaning does, so the
@@ -88,9 +88,9 @@ func csvidx_free(p unsafe.Pointer) { C.free(p) }
 func csvidx_build(path, key *C.char, noHeader C.int, delimiter *C.char, memLimitMiB C.int64_t, threads C.int,
 	tmpDir, indexPath *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		delim, err := options.Delimiter(goString(delimiter))
+		delim, err := scan.ParseDelimiter(goString(delimiter))
 		if err != nil {
-			return err
+			return fmt.Errorf("delimiter=%q: %w", goString(delimiter), err)
 		}
 		res, err := resources(memLimitMiB, threads, tmpDir)
 		if err != nil {
@@ -369,9 +369,20 @@ func splitKeys(p *C.char, n, nkeys C.int64_t) ([][]byte, error) {
 	return keys, nil
 }
 
-// resources checks the writers' options as the CLI does, with its messages.
+// resources checks the writers' options, naming them as Python does.
 func resources(memLimitMiB C.int64_t, threads C.int, tmpDir *C.char) (index.Resources, error) {
-	return options.Resources(int64(memLimitMiB), int64(threads), goString(tmpDir))
+	mib, n := int64(memLimitMiB), int(threads)
+	switch {
+	case mib < 1:
+		return index.Resources{}, fmt.Errorf("mem_limit_mib=%d: give at least 1", mib)
+	case mib > index.MaxMemLimit>>20:
+		return index.Resources{}, fmt.Errorf("mem_limit_mib=%d: give at most %d", mib, index.MaxMemLimit>>20)
+	case n < 0:
+		return index.Resources{}, fmt.Errorf("threads=%d: give 0 (all cores) or more", n)
+	case n > index.MaxThreads:
+		return index.Resources{}, fmt.Errorf("threads=%d: give at most %d (a build uses at most four threads per core)", n, index.MaxThreads)
+	}
+	return index.Resources{MemLimit: mib << 20, TmpDir: goString(tmpDir), Threads: n}, nil
 }
 
 //export csvidx_first_record

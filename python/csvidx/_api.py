@@ -47,8 +47,8 @@ def _text(v, what):
 
 
 def _resources(mem_limit_mib, threads):
-    # The ranges are checked by the library, with the CLI's messages; C's
-    # types must hold the values for that.
+    # The ranges are checked by the Go side, which names the options by
+    # these keywords in its messages; C's types must hold the values for that.
     m = _int(mem_limit_mib, "mem_limit_mib")
     t = _int(threads, "threads")
     return max(min(m, 1 << 62), -1), max(min(t, 1 << 30), -1)

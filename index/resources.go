@@ -1,0 +1,119 @@
+package index
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/csvidx/csvidx/sorter"
+)
+
+// Resources bound what a build (or a verify, which rebuilds) may use.
+type Resources struct {
+	// MemLimit bounds the bytes the build's index records take in memory;
+	// beyond it they spill to temporary files and are sorted a part at a
+	// time. Zero means 1 GiB. The index is the same at any limit.
+	MemLimit int64
+	// TmpDir is where spill files go: the index's directory when empty.
+	// They have no name (on Linux; elsewhere their name is removed as
+	// soon as they are created), so nothing of them outlives the process.
+	TmpDir string
+	// Threads scan and sort in parallel: 0 means one per core, 1 a
+	// sequential build. The index is the same at any number.
+	Threads int
+}
+
+// The ranges of Resources' fields.
+const (
+	// MaxMemLimit is the largest MemLimit: 1 TiB of MiB, far beyond any
+	// machine, and small enough that a limit in MiB converts to bytes
+	// without overflow.
+	MaxMemLimit = 1 << 60
+	// MaxThreads is the largest Threads. A build runs no more workers than
+	// four per core, or than its file and memory budget have room for,
+	// however many are asked for; a number beyond this one is a mistake.
+	MaxThreads = 1024
+)
+
+// RangeError means a field of Resources is out of its range. The library
+// states the facts; each front end words them with its own names for the
+// fields (a flag, a keyword argument).
+type RangeError struct {
+	Field    string // the field: "MemLimit" or "Threads"
+	Value    int64  // what it was
+	Min, Max int64  // the range it must be in
+	Note     string // why the range is what it is, when that helps; may be empty
+}
+
+func (e *RangeError) Error() string {
+	msg := fmt.Sprintf("Resources.%s is %d: it must be from %d to %d", e.Field, e.Value, e.Min, e.Max)
+	if e.Note != "" {
+		msg += " (" + e.Note + ")"
+	}
+	return msg
+}
+
+// Validate checks that r's fields are in their ranges; Build, Update and
+// Verify call it. The zero value is valid: every field's default.
+func (r Resources) Validate() error {
+	switch {
+	case r.MemLimit < 0 || r.MemLimit > MaxMemLimit:
+		return &RangeError{Field: "MemLimit", Value: r.MemLimit, Min: 0, Max: MaxMemLimit, Note: "0 for the default, 1 GiB"}
+	case r.Threads < 0 || r.Threads > MaxThreads:
+		return &RangeError{Field: "Threads", Value: int64(r.Threads), Min: 0, Max: MaxThreads, Note: "0 for one per core; a build uses at most four threads per core"}
+	}
+	return nil
+}
+
+// tuning is what a test may force on every parallel scan instead of what
+// the plan chooses from the budget. The zero value forces nothing.
+type tuning struct {
+	chunkBytes   int // CSV bytes per chunk
+	chunkRecords int // records a chunk may hold
+	pauseAt      int // wrong guesses among the last 16 that pause the scanning from guesses; negative: never
+}
+
+// testTuning is a test's tuning of the scans (see tune in the tests); zero
+// outside tests.
+var testTuning tuning
+
+// plan splits the memory budget between the scan's chunks in flight, the
+// index writer's buffers w (writerFree of them outside the budget; none for
+// a verify) and the sort, for an index at idxPath of a CSV of size bytes.
+func (r Resources) plan(idxPath string, w writerShape, size int64) (*parallel, sorter.Options) {
+	limit := r.limit()
+	tu := testTuning
+	par := newParallel(r.Threads, limit, size, tu.chunkBytes, tu.chunkRecords)
+	if tu.pauseAt != 0 {
+		par.pauseAfter = max(tu.pauseAt, 0) // 0 there: never
+	}
+	dir := r.TmpDir
+	if dir == "" {
+		dir = filepath.Dir(idxPath)
+	}
+	grow := max(int64(w.most)*int64(w.size)-writerFree, 0)
+	return par, sorter.Options{MemLimit: max(limit-par.inUse-grow, 1), TmpDir: dir, TmpName: spillName(idxPath), Threads: par.threads}
+}
+
+// writeShape returns the index writer's buffers: writes of 4 MiB from a
+// budget of 512 MiB, of 1 MiB under it, as many at the start as make
+// writerFree (two at least), and up to a sixty-fourth of the budget in all,
+// 32 MiB at most, when the disk falls behind. What they take beyond
+// writerFree comes out of the sort's share (see plan).
+func (r Resources) writeShape() writerShape {
+	limit := r.limit()
+	size := int64(smallWrite)
+	if limit >= bigWriteBudget {
+		size = bigWrite
+	}
+	first := max(writerFree/size, minBuffers)
+	most := min(max(limit/64/size, first), writerMost/size)
+	return writerShape{size: int(size), first: int(first), most: int(most)}
+}
+
+// limit returns the memory budget: MemLimit, or the default when zero.
+func (r Resources) limit() int64 {
+	if r.MemLimit <= 0 {
+		return sorter.DefaultMemLimit
+	}
+	return r.MemLimit
+}
