@@ -4,16 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/csvidx/csvidx/fence"
-	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
-	"github.com/csvidx/csvidx/sorter"
 )
 
 // BuildOptions say what to index and how. The zero value indexes nothing:
@@ -39,14 +34,18 @@ type BuildOptions struct {
 	Progress func(done, total int64)
 }
 
-// spec is what defines an index's contents besides the CSV bytes.
+// spec is the dialect and the key of an index: with the CSV's bytes, what
+// defines its contents.
 type spec struct {
 	delim  byte
-	header bool
-	keyCol int // resolved column, or -1 to resolve key by name
-	key    string
-	main   *header // for a tail: the main index it extends
-	cols   int     // fields most records have, for guessing where chunks start (see guessStart); 0 unknown
+	header bool   // the first record is a header
+	keyCol int    // the key column, or -1 to resolve key by name
+	key    string // the key column's name or number, as given
+}
+
+// specOf returns the spec an index was built with, from its header.
+func specOf(h *header) spec {
+	return spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCol: int(h.keyCol)}
 }
 
 func (o *BuildOptions) spec() (spec, error) {
@@ -89,167 +88,18 @@ func Build(ctx context.Context, csvPath string, opts *BuildOptions) (*Info, erro
 	}
 	defer csv.close()
 	csv.releaseAfterScan = true
-	b, par, err := writeMain(ctx, csv, sp, idxPath, opts.Resources, opts.Progress)
+	p := &pipeline{csv: csv, spec: sp, res: opts.Resources, progress: opts.Progress}
+	b, err := p.writeMain(ctx, idxPath)
 	if err != nil {
 		return nil, err
 	}
 	info := newInfo(csvPath, idxPath, b.h, int64(b.h.size()), int64(b.h.scanned))
-	info.Build = par.buildStats()
+	info.Build = b.scan
 	info.setState()
 	if n, err := strconv.Atoi(opts.Key); err == nil && n != info.KeyColumn {
 		info.KeyNote = fmt.Sprintf("the key %q is the name of column %d, which was taken, not column %d; for column %d, give its name from the header", opts.Key, info.KeyColumn, n, n)
 	}
 	return info, nil
-}
-
-// built is what building an index file made: its header.
-type built struct {
-	h *header
-}
-
-// writeMain builds a main index at idxPath, with its fence, and replaces
-// what went with the old one: the tail is removed, the fence rewritten.
-func writeMain(ctx context.Context, csv *csvFile, sp spec, idxPath string, res Resources, progress func(done, total int64)) (*built, *parallel, error) {
-	fw, err := fence.Create(fencePath(idxPath), csv.perm)
-	if err != nil {
-		return nil, nil, fmt.Errorf("write the fence: %w", err)
-	}
-	defer fw.Abort()
-	b, par, err := writeFile(ctx, csv, sp, idxPath, res, progress, fw.Add)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := removeDerived(idxPath); err != nil {
-		return nil, nil, err
-	}
-	if err := fw.Commit(b.h.generation); err != nil {
-		return nil, nil, fmt.Errorf("write the fence: %w", err)
-	}
-	return b, par, nil
-}
-
-// writeFile builds an index file (a main index, or a tail when sp.main is
-// set) from csv and puts it at path atomically, handing the first hash of
-// every record page to fence (when not nil).
-func writeFile(ctx context.Context, csv *csvFile, sp spec, path string, res Resources, progress func(done, total int64), fence func(uint64) error) (*built, *parallel, error) {
-	out, err := atomicfile.Create(path, true, csv.perm)
-	if err != nil {
-		return nil, nil, fmt.Errorf("create index: %w", err)
-	}
-	defer out.Abort()
-	shape := res.writeShape()
-	par, so := res.plan(path, shape, int64(len(csv.data)))
-	sink, err := newFileSink(out, shape)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer sink.close()
-	b, err := buildInto(ctx, csv, sp, sink, par, so, progress, fence)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := out.Commit(); err != nil {
-		return nil, nil, fmt.Errorf("write %s: %w", path, err)
-	}
-	return b, par, nil
-}
-
-// removeDerived removes the tail and the fence of a main index that was just
-// replaced: they belong to the old one (readers would ignore them anyway, by
-// generation).
-func removeDerived(idxPath string) error {
-	for _, p := range []string{tailPath(idxPath), fencePath(idxPath)} {
-		if err := atomicfile.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	return atomicfile.SyncDir(filepath.Dir(idxPath))
-}
-
-// buildInto scans the CSV, sorts its records and writes the index pages to
-// sink. It is the whole build, shared by Build and Verify.
-func buildInto(ctx context.Context, csv *csvFile, sp spec, sink pageSink, par *parallel, so sorter.Options, progress func(done, total int64), fence func(uint64) error) (*built, error) {
-	srt := sorter.New(so)
-	defer srt.Close()
-	var h *header
-	var w *pageWriter
-	err := mapping.Guard(func() error {
-		var err error
-		if h, err = scanInto(ctx, csv, sp, par, srt, progress); err != nil {
-			return err
-		}
-		w = newPageWriter(sink, fence)
-		err = srt.Finish(func(batch []sorter.Record) error {
-			if csv.releaseAfterScan {
-				csv.release() // the sort has its buffers (see release); once, however often called
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			return w.add(batch)
-		})
-		if err != nil {
-			return err
-		}
-		return w.finish(h)
-	}, csv.m)
-	if err == mapping.ErrFault {
-		err = fmt.Errorf("%s: %w", csv.path, ErrChanged)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &built{h: h}, nil
-}
-
-const (
-	batchRecords  = 1 << 14  // records handed to the sorter at a time
-	progressEvery = 64 << 20 // CSV bytes between progress reports and cancellation checks
-)
-
-// scanInto reads the records of the CSV and adds the keyed ones to srt: all
-// of them for a main index, those from the main index's resume offset on
-// for a tail (sp.main set). It returns the header of the index, short of
-// what only the writer knows.
-func scanInto(ctx context.Context, csv *csvFile, sp spec, par *parallel, srt *sorter.Sorter, progress func(done, total int64)) (*header, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	data := csv.data
-	var h *header
-	var start int
-	if sp.main != nil {
-		h, start = tailHeader(sp.main, len(data))
-	} else {
-		var err error
-		if h, start, err = mainHeader(csv, &sp); err != nil {
-			return nil, err
-		}
-	}
-	h.scanned = uint64(len(data))
-	h.headChecksum, h.tailChecksum = fingerprint(data)
-	sp.keyCol = int(h.keyCol)
-
-	t, stats, err := scanRecords(ctx, csv, start, sp, par, srt, progress)
-	if err != nil {
-		return nil, err
-	}
-	par.stats = stats
-	if sp.main == nil && t.rows > 0 && t.short == t.rows {
-		return nil, noKeyColumn(csv, sp, h)
-	}
-	h.rows, h.shortRows, h.blanks = t.rows, t.short, h.blanks+t.blanks
-	h.resume = uint64(len(data))
-	if t.resume >= 0 {
-		h.resume = uint64(t.resume)
-	}
-	if sp.main == nil && h.headerEnd > 0 && data[h.headerEnd-1] != '\n' {
-		h.resume = h.headerStart // an unterminated header: the next scan starts over
-	}
-	if progress != nil {
-		progress(int64(len(data)), int64(len(data)))
-	}
-	return h, nil
 }
 
 // mainHeader starts the header of a main index: it finds the CSV's header
@@ -294,14 +144,14 @@ func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 
 // noKeyColumn is the error for a build in which no row has the key column:
 // a column number beyond the rows' fields, or the wrong delimiter.
-func noKeyColumn(csv *csvFile, sp spec, h *header) error {
+func noKeyColumn(csv *csvFile, delim byte, h *header) error {
 	what := "no header"
 	if h.headerEnd > 0 {
-		fields, _, _ := scan.Fields(csv.data, int(h.headerStart), sp.delim)
+		fields, _, _ := scan.Fields(csv.data, int(h.headerStart), delim)
 		what = "the header has " + describeFields(fields)
 	}
 	return fmt.Errorf("%s: %w %d (%s; delimiter %q); give a column that exists, or the file's delimiter",
-		csv.path, ErrNoKeys, sp.keyCol, what, string([]byte{sp.delim}))
+		csv.path, ErrNoKeys, h.keyCol, what, string([]byte{delim}))
 }
 
 // tailHeader starts the header of a tail that extends main: same dialect,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/csvidx/csvidx/scan/chunked"
 	"github.com/csvidx/csvidx/sorter"
 )
 
@@ -64,34 +65,22 @@ func (r Resources) Validate() error {
 	return nil
 }
 
-// tuning is what a test may force on every parallel scan instead of what
-// the plan chooses from the budget. The zero value forces nothing.
-type tuning struct {
-	chunkBytes   int // CSV bytes per chunk
-	chunkRecords int // records a chunk may hold
-	pauseAt      int // wrong guesses among the last 16 that pause the scanning from guesses; negative: never
-}
-
-// testTuning is a test's tuning of the scans (see tune in the tests); zero
-// outside tests.
-var testTuning tuning
+// testTuning is what a test forces on every scan's plan (see tune in the
+// tests); zero outside tests.
+var testTuning chunked.Tuning
 
 // plan splits the memory budget between the scan's chunks in flight, the
 // index writer's buffers w (writerFree of them outside the budget; none for
 // a verify) and the sort, for an index at idxPath of a CSV of size bytes.
-func (r Resources) plan(idxPath string, w writerShape, size int64) (*parallel, sorter.Options) {
+func (r Resources) plan(idxPath string, w writerShape, size int64) (chunked.Plan, sorter.Options) {
 	limit := r.limit()
-	tu := testTuning
-	par := newParallel(r.Threads, limit, size, tu.chunkBytes, tu.chunkRecords)
-	if tu.pauseAt != 0 {
-		par.pauseAfter = max(tu.pauseAt, 0) // 0 there: never
-	}
+	plan := chunked.NewPlan(r.Threads, limit, size, testTuning)
 	dir := r.TmpDir
 	if dir == "" {
 		dir = filepath.Dir(idxPath)
 	}
 	grow := max(int64(w.most)*int64(w.size)-writerFree, 0)
-	return par, sorter.Options{MemLimit: max(limit-par.inUse-grow, 1), TmpDir: dir, TmpName: spillName(idxPath), Threads: par.threads}
+	return plan, sorter.Options{MemLimit: max(limit-plan.Memory-grow, 1), TmpDir: dir, TmpName: spillName(idxPath), Threads: plan.Threads}
 }
 
 // writeShape returns the index writer's buffers: writes of 4 MiB from a

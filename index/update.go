@@ -101,14 +101,14 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 	case h.flags&flagHeader != 0 && (h.headerEnd == 0 || h.resume < h.headerEnd):
 		// The header record was missing or unterminated: it may have changed, and with it
 		// the key column's name. Build again, with the key column the index has.
-		sp := spec{delim: h.delim, header: true, keyCol: int(h.keyCol)}
-		if _, _, err := writeMain(ctx, csv, sp, idxPath, opts.Resources, opts.Progress); err != nil {
+		p := &pipeline{csv: csv, spec: specOf(h), res: opts.Resources, progress: opts.Progress}
+		if _, err := p.writeMain(ctx, idxPath); err != nil {
 			return nil, err
 		}
 		res.Action = "rebuild"
 	default:
-		sp := spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCol: int(h.keyCol), main: h}
-		tb, _, err := writeFile(ctx, csv, sp, tailPath(idxPath), opts.Resources, opts.Progress, nil)
+		p := &pipeline{csv: csv, spec: specOf(h), main: h, res: opts.Resources, progress: opts.Progress}
+		tb, err := p.writeFile(ctx, tailPath(idxPath))
 		if err != nil {
 			return nil, err
 		}

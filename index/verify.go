@@ -76,20 +76,20 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 		return nil, err
 	}
 	defer csv.close()
-	sp := spec{delim: main.h.delim, header: main.h.flags&flagHeader != 0, keyCol: int(main.h.keyCol)}
 	for _, p := range []*part{main, tail} {
 		if p == nil {
 			continue
 		}
+		var extends *header // for the tail, the main index it extends
 		if p == tail {
-			sp.main = main.h
+			extends = main.h
 		}
 		var fc *fenceCheck
 		if p == main {
 			fc = newFenceCheck(ix.fence)
 			defer fc.close()
 		}
-		diffs, fresh, err := verifyPart(ctx, csv, p, sp, opts, fc)
+		diffs, fresh, err := verifyPart(ctx, csv, p, extends, opts, fc)
 		if err != nil {
 			return nil, err
 		}
@@ -105,9 +105,10 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 	return res, nil
 }
 
-// verifyPart rebuilds one index file, over the CSV bytes it covers, and
-// compares it with the file, and the fence it makes with fc (when not nil).
-func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *VerifyOptions, fc *fenceCheck) ([]string, *built, error) {
+// verifyPart rebuilds one index file (a tail when it extends a main index),
+// over the CSV bytes it covers, and compares it with the file, and the fence
+// it makes with fc (when not nil).
+func verifyPart(ctx context.Context, csv *csvFile, p *part, extends *header, opts *VerifyOptions, fc *fenceCheck) ([]string, *built, error) {
 	old := p.h
 	if uint64(len(csv.data)) < old.scanned {
 		return []string{fmt.Sprintf("%s shrank from %d to %d bytes since %s was built; %s",
@@ -117,12 +118,11 @@ func verifyPart(ctx context.Context, csv *csvFile, p *part, sp spec, opts *Verif
 	covered.data = csv.data[:old.scanned]
 	p.m.Advise(mapping.Sequential) // the comparison reads the file from end to end
 	sink := &compareSink{old: p.data}
-	par, so := opts.Resources.plan(p.path, writerShape{}, int64(len(covered.data))) // the pages are compared, not written
-	var fence func(uint64) error
+	pl := &pipeline{csv: &covered, spec: specOf(old), main: extends, res: opts.Resources, progress: opts.Progress}
 	if fc != nil {
-		fence = fc.add
+		pl.fence = fc.add
 	}
-	fresh, err := buildInto(ctx, &covered, sp, sink, par, so, opts.Progress, fence)
+	fresh, err := pl.run(ctx, p.path, writerShape{}, sink) // the pages are compared, not written
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,30 +3,26 @@ package index
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"testing"
 
-	"github.com/csvidx/csvidx/internal/mapping"
-	"github.com/csvidx/csvidx/sorter"
+	"github.com/csvidx/csvidx/scan/chunked"
 )
 
 // buildBytes builds the index of the CSV at p with res, and the scan tuned
-// as tu says if given (see tuning), and returns its bytes and the build's
+// as tu says if given (see chunked.Tuning), and returns its bytes and the build's
 // statistics.
-func buildBytes(t *testing.T, p string, key string, noHeader bool, res Resources, tu ...tuning) ([]byte, *BuildStats) {
+func buildBytes(t *testing.T, p string, key string, noHeader bool, res Resources, tu ...chunked.Tuning) ([]byte, *BuildStats) {
 	t.Helper()
 	old := testTuning
 	if len(tu) > 0 {
 		testTuning = tu[0]
 	} else {
-		testTuning = tuning{}
+		testTuning = chunked.Tuning{}
 	}
 	defer func() { testTuning = old }()
 	out := filepath.Join(t.TempDir(), "i.csvidx")
@@ -45,15 +41,23 @@ func buildBytes(t *testing.T, p string, key string, noHeader bool, res Resources
 // (quotes, delimiters, \n, \r) at chunk sizes of 1 to 40 bytes: wrong
 // guesses are common, and every index must equal the sequential one, header
 // counts included. The repairs must add up, or the repair path went untested.
-// A third of the inputs let a chunk hold only 1 or 3 records, so that chunks
-// stop early and the stitcher scans their rest, after right and wrong guesses.
-// A third of the builds pause the guessing after pauseAfter wrong guesses in
-// a row, a third after every wrong guess, so that chunks scanned in order mix
-// with all the others, and a third never, so that every wrong guess is
-// repaired; the chunks scanned in order must add up too.
+// The inputs take turns through the records a chunk may hold (the plan's, or
+// only 1 or 3, so that chunks stop early and the stitcher scans their rest,
+// after right and wrong guesses) and through the pauses of the guessing (the
+// plan's, at every wrong guess, so that chunks scanned in order mix with all
+// the others, or never, so that every wrong guess is repaired); the chunks
+// scanned in order must add up too.
 func TestParallelGarbage(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 31))
 	alphabet := []byte("ab1 ,\"\n\r")
+	holds := []struct {
+		name string
+		tu   chunked.Tuning
+	}{{"the plan's records a chunk", chunked.Tuning{}}, {"1 record a chunk", chunked.Tuning{ChunkRecords: 1}}, {"3 records a chunk", chunked.Tuning{ChunkRecords: 3}}}
+	pauses := []struct {
+		name string
+		tu   chunked.Tuning
+	}{{"the plan's pause", chunked.Tuning{}}, {"a pause at every wrong guess", chunked.Tuning{PauseAt: 1}}, {"no pause", chunked.Tuning{NeverPause: true}}}
 	repairs, skipped, full, inOrder, builds := 0, 0, 0, 0, 0
 	for i := 0; i < 300; i++ {
 		// A clean header and first row: a first record with a lone \r, or
@@ -65,12 +69,13 @@ func TestParallelGarbage(t *testing.T) {
 		data = append([]byte("a,b\na,b\n"), data...)
 		p := writeCSV(t, string(data))
 		want, _ := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 1})
-		most := []int{0, 1, 3}[i/3%3]
+		hold, pause := holds[i/3%3], pauses[i/9%3]
 		for _, chunk := range []int{1, 2, 3, 5, 8, 13, 40} {
-			got, st := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 2 + i%3}, tuning{chunkBytes: chunk, chunkRecords: most, pauseAt: []int{0, 1, -1}[i/9%3]})
+			tu := chunked.Tuning{ChunkBytes: chunk, ChunkRecords: hold.tu.ChunkRecords, PauseAt: pause.tu.PauseAt, NeverPause: pause.tu.NeverPause}
+			got, st := buildBytes(t, p, "1", i%2 == 0, Resources{Threads: 2 + i%3}, tu)
 			builds++
 			if !bytes.Equal(got, want) {
-				t.Fatalf("input %d (%q) at chunk size %d, %d records a chunk: the parallel index differs from the sequential one", i, data, chunk, most)
+				t.Fatalf("input %d (%q) at chunk size %d, %s, %s: the parallel index differs from the sequential one", i, data, chunk, hold.name, pause.name)
 			}
 			repairs += st.Repairs
 			skipped += st.Skipped
@@ -112,48 +117,6 @@ func TestParallelShortRows(t *testing.T) {
 	}
 }
 
-// TestParallelScansCounted: the stitcher counts each of its scans in order
-// (repairs, the rest of full chunks, chunks left to it) among the scans
-// running, which hold the workers back (see guesser), and every scan counted
-// ends: on random garbage at small chunk sizes, with every kind of chunk.
-func TestParallelScansCounted(t *testing.T) {
-	r := rand.New(rand.NewPCG(34, 34))
-	alphabet := []byte("ab1 ,\"\n\r")
-	var sum scanStats
-	for i := 0; i < 60; i++ {
-		data := make([]byte, 200+r.IntN(300))
-		for j := range data {
-			data[j] = alphabet[r.IntN(len(alphabet))]
-		}
-		csv, err := openCSV(writeCSV(t, string(data)), mapping.Sequential)
-		if err != nil {
-			t.Fatal(err)
-		}
-		par := newParallel(2, 1<<20, 0, 7, []int{0, 2}[i%2])
-		par.pauseAfter = []int{0, 1}[i/2%2]
-		srt := sorter.New(sorter.Options{MemLimit: 1 << 20, Threads: 2, TmpDir: t.TempDir()})
-		_, st, err := scanParallel(context.Background(), csv, 0, spec{delim: ',', keyCol: 1}, par, srt, nil)
-		srt.Close()
-		csv.close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := par.guesses
-		if inOrder := st.repairs + st.full + st.inOrder; g.begun != inOrder {
-			t.Fatalf("input %d: the stitcher counted %d scans of its own; it made %d (%d repairs, %d full, %d left to it)", i, g.begun, inOrder, st.repairs, st.full, st.inOrder)
-		}
-		if n := g.scans.Load(); n != 0 {
-			t.Fatalf("input %d: %d scans still counted as running after the scan", i, n)
-		}
-		sum.repairs += st.repairs
-		sum.full += st.full
-		sum.inOrder += st.inOrder
-	}
-	if sum.repairs == 0 || sum.full == 0 || sum.inOrder == 0 {
-		t.Fatalf("%d repairs, %d full chunks, %d left to the stitcher in all: want some of each", sum.repairs, sum.full, sum.inOrder)
-	}
-}
-
 // TestParallelStructured builds generated CSVs with multi-line fields, CRLF,
 // blank and short rows, with and without an unterminated last row, at 2 and
 // 5 threads, chunk sizes from 7 bytes to megabytes, and with spills.
@@ -167,14 +130,14 @@ func TestParallelStructured(t *testing.T) {
 			for _, chunk := range []int{7, 64, 1000, 1 << 20} {
 				for _, limit := range []int64{0, 64} {
 					name := fmt.Sprintf("csv%d/threads=%d/chunk=%d/limit=%d", i, threads, chunk, limit)
-					got, _ := buildBytes(t, p, "1", false, Resources{Threads: threads, MemLimit: limit, TmpDir: t.TempDir()}, tuning{chunkBytes: chunk})
+					got, _ := buildBytes(t, p, "1", false, Resources{Threads: threads, MemLimit: limit, TmpDir: t.TempDir()}, chunked.Tuning{ChunkBytes: chunk})
 					if !bytes.Equal(got, want) {
 						t.Fatalf("%s: the index differs from the sequential one", name)
 					}
 				}
 			}
 		}
-		tune(t, tuning{chunkBytes: 50})
+		tune(t, chunked.Tuning{ChunkBytes: 50})
 		res, err := Verify(context.Background(), p, &VerifyOptions{Resources: Resources{Threads: 3}})
 		if err == nil {
 			t.Fatalf("Verify of a CSV with no index: %+v", res)
@@ -205,7 +168,7 @@ func TestParallelNoRepairs(t *testing.T) {
 		p := writeCSV(t, c.data)
 		want, _ := buildBytes(t, p, "user", false, Resources{Threads: 1})
 		for _, chunk := range c.chunks {
-			got, st := buildBytes(t, p, "user", false, Resources{Threads: 2}, tuning{chunkBytes: chunk})
+			got, st := buildBytes(t, p, "user", false, Resources{Threads: 2}, chunked.Tuning{ChunkBytes: chunk})
 			if !bytes.Equal(got, want) {
 				t.Fatalf("chunk %d: the index differs from the sequential one", chunk)
 			}
@@ -239,7 +202,7 @@ func TestParallelMultilineGuesses(t *testing.T) {
 	p := writeCSV(t, b.String())
 	want, _ := buildBytes(t, p, "user", false, Resources{Threads: 1})
 	for _, chunk := range []int{1000, 4096} {
-		got, st := buildBytes(t, p, "user", false, Resources{Threads: 2}, tuning{chunkBytes: chunk})
+		got, st := buildBytes(t, p, "user", false, Resources{Threads: 2}, chunked.Tuning{ChunkBytes: chunk})
 		if !bytes.Equal(got, want) {
 			t.Fatalf("chunk %d: the index differs from the sequential one", chunk)
 		}
@@ -264,27 +227,28 @@ func hostileRows(b *bytes.Buffer, n int) {
 }
 
 // TestParallelWrongGuessesPause: on a file whose newlines are mostly inside
-// quotes, nearly every guess is wrong; once pauseAfter of the last 16 are, the workers
+// quotes, nearly every guess is wrong; once pauseAt of the last 16 are, the workers
 // only guess where chunks start and the stitcher scans the chunks in order,
 // checking the guesses. Where the file turns ordinary, right guesses resume
 // the scanning from guesses. The index is the sequential one throughout.
 func TestParallelWrongGuessesPause(t *testing.T) {
-	const chunk = 1000
+	const chunk, pauseAt = 1000, 12 // pauseAt as the plan's
+	tu := chunked.Tuning{ChunkBytes: chunk, PauseAt: pauseAt}
 	var b bytes.Buffer
 	b.WriteString("id,key,note\n")
 	hostileRows(&b, 5000)
 	hostile := b.Len() / chunk // chunks of the hostile part
 	p := writeCSV(t, b.String())
 	want, _ := buildBytes(t, p, "key", false, Resources{Threads: 1})
-	got, st := buildBytes(t, p, "key", false, Resources{Threads: 2}, tuning{chunkBytes: chunk})
+	got, st := buildBytes(t, p, "key", false, Resources{Threads: 2}, tu)
 	if !bytes.Equal(got, want) {
 		t.Fatal("hostile file: the index differs from the sequential one")
 	}
-	// Repaired: at most the first pauseAfter wrong guesses and the chunks in
-	// flight then; resumeAfter right guesses in a row (each about one in
+	// Repaired: at most the first pauseAt wrong guesses and the chunks in
+	// flight then; four right guesses in a row (resuming) (each about one in
 	// twelve here) would cost as many again. Without the pause, one chunk in three or more.
-	if st.InOrder < st.Chunks*3/4 || st.Repairs > 2*(pauseAfter+8) {
-		t.Fatalf("hostile file: %d chunks, %d repaired, %d in order; want nearly all in order, at most %d repaired", st.Chunks, st.Repairs, st.InOrder, 2*(pauseAfter+8))
+	if st.InOrder < st.Chunks*3/4 || st.Repairs > 2*(pauseAt+8) {
+		t.Fatalf("hostile file: %d chunks, %d repaired, %d in order; want nearly all in order, at most %d repaired", st.Chunks, st.Repairs, st.InOrder, 2*(pauseAt+8))
 	}
 	t.Logf("hostile: %d chunks, %d repaired and %d in order", st.Chunks, st.Repairs, st.InOrder)
 
@@ -293,13 +257,13 @@ func TestParallelWrongGuessesPause(t *testing.T) {
 	}
 	p = writeCSV(t, b.String())
 	want, _ = buildBytes(t, p, "key", false, Resources{Threads: 1})
-	got, st = buildBytes(t, p, "key", false, Resources{Threads: 3}, tuning{chunkBytes: chunk})
+	got, st = buildBytes(t, p, "key", false, Resources{Threads: 3}, tu)
 	if !bytes.Equal(got, want) {
 		t.Fatal("hostile, then ordinary: the index differs from the sequential one")
 	}
 	// The ordinary stretch is mostly scanned by the workers (its chunks
 	// are left to the stitcher only while it scans one, a chunk in three).
-	if ordinary := st.Chunks - hostile; st.InOrder > hostile+ordinary/2 || st.Repairs > 2*(pauseAfter+8) {
+	if ordinary := st.Chunks - hostile; st.InOrder > hostile+ordinary/2 || st.Repairs > 2*(pauseAt+8) {
 		t.Fatalf("hostile, then ordinary: %d chunks (%d hostile), %d repaired, %d in order; want the scanning from guesses resumed in the ordinary part, and right there", st.Chunks, hostile, st.Repairs, st.InOrder)
 	}
 	t.Logf("hostile, then ordinary: %d chunks (%d hostile), %d repaired, %d in order", st.Chunks, hostile, st.Repairs, st.InOrder)
@@ -316,7 +280,7 @@ func TestParallelErrors(t *testing.T) {
 	old, _ := os.ReadFile(DefaultIndexPath(p))
 
 	missing := filepath.Join(t.TempDir(), "gone")
-	tune(t, tuning{chunkBytes: 100})
+	tune(t, chunked.Tuning{ChunkBytes: 100})
 	_, err := Build(context.Background(), p, &BuildOptions{Key: "1", Resources: Resources{Threads: 3, MemLimit: 1, TmpDir: missing}})
 	if err == nil {
 		t.Fatal("a build that cannot spill succeeded")
@@ -365,7 +329,7 @@ func TestParallelMemoryPerChunk(t *testing.T) {
 			}
 		}
 		out := filepath.Join(t.TempDir(), "i.csvidx")
-		tune(t, tuning{chunkBytes: chunk})
+		tune(t, chunked.Tuning{ChunkBytes: chunk})
 		_, err := Build(context.Background(), p, &BuildOptions{Key: "key", IndexPath: out, Progress: progress,
 			Resources: Resources{Threads: 2}})
 		if err != nil {
@@ -376,113 +340,5 @@ func TestParallelMemoryPerChunk(t *testing.T) {
 	few, many := heapAfterScan(256), heapAfterScan(64)
 	if many > few+1<<20 {
 		t.Errorf("heap after the scan: %d bytes in 64-byte chunks, %d in 256-byte ones: the scan keeps memory per chunk", many, few)
-	}
-}
-
-// TestScanChunkTruncated: a CSV cut short after it was mapped makes a
-// worker's guess, and its scan, fail with ErrChanged, never kill the process
-// with SIGBUS.
-func TestScanChunkTruncated(t *testing.T) {
-	var b bytes.Buffer
-	for b.Len() < 256<<10 {
-		fmt.Fprintf(&b, "%d,k\n", b.Len())
-	}
-	p := writeCSV(t, b.String())
-	csv, err := openCSV(p, mapping.Sequential)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer csv.close()
-	if err := os.Truncate(p, 0); err != nil {
-		t.Fatal(err)
-	}
-	for _, fromGuess := range []bool{false, true} {
-		r, _ := scanChunk(csv, 3, 0, 100<<10, 120<<10, spec{delim: ',', keyCol: 0}, nil, 100, fromGuess)
-		if !errors.Is(r.err, ErrChanged) {
-			t.Fatalf("scanning from the guess %v: %v; want ErrChanged", fromGuess, r.err)
-		}
-	}
-}
-
-// TestScanChunkHoldsAtMost: a chunk's records never take more room than
-// most, however its buffer grows (append's growth rounds up past it), and a
-// chunk stopped there ends at a record's end, from which a scan finds the
-// rest: together the records of a whole scan, in order.
-func TestScanChunkHoldsAtMost(t *testing.T) {
-	var b bytes.Buffer
-	for i := 0; i < 50000; i++ {
-		fmt.Fprintf(&b, "%d,k\n", i%10)
-	}
-	csv, err := openCSV(writeCSV(t, b.String()), mapping.Sequential)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer csv.close()
-	sp := spec{delim: ',', keyCol: 0}
-	var all []sorter.Record
-	if _, _, err := scanRange(csv.data, 0, math.MaxInt, sp, nil, collect(&all, math.MaxInt)); err != nil {
-		t.Fatal(err)
-	}
-	for _, most := range []int{1, 7, 1000, 12345, 49999, 50000, 50001} {
-		recs := make([]sorter.Record, 0, 5)
-		r, recs := scanChunk(csv, 0, 0, 0, math.MaxInt, sp, recs, most, true)
-		if r.err != nil {
-			t.Fatal(r.err)
-		}
-		if len(recs) > most || cap(recs) > most {
-			t.Fatalf("most %d: %d records in a buffer of %d", most, len(recs), cap(recs))
-		}
-		// A chunk that reaches most stops, even at its last record.
-		if full := most <= len(all); r.full != full {
-			t.Fatalf("most %d: full = %v, want %v", most, r.full, full)
-		}
-		got := slices.Clone(recs)
-		if r.full {
-			var rest []sorter.Record
-			if _, _, err := scanRange(csv.data, r.stop, math.MaxInt, sp, nil, collect(&rest, math.MaxInt)); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, rest...)
-		}
-		if !slices.Equal(got, all) {
-			t.Fatalf("most %d: %d records in the chunk and its rest, want the %d of a whole scan", most, len(got), len(all))
-		}
-	}
-}
-
-// TestParallelBounded: however many threads are asked for, a scan gets no
-// more workers than maxPerCore per core, than there are chunks, or than the
-// budget's share for chunks holds; and the chunks in flight fit that share.
-func TestParallelBounded(t *testing.T) {
-	cores := runtime.NumCPU()
-	for _, c := range []struct {
-		name    string
-		threads int
-		budget  int64
-		size    int64
-		most    int // workers at most
-	}{
-		{"Absurd", 100_000, 1 << 30, 1 << 40, maxPerCore * cores},
-		{"TwoRows", 1000, 1 << 30, 20, 1},
-		{"FewChunks", 64, 1 << 30, 3 << 20, maxPerCore * cores},
-		{"TinyBudget", 1000, 1 << 20, 1 << 40, 1},
-		{"SmallBudget", 1000, 64 << 20, 1 << 40, int(64 << 20 / 16 / floorPerWorker)},
-		{"Default", 0, 1 << 30, 1 << 40, cores},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			p := newParallel(c.threads, c.budget, c.size, 0, 0)
-			if p.threads < 1 || p.threads > c.most {
-				t.Fatalf("%d threads for %d asked, want 1 to %d", p.threads, c.threads, c.most)
-			}
-			if p.threads > 1 {
-				if chunks := (c.size + int64(p.chunk) - 1) / int64(p.chunk); int64(p.threads) > chunks {
-					t.Fatalf("%d threads for %d chunks", p.threads, chunks)
-				}
-				window := int64(p.threads*chunksPerWorker + p.threads)
-				if mem := window * int64(p.most) * 33 * recordMem / 16; mem > c.budget/16 {
-					t.Fatalf("%d threads: the chunks in flight may take %d bytes, more than the share %d", p.threads, mem, c.budget/16)
-				}
-			}
-		})
 	}
 }

@@ -1,0 +1,188 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/internal/atomicfile"
+	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/scan/chunked"
+	"github.com/csvidx/csvidx/sorter"
+)
+
+// A pipeline is the one write path of an index file, shared by Build,
+// Update and Verify: it scans the CSV's keyed records (package chunked),
+// sorts them (package sorter) and packs them into sealed pages for a sink
+// (pageWriter): a new file, or Verify's comparison with the old one.
+type pipeline struct {
+	csv  *csvFile
+	spec spec
+	// main is, for a tail, the main index it extends: the tail indexes the
+	// CSV from where main stops. Nil for a main index.
+	main *header
+	res  Resources
+	// progress, when set, is called now and then with the CSV bytes
+	// scanned so far and the CSV's size.
+	progress func(done, total int64)
+	// fence, when set, takes the first hash of every record page: the
+	// fence file's entries, or Verify's check of them.
+	fence func(first uint64) error
+}
+
+// built is what the pipeline made: the index file's header, and how its
+// scan went.
+type built struct {
+	h    *header
+	scan *BuildStats
+}
+
+// writeMain builds a main index at idxPath, with its fence, and replaces
+// what went with the old one: the tail is removed, the fence rewritten.
+func (p *pipeline) writeMain(ctx context.Context, idxPath string) (*built, error) {
+	fw, err := fence.Create(fencePath(idxPath), p.csv.perm)
+	if err != nil {
+		return nil, fmt.Errorf("write the fence: %w", err)
+	}
+	defer fw.Abort()
+	p.fence = fw.Add
+	b, err := p.writeFile(ctx, idxPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := removeDerived(idxPath); err != nil {
+		return nil, err
+	}
+	if err := fw.Commit(b.h.generation); err != nil {
+		return nil, fmt.Errorf("write the fence: %w", err)
+	}
+	return b, nil
+}
+
+// writeFile builds an index file (a main index, or a tail when p.main is
+// set) and puts it at path atomically.
+func (p *pipeline) writeFile(ctx context.Context, path string) (*built, error) {
+	out, err := atomicfile.Create(path, true, p.csv.perm)
+	if err != nil {
+		return nil, fmt.Errorf("create index: %w", err)
+	}
+	defer out.Abort()
+	shape := p.res.writeShape()
+	sink, err := newFileSink(out, shape)
+	if err != nil {
+		return nil, err
+	}
+	defer sink.close()
+	b, err := p.run(ctx, path, shape, sink)
+	if err != nil {
+		return nil, err
+	}
+	if err := out.Commit(); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// removeDerived removes the tail and the fence of a main index that was just
+// replaced: they belong to the old one (readers would ignore them anyway, by
+// generation).
+func removeDerived(idxPath string) error {
+	for _, p := range []string{tailPath(idxPath), fencePath(idxPath)} {
+		if err := atomicfile.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return atomicfile.SyncDir(filepath.Dir(idxPath))
+}
+
+// run scans the CSV, sorts its records and writes the index pages to sink,
+// for an index file at path whose writer buffers as shape says (the zero
+// shape for a sink that writes nothing).
+func (p *pipeline) run(ctx context.Context, path string, shape writerShape, sink pageSink) (*built, error) {
+	plan, so := p.res.plan(path, shape, int64(len(p.csv.data)))
+	srt := sorter.New(so)
+	defer srt.Close()
+	var b *built
+	err := mapping.Guard(func() error {
+		var err error
+		if b, err = p.scan(ctx, plan, srt); err != nil {
+			return err
+		}
+		return p.write(ctx, srt, sink, b.h)
+	}, p.csv.m)
+	if errors.Is(err, mapping.ErrFault) {
+		err = fmt.Errorf("%s: %w", p.csv.path, ErrChanged)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// scan reads the records of the CSV as plan says and adds the keyed ones
+// to srt: all of them for a main index, those from the main index's resume
+// offset on for a tail. It returns the header of the index, short of what
+// only the writer knows.
+func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sorter) (*built, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	csv, sp := p.csv, p.spec
+	data := csv.data
+	var h *header
+	var start int
+	if p.main != nil {
+		h, start = tailHeader(p.main, len(data))
+	} else {
+		var err error
+		if h, start, err = mainHeader(csv, &sp); err != nil {
+			return nil, err
+		}
+	}
+	h.scanned = uint64(len(data))
+	h.headChecksum, h.tailChecksum = fingerprint(data)
+
+	s := chunked.Scan{Data: data, Map: csv.m, Delim: sp.delim, KeyCol: int(h.keyCol), Hash: testHash, Plan: plan, Progress: p.progress}
+	r, err := s.Run(ctx, start, srt)
+	if err != nil {
+		return nil, err
+	}
+	if p.main == nil && r.Rows > 0 && r.Short == r.Rows {
+		return nil, noKeyColumn(csv, sp.delim, h)
+	}
+	h.rows, h.shortRows, h.blanks = r.Rows, r.Short, h.blanks+r.Blanks
+	h.resume = uint64(len(data))
+	if r.Resume >= 0 {
+		h.resume = uint64(r.Resume)
+	}
+	if p.main == nil && h.headerEnd > 0 && data[h.headerEnd-1] != '\n' {
+		h.resume = h.headerStart // an unterminated header: the next scan starts over
+	}
+	if p.progress != nil {
+		p.progress(int64(len(data)), int64(len(data)))
+	}
+	st := &BuildStats{Threads: plan.Threads, Chunks: r.Chunks, Repairs: r.Repairs, Skipped: r.Skipped, Full: r.Full, InOrder: r.InOrder}
+	return &built{h: h, scan: st}, nil
+}
+
+// write takes the sorted records from srt and writes them as pages to sink,
+// then the header h.
+func (p *pipeline) write(ctx context.Context, srt *sorter.Sorter, sink pageSink, h *header) error {
+	w := newPageWriter(sink, p.fence)
+	err := srt.Finish(func(batch []sorter.Record) error {
+		if p.csv.releaseAfterScan {
+			p.csv.release() // the sort has its buffers (see release); once, however often called
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return w.add(batch)
+	})
+	if err != nil {
+		return err
+	}
+	return w.finish(h)
+}

@@ -1,0 +1,112 @@
+package chunked
+
+import (
+	"errors"
+
+	"github.com/csvidx/csvidx/internal/xxh3"
+	"github.com/csvidx/csvidx/scan"
+	"github.com/csvidx/csvidx/sorter"
+)
+
+// errChunkFull stops a chunk's scan when it holds as many records as it may:
+// the stitcher scans the rest.
+var errChunkFull = errors.New("chunk full")
+
+// An adder takes a full buffer of records from scanRange and returns the
+// buffer to go on with.
+type adder func([]sorter.Record) ([]sorter.Record, error)
+
+// scanRange scans the records of s.Data that start at or after from and
+// before limit, appending their index records to buf and calling add
+// whenever it is full, and once at the end if it holds any. It returns
+// where it stopped: the end of the last record read. If add returns
+// errChunkFull before the range's end, scanRange stops there and returns
+// it, with where it stopped and what it counted: a scan from that point
+// finds the rest.
+func (s *Scan) scanRange(from, limit int, buf []sorter.Record, add adder) (int, Tally, error) {
+	sc, err := scan.New(s.Data, s.Delim, s.KeyCol)
+	if err != nil {
+		return 0, Tally{}, err
+	}
+	sc.Reset(from)
+	sc.SetLimit(limit)
+	t := Tally{Resume: -1}
+	batch := buf[:0]
+	var long *xxh3.Hasher // for keys the scanner calls long
+	custom := s.Hash
+	for sc.Next() {
+		t.Rows++
+		if !sc.Terminated() {
+			t.Resume = int64(sc.Start())
+		}
+		var h uint64
+		if sc.LongKey() && custom == nil {
+			h = hashLong(sc, &long) // only xxh3 can take a key in pieces
+		} else if key, ok := sc.Key(); ok {
+			if custom != nil {
+				h = custom(key)
+			} else {
+				h = xxh3.Hash(key) // a direct call: this loop runs once per row
+			}
+		} else {
+			t.Short++
+			continue
+		}
+		batch = append(batch, sorter.Record{Hash: h, Offset: uint64(sc.Start())})
+		if len(batch) == cap(batch) {
+			if batch, err = add(batch); err == errChunkFull {
+				t.Blanks = uint64(sc.Blanks())
+				return sc.Pos(), t, err
+			} else if err != nil {
+				return 0, t, err
+			}
+		}
+	}
+	t.Blanks = uint64(sc.Blanks())
+	if len(batch) > 0 {
+		// errChunkFull here comes with the range read to its end: success.
+		if _, err := add(batch); err != nil && err != errChunkFull {
+			return 0, t, err
+		}
+	}
+	return sc.Pos(), t, nil
+}
+
+// toSink returns an adder that hands each batch to sink.Add and reuses the
+// batch buffer.
+func toSink(sink Sink) adder {
+	return func(b []sorter.Record) ([]sorter.Record, error) { return b[:0], sink.Add(b) }
+}
+
+// collect returns an adder that keeps every record in the one buffer,
+// growing it when full up to limit records, and leaves the records in
+// *recs: a chunk's records are gathered where they are scanned, not copied
+// from batches. At limit records it returns errChunkFull.
+func collect(recs *[]sorter.Record, limit int) adder {
+	return func(b []sorter.Record) ([]sorter.Record, error) {
+		*recs = b
+		if len(b) >= limit {
+			return b, errChunkFull
+		}
+		if len(b) == cap(b) {
+			// Room for as many again, up to limit, and no more: append's
+			// growth would round the array up past it.
+			grown := make([]sorter.Record, len(b), len(b)+min(len(b), limit-len(b)))
+			copy(grown, b)
+			b = grown
+		}
+		return b, nil
+	}
+}
+
+// hashLong hashes the current key, a long one that needs unescaping (over
+// 64 KiB), as the scanner streams it: a key field of gigabytes takes no
+// memory. The result is xxh3.Hash of the decoded key.
+func hashLong(s *scan.Scanner, h **xxh3.Hasher) uint64 {
+	if *h == nil {
+		*h = xxh3.New()
+	}
+	(*h).Reset()
+	s.WriteKey(*h) // a Hasher's Write never fails
+	return (*h).Sum64()
+}

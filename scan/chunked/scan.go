@@ -1,0 +1,125 @@
+package chunked
+
+import (
+	"context"
+	"math"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/sorter"
+)
+
+// A Scan reads the records of a CSV in memory and makes an index record
+// (the key's hash, the record's offset) of every one that has the key
+// field.
+type Scan struct {
+	// Data is the CSV.
+	Data []byte
+	// Map is Data's mapping, if it is one (nil otherwise): the scan
+	// populates it ahead of reading, and a worker that faults on it (the
+	// file shrank) fails with mapping.ErrFault instead of crashing. Faults
+	// on the caller's goroutine are the caller's to guard against.
+	Map *mapping.Map
+	// Delim is the field delimiter, KeyCol the 0-based key column.
+	Delim  byte
+	KeyCol int
+	// Hash is the key hash; nil for XXH3-64 (scan.Scanner streams a long
+	// key into it only then).
+	Hash func(key []byte) uint64
+	// Plan splits the scan between workers.
+	Plan Plan
+	// Progress, when set, is called now and then with the CSV bytes
+	// scanned so far and len(Data).
+	Progress func(done, total int64)
+}
+
+// Tally is what a scan counts.
+type Tally struct {
+	Rows   uint64 // records read
+	Short  uint64 // records without the key field: no index record
+	Blanks uint64 // blank lines skipped
+	Resume int64  // start of an unterminated last record, or -1
+}
+
+func (t *Tally) add(u Tally) {
+	t.Rows += u.Rows
+	t.Short += u.Short
+	t.Blanks += u.Blanks
+	if u.Resume >= 0 {
+		t.Resume = u.Resume
+	}
+}
+
+// Stats say how a scan went.
+type Stats struct {
+	Chunks  int // chunks the data was cut into (1 for a sequential scan)
+	Repairs int // chunks scanned again because their guessed start was wrong
+	Skipped int // chunks in which no record starts
+	Full    int // chunks whose rows were too short for their share of memory, finished by the stitcher
+	InOrder int // chunks no worker scanned (see admission), scanned by the stitcher
+}
+
+// Result is what a scan found.
+type Result struct {
+	Tally
+	Stats
+}
+
+const (
+	batchRecords  = 1 << 14  // records handed to the sink at a time
+	progressEvery = 64 << 20 // CSV bytes between progress reports and cancellation checks
+)
+
+// Run scans the records of s.Data that start at or after from (where a
+// record starts: after the header, say) and hands their index records to
+// sink in file order: with s.Plan's workers, or sequentially for one thread
+// or a file of one chunk. It stops at ctx's cancellation.
+func (s *Scan) Run(ctx context.Context, from int, sink Sink) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if s.Plan.Threads <= 1 || len(s.Data)-from <= s.Plan.ChunkBytes {
+		return s.sequential(ctx, from, sink)
+	}
+	r := s.newRun(from, sink)
+	return r.scan(ctx)
+}
+
+// sequential scans in one goroutine, a piece at a time so that it can
+// report progress and notice cancellation.
+func (s *Scan) sequential(ctx context.Context, from int, sink Sink) (Result, error) {
+	res := Result{Tally: Tally{Resume: -1}, Stats: Stats{Chunks: 1}}
+	buf := make([]sorter.Record, 0, batchRecords)
+	pos := from
+	for limit := from + progressEvery; ; limit += progressEvery {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		if limit >= len(s.Data) {
+			limit = math.MaxInt
+		}
+		if s.Map != nil {
+			s.Map.Populate(pos, limit) // one system call, not a fault every few pages
+		}
+		stop, t, err := s.scanRange(pos, limit, buf, toSink(sink))
+		if err != nil {
+			return res, err
+		}
+		res.add(t)
+		pos = stop
+		sink.Progress(int64(pos-from), int64(len(s.Data)-from))
+		if limit == math.MaxInt {
+			return res, nil
+		}
+		if s.Progress != nil {
+			s.Progress(int64(pos), int64(len(s.Data)))
+		}
+	}
+}
+
+// guard runs fn, turning a fault on s.Map into mapping.ErrFault.
+func (s *Scan) guard(fn func() error) error {
+	if s.Map == nil {
+		return fn()
+	}
+	return mapping.Guard(fn, s.Map)
+}
