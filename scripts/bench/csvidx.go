@@ -14,7 +14,7 @@ import (
 
 // measureCsvidx measures the build and the lookups.
 func measureCsvidx(c *config, rep *report) error {
-	hello, err := buildHello(c.work)
+	hello, err := buildHello(c.Work)
 	if err != nil {
 		return err
 	}
@@ -24,8 +24,8 @@ func measureCsvidx(c *config, rep *report) error {
 	}
 	rep.add("floor", "Go hello-world process", d.Seconds(), "the start-up of any Go command")
 
-	idx := c.csv + ".csvidx"
-	m, err := run.Measure(c.bin, "build", c.csv, "--key", "user_id")
+	idx := c.CSV + ".csvidx"
+	m, err := run.Measure(c.Bin, "build", c.CSV, "--key", "user_id")
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func measureCsvidx(c *config, rep *report) error {
 	rep.add("build", "csvidx build", m.Seconds, fmt.Sprintf("peak anonymous memory %.0f MiB; index %.1f%% of the CSV, %.2f bytes per row",
 		float64(m.PeakAnonKiB)/1024, 100*float64(ist.Size())/float64(rep.CSVBytes), float64(ist.Size())/float64(max(1, rows))))
 
-	files := []string{c.csv, idx, idx + ".fence", idx + ".tail"}
+	files := []string{c.CSV, idx, idx + ".fence", idx + ".tail"}
 	for _, q := range []struct {
 		query string
 		args  []string
@@ -46,9 +46,9 @@ func measureCsvidx(c *config, rep *report) error {
 		{"heavy key", []string{c.heavy}},
 		{"batch", []string{"--keys-file", c.keys}},
 	} {
-		args := append([]string{"get", c.csv}, q.args...)
+		args := append([]string{"get", c.CSV}, q.args...)
 		warm, h, err := run.Alternate(c.runs,
-			func() (time.Duration, error) { return run.Time(c.bin, args...) },
+			func() (time.Duration, error) { return run.Time(c.Bin, args...) },
 			func() (time.Duration, error) { return run.Time(hello) })
 		if err != nil {
 			return err
@@ -57,7 +57,7 @@ func measureCsvidx(c *config, rep *report) error {
 			rowsOf(rep, q.query), warm.Seconds()/h.Seconds(), 1e3*h.Seconds()))
 		cold, err := run.Median(c.coldRuns, func() (time.Duration, error) {
 			run.DropCache(files...)
-			return run.Time(c.bin, args...)
+			return run.Time(c.Bin, args...)
 		})
 		if err != nil {
 			return err
@@ -70,13 +70,13 @@ func measureCsvidx(c *config, rep *report) error {
 // measureInProcess runs csvidx bench, warm and cold, over the batch keys.
 func measureInProcess(c *config, rep *report) error {
 	for _, cold := range []bool{false, true} {
-		args := []string{"bench", c.csv, c.keys, "--json", "--rounds", "20"}
+		args := []string{"bench", c.CSV, c.keys, "--json", "--rounds", "20"}
 		name := "csvidx lookup (in-process, warm, p50)"
 		if cold {
 			args = append(args, "--cold")
 			name = "csvidx lookup (in-process, cold, p50)"
 		}
-		out, err := run.Output(c.bin, args...)
+		out, err := run.Output(c.Bin, args...)
 		if err != nil {
 			return err
 		}
@@ -111,16 +111,16 @@ func rowsOf(rep *report, query string) int64 {
 // measureUpdate appends 2% more rows to a copy of the CSV and times
 // update next to a full rebuild, then compact.
 func measureUpdate(c *config, rep *report) error {
-	cp := filepath.Join(c.work, "appended.csv")
-	if err := exec.Command("cp", c.csv, cp).Run(); err != nil {
+	cp := filepath.Join(c.Work, "appended.csv")
+	if err := exec.Command("cp", c.CSV, cp).Run(); err != nil {
 		return err
 	}
 	defer os.Remove(cp)
 	defer removeIndex(cp)
-	if _, err := run.Output(c.bin, "build", cp, "--key", "user_id"); err != nil {
+	if _, err := run.Output(c.Bin, "build", cp, "--key", "user_id"); err != nil {
 		return err
 	}
-	extra := filepath.Join(c.work, "extra.csv")
+	extra := filepath.Join(c.Work, "extra.csv")
 	n := max(1, c.rowsOrCount(rep)/50)
 	if _, err := run.Output("go", "run", "./scripts/csvgen", "-rows", strconv.FormatInt(n, 10), "-seed", "2", "-o", extra); err != nil {
 		return err
@@ -129,17 +129,17 @@ func measureUpdate(c *config, rep *report) error {
 	if err := appendWithoutHeader(cp, extra); err != nil {
 		return err
 	}
-	m, err := run.Measure(c.bin, "update", cp, "--no-compact")
+	m, err := run.Measure(c.Bin, "update", cp, "--no-compact")
 	if err != nil {
 		return err
 	}
 	rep.add("update", "csvidx update (2% appended)", m.Seconds, fmt.Sprintf("%d rows appended; the main index untouched", n))
-	m2, err := run.Measure(c.bin, "compact", cp)
+	m2, err := run.Measure(c.Bin, "compact", cp)
 	if err != nil {
 		return err
 	}
 	rep.add("update", "csvidx compact", m2.Seconds, "merge the tail into the main index")
-	m3, err := run.Measure(c.bin, "build", cp, "--key", "user_id")
+	m3, err := run.Measure(c.Bin, "build", cp, "--key", "user_id")
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func measureUpdate(c *config, rep *report) error {
 
 // rowsOrCount returns the CSV's row count, as its index says.
 func (c *config) rowsOrCount(rep *report) int64 {
-	out, err := run.Output(c.bin, "info", c.csv, "--json")
+	out, err := run.Output(c.Bin, "info", c.CSV, "--json")
 	if err != nil {
 		return 0
 	}

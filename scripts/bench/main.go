@@ -23,7 +23,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
@@ -38,23 +37,21 @@ import (
 	"github.com/csvidx/csvidx/scripts/internal/run"
 )
 
+// config is a run's flags: the shared ones (-rows, -csv, -bin, -work,
+// -results) in the Script, and the benchmark's own.
 type config struct {
-	rows                     int
-	csv, keys, bin, work     string
-	results                  string
+	*run.Script
+	keys                     string
 	runs, coldRuns           int
 	ordinary, heavy, missing string
 	skipUpdate, skipTools    bool
 }
 
 func main() {
-	var c config
-	flag.IntVar(&c.rows, "rows", 1_000_000, "rows to generate when -csv is not given")
-	flag.StringVar(&c.csv, "csv", "", "an orders CSV to measure (generated when empty)")
+	c := config{Script: run.NewScript("bench")}
+	c.CSVFlags(1_000_000, "an orders CSV to measure (generated when empty)")
+	c.WorkFlag("directory for generated files (a temporary one when empty)")
 	flag.StringVar(&c.keys, "keys", "", "1000 ordinary keys, one per line, for the batch (generated with the CSV)")
-	flag.StringVar(&c.bin, "bin", "", "the csvidx binary (built when empty)")
-	flag.StringVar(&c.work, "work", "", "directory for generated files (a temporary one when empty)")
-	flag.StringVar(&c.results, "results", "results/tmp", "directory for the JSON results")
 	flag.IntVar(&c.runs, "runs", 100, "runs of each warm per-process measurement")
 	flag.IntVar(&c.coldRuns, "cold-runs", 20, "runs of each cold per-process measurement")
 	flag.StringVar(&c.ordinary, "ordinary", "", "an ordinary key (the first of -keys when empty)")
@@ -63,34 +60,23 @@ func main() {
 	flag.BoolVar(&c.skipUpdate, "skip-update", false, "do not measure update (it copies the CSV)")
 	flag.BoolVar(&c.skipTools, "skip-tools", false, "do not run DuckDB, SQLite and pandas")
 	flag.Parse()
-	log.SetFlags(0)
-	log.SetPrefix("bench: ")
 	if err := benchmark(&c); err != nil {
 		log.Fatal(err)
 	}
 }
 
 func benchmark(c *config) error {
-	if c.work == "" {
-		dir, err := os.MkdirTemp("", "csvidx-bench")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		c.work = dir
+	remove, err := c.Workspace("csvidx-bench")
+	if err != nil {
+		return err
 	}
-	var err error
-	if c.bin == "" {
-		if c.bin, err = run.Binary(c.work); err != nil {
-			return err
-		}
-	}
-	if c.csv == "" {
+	defer remove()
+	if c.CSV == "" {
 		if err := generate(c); err != nil {
 			return err
 		}
 	} else {
-		c.rows = 0 // not generated: the index says how many
+		c.Rows = 0 // not generated: the index says how many
 	}
 	if c.ordinary == "" {
 		keys, err := os.ReadFile(c.keys)
@@ -102,12 +88,12 @@ func benchmark(c *config) error {
 	if c.missing == "" {
 		c.missing = "no-such-user"
 	}
-	st, err := os.Stat(c.csv)
+	st, err := os.Stat(c.CSV)
 	if err != nil {
 		return err
 	}
 	rep := newReport(c, st.Size())
-	fmt.Printf("%s: %d bytes, %d cores\n\n", c.csv, st.Size(), runtime.NumCPU())
+	fmt.Printf("%s: %d bytes, %d cores\n\n", c.CSV, st.Size(), runtime.NumCPU())
 
 	counts, err := csvidxCounts(c)
 	if err != nil {
@@ -131,13 +117,13 @@ func benchmark(c *config) error {
 		}
 	}
 	rep.print()
-	return rep.save(c.results)
+	return rep.save(c.Results)
 }
 
 // generate writes the orders CSV, the batch keys and the known ids.
 func generate(c *config) error {
-	c.csv, c.keys = filepath.Join(c.work, "orders.csv"), filepath.Join(c.work, "keys.txt")
-	cmd := exec.Command("go", "run", "./scripts/csvgen", "-rows", strconv.Itoa(c.rows), "-o", c.csv,
+	c.CSV, c.keys = filepath.Join(c.Work, "orders.csv"), filepath.Join(c.Work, "keys.txt")
+	cmd := exec.Command("go", "run", "./scripts/csvgen", "-rows", strconv.Itoa(c.Rows), "-o", c.CSV,
 		"-keys-out", c.keys, "-keys-n", "1000", "-stats")
 	out, err := cmd.CombinedOutput() // -stats writes to standard error
 	if err != nil {
@@ -165,10 +151,10 @@ func statField(stats, label string) string {
 // csvidxCounts builds the index and returns csvidx's counts of the probe
 // keys and of the batch: what every other tool must find.
 func csvidxCounts(c *config) (map[string]int64, error) {
-	if _, err := run.Output(c.bin, "build", c.csv, "--key", "user_id"); err != nil {
+	if _, err := run.Output(c.Bin, "build", c.CSV, "--key", "user_id"); err != nil {
 		return nil, err
 	}
-	out, err := run.OutputAllowing1(c.bin, "get", c.csv, "--count", c.ordinary, c.heavy, c.missing)
+	out, err := run.OutputAllowing1(c.Bin, "get", c.CSV, "--count", c.ordinary, c.heavy, c.missing)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +166,7 @@ func csvidxCounts(c *config) (map[string]int64, error) {
 		}
 		counts[k], _ = strconv.ParseInt(n, 10, 64)
 	}
-	out, err = run.OutputAllowing1(c.bin, "get", c.csv, "--count", "--keys-file", c.keys)
+	out, err = run.OutputAllowing1(c.Bin, "get", c.CSV, "--count", "--keys-file", c.keys)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +187,7 @@ const batchKey = "(batch of 1000 keys)" // the batch's total in the counts map
 func newReport(c *config, size int64) *report {
 	return &report{
 		Date: time.Now().UTC().Format(time.RFC3339), Cores: runtime.NumCPU(), GoVersion: runtime.Version(),
-		MemTotal: memTotal(), CSV: c.csv, CSVBytes: size, Rows: c.rows,
+		MemTotal: memTotal(), CSV: c.CSV, CSVBytes: size, Rows: c.Rows,
 		Keys:     map[string]string{"ordinary": c.ordinary, "heavy": c.heavy, "missing": c.missing},
 		Versions: map[string]string{},
 	}
@@ -215,12 +201,4 @@ func memTotal() string {
 	}
 	line, _, _ := strings.Cut(string(data), "\n")
 	return strings.Join(strings.Fields(line)[1:], " ")
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/csvidx/csvidx/scripts/internal/run"
 )
 
 // report is a run's results, as printed and as saved to JSON.
@@ -97,10 +97,10 @@ func (r *report) print() {
 
 // save writes the report to dir/bench-SIZE-DATE.json.
 func (r *report) save(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	name, err := run.SaveResults(dir, "bench", r.CSVBytes, r)
+	if err != nil {
 		return err
 	}
-	name := filepath.Join(dir, fmt.Sprintf("bench-%d-%s.json", r.CSVBytes, time.Now().UTC().Format("20060102T150405")))
 	fmt.Println("\nwrote", name)
-	return writeJSON(name, r)
+	return nil
 }

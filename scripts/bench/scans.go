@@ -25,7 +25,7 @@ func measureScans(c *config, rep *report) error {
 			rep.Versions[tool[0]], _, _ = strings.Cut(v, "\n")
 		}
 		for _, q := range []struct{ query, key string }{{"ordinary key", c.ordinary}, {"heavy key", c.heavy}} {
-			args := append(append([]string{}, tool[1:]...), ","+q.key+",", c.csv)
+			args := append(append([]string{}, tool[1:]...), ","+q.key+",", c.CSV)
 			out, err := run.OutputAllowing1(tool[0], args...)
 			if err != nil {
 				return err

@@ -37,14 +37,14 @@ type toolResult struct {
 // measureTools runs DuckDB, SQLite and pandas on the same keys, checks their
 // counts against csvidx's and reports their times.
 func measureTools(c *config, rep *report) error {
-	probes := filepath.Join(c.work, "probes.txt")
+	probes := filepath.Join(c.Work, "probes.txt")
 	if err := os.WriteFile(probes, []byte(c.ordinary+"\n"+c.heavy+"\n"+c.missing+"\n"), 0o644); err != nil {
 		return err
 	}
-	common := []string{"-csv", c.csv, "-key", "user_id", "-keys", probes, "-batch", c.keys}
-	py := []string{"--csv", c.csv, "--key", "user_id", "--keys", probes, "--batch", c.keys}
+	common := []string{"-csv", c.CSV, "-key", "user_id", "-keys", probes, "-batch", c.keys}
+	py := []string{"--csv", c.CSV, "--key", "user_id", "--keys", probes, "--batch", c.keys}
 
-	duck := filepath.Join(c.work, "duckdb-bench")
+	duck := filepath.Join(c.Work, "duckdb-bench")
 	build := exec.Command("go", "build", "-o", duck, ".")
 	build.Dir = "scripts/duckdb"
 	build.Stderr = os.Stderr

@@ -17,14 +17,11 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
 	"runtime"
-	"time"
 
 	"github.com/csvidx/csvidx/scripts/internal/run"
 )
@@ -45,23 +42,19 @@ func main() { os.Exit(runCases()) }
 // runCases runs the cases and returns the exit status; its deferred
 // unmounts run before the process exits.
 func runCases() int {
-	rows := flag.Int("rows", 200_000, "data rows of the generated CSV")
-	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
-	results := flag.String("results", "results/tmp", "directory for the JSON results")
+	s := run.NewScript("diskfull")
+	s.RowsFlag(200_000)
 	flag.Parse()
-	log.SetFlags(0)
-	log.SetPrefix("diskfull: ")
 
-	work, binary, err := run.Workspace("csvidx-diskfull", *bin)
+	remove, err := s.Workspace("csvidx-diskfull")
 	check(err)
-	defer os.RemoveAll(work)
-	*bin = binary
-	w, err := newWorld(work, *bin, *rows)
+	defer remove()
+	w, err := newWorld(s.Work, s.Bin, s.Rows)
 	if err != nil {
 		log.Print(err)
 		return 1
 	}
-	defer w.unmountAll() // before RemoveAll: deferred calls run last first
+	defer w.unmountAll() // before remove: deferred calls run last first
 
 	var res []result
 	for _, c := range w.cases() {
@@ -69,7 +62,7 @@ func runCases() int {
 		res = append(res, r)
 	}
 
-	fmt.Printf("\nwriters out of disk space, %d rows (%d bytes)\n\n", *rows, w.fullSize)
+	fmt.Printf("\nwriters out of disk space, %d rows (%d bytes)\n\n", s.Rows, w.fullSize)
 	fmt.Printf("%-38s %-26s %4s %7s %9s  %s\n", "case", "too small", "exit", "intact", "temp left", "problem")
 	bad := 0
 	for _, r := range res {
@@ -84,13 +77,8 @@ func runCases() int {
 	}
 	fmt.Printf("\n%d cases, %d failed\n", len(res), bad)
 
-	out := filepath.Join(*results, fmt.Sprintf("diskfull-%d-%s.json", w.fullSize, time.Now().UTC().Format("20060102T150405")))
-	b, _ := json.MarshalIndent(map[string]any{"rows": *rows, "csv_bytes": w.fullSize, "cpus": runtime.NumCPU(), "cases": res}, "", "  ")
-	if err := os.MkdirAll(*results, 0o755); err != nil {
-		log.Print(err)
-		return 1
-	}
-	if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+	out, err := run.SaveResults(s.Results, "diskfull", int64(w.fullSize), map[string]any{"rows": s.Rows, "csv_bytes": w.fullSize, "cpus": runtime.NumCPU(), "cases": res})
+	if err != nil {
 		log.Print(err)
 		return 1
 	}

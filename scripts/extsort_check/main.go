@@ -19,14 +19,12 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
 	"runtime"
-	"time"
 
 	"github.com/csvidx/csvidx/scripts/internal/run"
 )
@@ -41,28 +39,21 @@ type result struct {
 }
 
 func main() {
-	rows := flag.Int("rows", 1_000_000, "rows to generate when -csv is not given")
-	csv := flag.String("csv", "", "the CSV to index (generated when empty)")
-	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
+	s := run.NewScript("extsort_check")
+	s.CSVFlags(1_000_000, "the CSV to index (generated when empty)")
 	limits := flag.String("limits", "32,64,256,1024,100000", "memory limits to try, in MiB (100000: all in memory)")
 	threads := flag.Int("threads", 0, "--threads for every build (0: all cores)")
-	results := flag.String("results", "results/tmp", "directory for the JSON results")
 	rounds := flag.Int("rounds", 1, "times each limit builds, in turns; the median time is shown")
 	flag.Parse()
-	log.SetFlags(0)
-	log.SetPrefix("extsort_check: ")
 
-	work, binary, err := run.Workspace("csvidx-extsort", *bin)
+	remove, err := s.Workspace("csvidx-extsort")
 	check(err)
-	defer os.RemoveAll(work)
-	*bin = binary
-	if *csv == "" {
-		*csv = filepath.Join(work, "orders.csv")
-		check(run.Generate(*csv, *rows))
-	}
-	st, err := os.Stat(*csv)
+	defer remove()
+	check(s.GenerateCSV())
+	csv, bin, work := s.CSV, s.Bin, s.Work
+	st, err := os.Stat(csv)
 	check(err)
-	fmt.Printf("%s: %d bytes, %d cores, --threads %d\n\n", *csv, st.Size(), runtime.NumCPU(), *threads)
+	fmt.Printf("%s: %d bytes, %d cores, --threads %d\n\n", csv, st.Size(), runtime.NumCPU(), *threads)
 	tmp := filepath.Join(work, "spill")
 	check(os.MkdirAll(tmp, 0o755))
 	limitsMiB, err := run.Ints(*limits)
@@ -71,9 +62,9 @@ func main() {
 	idx := filepath.Join(work, "index.csvidx")
 	var args [][]string
 	for _, limit := range limitsMiB {
-		args = append(args, run.BuildArgs(*csv, idx, tmp, *threads, limit))
+		args = append(args, run.BuildArgs(csv, idx, tmp, *threads, limit))
 	}
-	check(run.Rounds(run.Measure, *bin, idx, []string{*csv}, *rounds, args, func(i int, b run.Build) error {
+	check(run.Rounds(run.Measure, bin, idx, []string{csv}, *rounds, args, func(i int, b run.Build) error {
 		r := &runs[i]
 		r.LimitMiB = limitsMiB[i]
 		r.Rounds = append(r.Rounds, b.Seconds)
@@ -95,11 +86,8 @@ func main() {
 		same = same && r.SHA256 == runs[0].SHA256 && r.Leftovers == 0
 	}
 
-	check(os.MkdirAll(*results, 0o755))
-	name := filepath.Join(*results, fmt.Sprintf("extsort-%d-%s.json", st.Size(), time.Now().UTC().Format("20060102T150405")))
-	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "threads": *threads, "rounds": max(1, *rounds), "warm": true, "runs": runs, "identical": same}, "", "  ")
+	name, err := run.SaveResults(s.Results, "extsort", st.Size(), map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "threads": *threads, "rounds": max(1, *rounds), "warm": true, "runs": runs, "identical": same})
 	check(err)
-	check(os.WriteFile(name, append(b, '\n'), 0o644))
 	fmt.Println("\nwrote", name)
 	if !same {
 		log.Fatal("FAIL: the indexes differ between limits, or temporary files were left")

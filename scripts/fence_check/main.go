@@ -49,27 +49,23 @@ type row struct {
 }
 
 func main() {
-	rows := flag.Int("rows", 1_000_000, "rows to generate when -csv is not given")
-	csv := flag.String("csv", "", "an orders CSV (generated when empty); its index is built if missing")
+	s := run.NewScript("fence_check")
+	s.CSVFlags(1_000_000, "an orders CSV (generated when empty); its index is built if missing")
 	keysPath := flag.String("keys", "", "keys, one per line (generated with the CSV)")
-	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
 	n := flag.Int("n", 200, "keys to look up in each measurement")
-	results := flag.String("results", "results/tmp", "directory for the JSON results")
 	flag.Parse()
-	log.SetFlags(0)
-	log.SetPrefix("fence_check: ")
 
-	work, binary, err := run.Workspace("csvidx-fence", *bin)
+	remove, err := s.Workspace("csvidx-fence")
 	check(err)
-	defer os.RemoveAll(work)
-	*bin = binary
-	if *csv == "" {
-		*csv, *keysPath = filepath.Join(work, "orders.csv"), filepath.Join(work, "keys.txt")
-		check(run.Generate(*csv, *rows, "-keys-out", *keysPath, "-keys-n", "1000"))
+	defer remove()
+	if s.CSV == "" {
+		*keysPath = filepath.Join(s.Work, "keys.txt")
+		check(s.GenerateCSV("-keys-out", *keysPath, "-keys-n", "1000"))
 	}
-	idx := *csv + ".csvidx"
+	csv, bin, work := s.CSV, s.Bin, s.Work
+	idx := csv + ".csvidx"
 	if _, err := os.Stat(idx); err != nil {
-		check(exec.Command(*bin, "build", *csv, "--key", "user_id").Run())
+		check(exec.Command(bin, "build", csv, "--key", "user_id").Run())
 	}
 	data, err := os.ReadFile(*keysPath)
 	check(err)
@@ -81,7 +77,7 @@ func main() {
 	var table []row
 	for _, cold := range []bool{false, true} {
 		for _, fence := range []bool{true, false} {
-			table = append(table, inProcess(*bin, *csv, sample, cold, fence))
+			table = append(table, inProcess(bin, csv, sample, cold, fence))
 		}
 	}
 	fencePath := idx + ".fence"
@@ -90,16 +86,16 @@ func main() {
 			if !fence {
 				check(os.Rename(fencePath, fencePath+".aside"))
 			}
-			table = append(table, processes(*bin, *csv, keys, cold, fence, []string{*csv, idx, fencePath}))
+			table = append(table, processes(bin, csv, keys, cold, fence, []string{csv, idx, fencePath}))
 			if !fence {
 				check(os.Rename(fencePath+".aside", fencePath))
 			}
 		}
 	}
 
-	st, err := os.Stat(*csv)
+	st, err := os.Stat(csv)
 	check(err)
-	fmt.Printf("%s: %d bytes, %d keys, %d cores\n\n", *csv, st.Size(), len(keys), runtime.NumCPU())
+	fmt.Printf("%s: %d bytes, %d keys, %d cores\n\n", csv, st.Size(), len(keys), runtime.NumCPU())
 	fmt.Printf("%-11s %-5s %-8s %10s %10s %12s %12s %10s\n", "lookups", "cache", "fence", "p50", "p90", "index pages", "fence pages", "CSV pages")
 	for _, r := range table {
 		fence := "without"
@@ -115,13 +111,10 @@ func main() {
 		fmt.Printf("%-11s %-5s %-8s %9.1fµs %9.1fµs %12s %12s %10s\n", r.Mode, r.Cache, fence, r.P50Micros, r.P90Micros,
 			pages(r.IndexPages), pages(r.FencePages), pages(r.CSVPages))
 	}
-	floor := storageTable(*csv, table)
+	floor := storageTable(csv, table)
 	mem := memoryTable(table, min(st.Size(), 2<<30))
-	check(os.MkdirAll(*results, 0o755))
-	name := filepath.Join(*results, fmt.Sprintf("fence-%d-%s.json", st.Size(), time.Now().UTC().Format("20060102T150405")))
-	b, err := json.MarshalIndent(map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "keys": len(keys), "rows": table, "storage": floor, "memory": mem}, "", "  ")
+	name, err := run.SaveResults(s.Results, "fence", st.Size(), map[string]any{"csv_bytes": st.Size(), "cores": runtime.NumCPU(), "keys": len(keys), "rows": table, "storage": floor, "memory": mem})
 	check(err)
-	check(os.WriteFile(name, append(b, '\n'), 0o644))
 	fmt.Println("\nwrote", name)
 }
 

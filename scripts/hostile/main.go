@@ -57,7 +57,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -77,13 +76,11 @@ type config struct {
 	keep     bool
 }
 
-func main() {
-	log.SetFlags(0)
-	log.SetPrefix("hostile: ")
-	os.Exit(hostile())
-}
+func main() { os.Exit(hostile()) }
 
 func hostile() int {
+	s := run.NewScript("hostile")
+	s.WorkFlag("directory for the files (default: a temporary directory, removed at the end)")
 	var c config
 	flag.Int64Var(&c.size, "size", 16<<20, "bytes per file")
 	flag.IntVar(&c.mem, "mem", 64, "--mem-limit-mib of every build, in MiB")
@@ -91,36 +88,17 @@ func hostile() int {
 	flag.IntVar(&c.threads, "threads", 0, "--threads of every build (0: all cores)")
 	flag.Float64Var(&c.factor, "factor", 4, "most a hostile build may take, in plain builds of the same size")
 	flag.Float64Var(&c.slack, "slack", 0.1, "seconds allowed on top of -factor, for process start-up")
-	flag.StringVar(&c.bin, "bin", "", "the csvidx binary (built with CGO_ENABLED=0 when empty)")
-	flag.StringVar(&c.work, "work", "", "directory for the files (default: a temporary directory, removed at the end)")
 	flag.BoolVar(&c.keep, "keep", false, "keep each case's files in -work")
 	only := flag.String("cases", "", "comma-separated cases to run (default: all)")
-	results := flag.String("results", "results/tmp", "directory for the JSON results")
 	flag.Parse()
 
-	if c.work == "" {
-		dir, err := os.MkdirTemp("", "csvidx-hostile")
-		if err != nil {
-			log.Print(err)
-			return 2
-		}
-		defer os.RemoveAll(dir)
-		c.work = dir
-	} else if err := os.MkdirAll(c.work, 0o755); err != nil {
+	remove, err := s.Workspace("csvidx-hostile")
+	if err != nil {
 		log.Print(err)
 		return 2
 	}
-	if c.bin == "" {
-		bin, err := run.Binary(c.work)
-		if err != nil {
-			log.Print("building csvidx: ", err)
-			return 2
-		}
-		defer os.Remove(bin)
-		c.bin = bin
-	} else if abs, err := filepath.Abs(c.bin); err == nil {
-		c.bin = abs
-	}
+	defer remove()
+	c.bin, c.work = s.Bin, s.Work
 
 	rep := newReport(c.size, c.mem, c.overhead, c.factor, c.slack, c.threads)
 	printHeader(rep)
@@ -145,7 +123,7 @@ func hostile() int {
 	}
 	bad := rep.failures()
 	rep.OK = bad == ""
-	name, err := save(*results, rep)
+	name, err := run.SaveResults(s.Results, "hostile", rep.Size, rep)
 	if err != nil {
 		log.Print(err)
 		return 2

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -65,19 +62,6 @@ func printResult(r result) {
 	for _, p := range r.Problems {
 		fmt.Printf("     ! %s\n", p)
 	}
-}
-
-// save writes the report as results/hostile-SIZE-TIMESTAMP.json.
-func save(dir string, r *report) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	name := filepath.Join(dir, fmt.Sprintf("hostile-%d-%s.json", r.Size, time.Now().UTC().Format("20060102T150405")))
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	return name, os.WriteFile(name, append(b, '\n'), 0o644)
 }
 
 func newReport(size int64, mem, overhead int, factor, slack float64, threads int) *report {

@@ -20,15 +20,12 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
-	"time"
 
 	"github.com/csvidx/csvidx/scripts/internal/run"
 )
@@ -52,20 +49,16 @@ type outcome struct {
 }
 
 func main() {
-	rows := flag.Int("rows", 300_000, "data rows of the generated CSV")
+	s := run.NewScript("killcheck")
+	s.RowsFlag(300_000)
 	kills := flag.Int("kills", 15, "kills per scenario")
-	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
 	seed := flag.Uint64("seed", 1, "seed of the kill moments")
-	results := flag.String("results", "results/tmp", "directory for the JSON results")
 	flag.Parse()
-	log.SetFlags(0)
-	log.SetPrefix("killcheck: ")
 
-	work, binary, err := run.Workspace("csvidx-kill", *bin)
+	remove, err := s.Workspace("csvidx-kill")
 	check(err)
-	defer os.RemoveAll(work)
-	*bin = binary
-	c, err := prepare(work, *bin, *rows)
+	defer remove()
+	c, err := prepare(s.Work, s.Bin, s.Rows)
 	check(err)
 
 	scenarios := []scenario{
@@ -83,7 +76,7 @@ func main() {
 		outs = append(outs, o)
 	}
 
-	fmt.Printf("\nSIGKILL during each writer, %d rows (%d bytes; the old index covers %d)\n\n", *rows, c.full.size, c.base.size)
+	fmt.Printf("\nSIGKILL during each writer, %d rows (%d bytes; the old index covers %d)\n\n", s.Rows, c.full.size, c.base.size)
 	fmt.Printf("%-22s %10s %6s %6s %6s %10s %7s\n", "writer", "alone (s)", "kills", "old", "new", "temp left", "broken")
 	total, broken := 0, 0
 	for _, o := range outs {
@@ -93,13 +86,11 @@ func main() {
 	}
 	fmt.Printf("\n%d kills, %d broken\n", total, broken)
 
-	check(os.MkdirAll(*results, 0o755))
-	out := filepath.Join(*results, fmt.Sprintf("killcheck-%d-%s.json", c.full.size, time.Now().UTC().Format("20060102T150405")))
-	b, _ := json.MarshalIndent(map[string]any{
-		"rows": *rows, "csv_bytes": c.full.size, "old_index_covers": c.base.size,
+	out, err := run.SaveResults(s.Results, "killcheck", c.full.size, map[string]any{
+		"rows": s.Rows, "csv_bytes": c.full.size, "old_index_covers": c.base.size,
 		"cpus": runtime.NumCPU(), "kills": total, "broken": broken, "scenarios": outs,
-	}, "", "  ")
-	check(os.WriteFile(out, append(b, '\n'), 0o644))
+	})
+	check(err)
 	fmt.Println("wrote", out)
 	if broken > 0 {
 		os.Exit(1)

@@ -43,7 +43,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"time"
 
 	"github.com/csvidx/csvidx/scripts/internal/run"
 )
@@ -91,31 +90,24 @@ type updateResult struct {
 }
 
 func main() {
-	rows := flag.Int("rows", 1_000_000, "rows to generate when -csv is not given")
+	s := run.NewScript("threads_check")
+	s.CSVFlags(1_000_000, "the CSV to index (generated when empty)")
 	multiline := flag.Float64("multiline", 0, "share of generated rows with a multi-line field")
-	csv := flag.String("csv", "", "the CSV to index (generated when empty)")
-	bin := flag.String("bin", "", "the csvidx binary (built when empty)")
 	threads := flag.String("threads", "1,2,4", "thread counts to try")
 	limit := flag.Int("mem-limit-mib", 1024, "--mem-limit-mib of every build")
 	rounds := flag.Int("rounds", 1, "times each thread count builds, in turns; the median is shown")
-	results := flag.String("results", "results/tmp", "directory for the JSON results")
 	floor := flag.Bool("floor", true, "time the disk's floor: writing the index's bytes as a build does, after each build at the first thread count")
 	appendShare := flag.Float64("append", 0.1, "share of the CSV's bytes appended for the update timings (0: no update timings)")
 	flag.Parse()
-	log.SetFlags(0)
-	log.SetPrefix("threads_check: ")
 
-	work, binary, err := run.Workspace("csvidx-threads", *bin)
+	remove, err := s.Workspace("csvidx-threads")
 	check(err)
-	defer os.RemoveAll(work)
-	*bin = binary
-	if *csv == "" {
-		*csv = filepath.Join(work, "orders.csv")
-		check(run.Generate(*csv, *rows, "-multiline", fmt.Sprint(*multiline)))
-	}
-	st, err := os.Stat(*csv)
+	defer remove()
+	check(s.GenerateCSV("-multiline", fmt.Sprint(*multiline)))
+	csv, bin, work := s.CSV, s.Bin, s.Work
+	st, err := os.Stat(csv)
 	check(err)
-	fmt.Printf("%s: %d bytes, %d cores, --mem-limit-mib %d\n\n", *csv, st.Size(), runtime.NumCPU(), *limit)
+	fmt.Printf("%s: %d bytes, %d cores, --mem-limit-mib %d\n\n", csv, st.Size(), runtime.NumCPU(), *limit)
 	counts, err := run.Ints(*threads)
 	check(err)
 	runs := make([]result, len(counts))
@@ -126,9 +118,9 @@ func main() {
 		floorBytes int64
 	)
 	for _, t := range counts {
-		args = append(args, run.BuildArgs(*csv, idx, work, t, *limit))
+		args = append(args, run.BuildArgs(csv, idx, work, t, *limit))
 	}
-	check(run.Rounds(run.Timed, *bin, idx, []string{*csv}, *rounds, args, func(i int, b run.Build) error {
+	check(run.Rounds(run.Timed, bin, idx, []string{csv}, *rounds, args, func(i int, b run.Build) error {
 		r := &runs[i]
 		r.Threads = counts[i]
 		var info struct { // what build --json prints, the part used here
@@ -175,17 +167,14 @@ func main() {
 		out["write_floor"] = map[string]any{"bytes": floorBytes, "seconds": run.MedianOf(floors), "rounds_seconds": floors}
 	}
 	if same { // the index of the last build is the one verify checks
-		out["verify"] = timeVerify(*bin, *csv, idx, work, counts, *rounds, *limit)
+		out["verify"] = timeVerify(bin, csv, idx, work, counts, *rounds, *limit)
 	}
 	if same && *appendShare > 0 {
-		appended, updates := timeUpdate(*bin, *csv, work, counts, *rounds, *limit, *appendShare)
+		appended, updates := timeUpdate(bin, csv, work, counts, *rounds, *limit, *appendShare)
 		out["update"] = map[string]any{"appended_bytes": appended, "runs": updates}
 	}
-	check(os.MkdirAll(*results, 0o755))
-	name := filepath.Join(*results, fmt.Sprintf("threads-%d-%s.json", st.Size(), time.Now().UTC().Format("20060102T150405")))
-	b, err := json.MarshalIndent(out, "", "  ")
+	name, err := run.SaveResults(s.Results, "threads", st.Size(), out)
 	check(err)
-	check(os.WriteFile(name, append(b, '\n'), 0o644))
 	fmt.Println("\nwrote", name)
 	if !same {
 		log.Fatal("FAIL: the index differs between thread counts")

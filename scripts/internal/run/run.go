@@ -1,6 +1,8 @@
 // Package run runs the csvidx binary for the check scripts under scripts/:
 // it builds the binary, times a command, polls its peak anonymous memory,
-// and hashes files.
+// and hashes files. It also gives each script what they all begin and end
+// with (script.go): the shared flags (-bin, -results, -rows, -csv, -work),
+// the workspace, the generated CSV and the results JSON.
 package run
 
 import (
@@ -33,27 +35,6 @@ func Binary(dir string) (string, error) {
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Stderr = os.Stderr
 	return bin, cmd.Run()
-}
-
-// Workspace makes a temporary directory for a check (its name starts with
-// pattern, as in os.MkdirTemp) and returns it with the csvidx binary to
-// run: bin, made absolute, or, when bin is empty, one built there. The
-// caller removes the directory.
-func Workspace(pattern, bin string) (work, binary string, err error) {
-	work, err = os.MkdirTemp("", pattern)
-	if err != nil {
-		return "", "", err
-	}
-	if bin == "" {
-		bin, err = Binary(work)
-	} else {
-		bin, err = filepath.Abs(bin)
-	}
-	if err != nil {
-		os.RemoveAll(work)
-		return "", "", err
-	}
-	return work, bin, nil
 }
 
 // Result is what Measure or Timed saw of one command.
