@@ -79,7 +79,7 @@ type result struct {
 	timing
 	Chunks  int    `json:"chunks"`
 	Repairs int    `json:"repairs"`
-	InOrder int    `json:"in_order"` // chunks no worker scanned (see index/guess.go)
+	InOrder int    `json:"in_order"` // chunks no worker scanned (see scan/chunked/admission.go)
 	SHA256  string `json:"index_sha256"`
 }
 
