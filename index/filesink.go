@@ -36,9 +36,9 @@ type sinkWrite struct {
 }
 
 // writerShape is how the index writer buffers its writes: buffers of size
-// bytes, each one write, first of them made at the start, and up to most
+// bytes, each one write, first of them made at the start, and up to ceiling
 // when the disk falls behind.
-type writerShape struct{ size, first, most int }
+type writerShape struct{ size, first, ceiling int }
 
 const (
 	bigWrite       = 4 << 20   // bytes per write with a budget of bigWriteBudget or more: two huge pages (see atomicfile.Buffer)
@@ -50,14 +50,14 @@ const (
 )
 
 // newFileSink returns a sink writing to f with buffers of the given shape
-// (from Resources.writeShape: minBuffers <= first <= most): a buffer beyond
+// (from Resources.writeShape: minBuffers <= first <= ceiling): a buffer beyond
 // the first ones is made only when every one is with the writer, so a disk
 // that keeps up costs no memory beyond them, and one that stalls for a
 // moment does not stall the sort that fills them. Close the sink to free
 // them.
 func newFileSink(f *atomicfile.File, shape writerShape) (*fileSink, error) {
-	s := &fileSink{f: f, shape: shape, off: pageSize, jobs: make(chan sinkWrite, shape.most),
-		back: make(chan sinkWrite, shape.most), done: make(chan struct{})}
+	s := &fileSink{f: f, shape: shape, off: pageSize, jobs: make(chan sinkWrite, shape.ceiling),
+		back: make(chan sinkWrite, shape.ceiling), done: make(chan struct{})}
 	for range shape.first {
 		b, err := s.newBuffer()
 		if err != nil {
@@ -164,7 +164,7 @@ func (s *fileSink) submit() error {
 // whether it did. Without the memory for it, the sink waits for the disk
 // instead.
 func (s *fileSink) grow() bool {
-	if len(s.made) == s.shape.most {
+	if len(s.made) == s.shape.ceiling {
 		return false
 	}
 	b, err := s.newBuffer()

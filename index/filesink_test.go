@@ -44,7 +44,7 @@ func testFileSinkGrows(t *testing.T, size int) {
 		t.Fatal(err)
 	}
 	defer f.Abort()
-	s, err := newFileSink(f, writerShape{size: size, first: 2, most: most})
+	s, err := newFileSink(f, writerShape{size: size, first: 2, ceiling: most})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestFileSinkErrorAfterGrowing(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Abort()
-			s, err := newFileSink(f, writerShape{size: smallWrite, first: 2, most: 8})
+			s, err := newFileSink(f, writerShape{size: smallWrite, first: 2, ceiling: 8})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -79,7 +79,7 @@ func (r Resources) plan(idxPath string, w writerShape, size int64) (chunked.Plan
 	if dir == "" {
 		dir = filepath.Dir(idxPath)
 	}
-	grow := max(int64(w.most)*int64(w.size)-writerFree, 0)
+	grow := max(int64(w.ceiling)*int64(w.size)-writerFree, 0)
 	return plan, sorter.Options{MemLimit: max(limit-plan.Memory-grow, 1), TmpDir: dir, TmpName: spillName(idxPath), Threads: plan.Threads}
 }
 
@@ -95,8 +95,8 @@ func (r Resources) writeShape() writerShape {
 		size = bigWrite
 	}
 	first := max(writerFree/size, minBuffers)
-	most := min(max(limit/64/size, first), writerMost/size)
-	return writerShape{size: int(size), first: int(first), most: int(most)}
+	ceiling := min(max(limit/64/size, first), writerMost/size)
+	return writerShape{size: int(size), first: int(first), ceiling: int(ceiling)}
 }
 
 // limit returns the memory budget: MemLimit, or the default when zero.

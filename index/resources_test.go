@@ -79,14 +79,14 @@ func TestWriteShapeBudget(t *testing.T) {
 		if limit == 0 {
 			limit = 1 << 30
 		}
-		if bytes := int64(got.most * got.size); bytes > max(limit/64, writerFree) {
+		if bytes := int64(got.ceiling * got.size); bytes > max(limit/64, writerFree) {
 			t.Errorf("limit %d: the writer may make %d bytes of buffers, more than a sixty-fourth of the budget", c.limit, bytes)
 		}
 		_, so := r.plan("x.csvidx", got, 1<<30)
 		if so.MemLimit != limit-c.taken {
 			t.Errorf("limit %d: the sort's share is %d, want %d", c.limit, so.MemLimit, limit-c.taken)
 		}
-		if outside := int64(got.most*got.size) - (limit - so.MemLimit); outside > writerFree {
+		if outside := int64(got.ceiling*got.size) - (limit - so.MemLimit); outside > writerFree {
 			t.Errorf("limit %d: %d bytes of write buffers outside the budget, more than %d", c.limit, outside, writerFree)
 		}
 		if _, so := r.plan("x.csvidx", writerShape{}, 1<<30); so.MemLimit != limit { // verify writes no pages

@@ -14,7 +14,7 @@ import (
 // threads, AddGroup starts a spill before the budget is full, on a
 // goroutine of its own, and groups go on arriving in the room left
 // (backgroundRoom of the budget); it waits for the spill only when that room
-// runs out. No spill starts while Progress says the records still to come
+// runs out. No spill starts while InputDone says the records still to come
 // fit (restFits), and a spill does not keep the room free in what it leaves
 // for the end: the groups that arrive while it is written are part of that
 // rest. The spilled arenas stay counted until the spill has ended and

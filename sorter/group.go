@@ -122,7 +122,7 @@ func (s *Sorter) AddGroup(g *Group) error {
 		}
 		if !running && target < s.heldBytes() {
 			// Full, with no background spill to wait for: the records
-			// came faster than Progress said, and restFits is not to be
+			// came faster than InputDone said, and restFits is not to be
 			// trusted from now on.
 			s.lowEstimate = true
 		}

@@ -80,8 +80,8 @@ type Sorter struct {
 	cur       *block           // the block new arenas are carved from
 
 	n           int64  // records added
-	inDone      int64  // input the records added so far come from, as Progress last said
-	inTotal     int64  // all the input, as Progress last said
+	inDone      int64  // input the records added so far come from, as InputDone last said
+	inTotal     int64  // all the input, as InputDone last said
 	lowEstimate bool   // the budget filled while restFits said the rest would fit
 	next        uint64 // the least Offset the next record may have
 	spill       *spillSet

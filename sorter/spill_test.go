@@ -150,7 +150,7 @@ func testBackgroundSpillError(t *testing.T, told bool) {
 		recs = recs[k:]
 		err := s.AddGroup(&g)
 		if told {
-			s.Progress(int64(n-len(recs)), n)
+			s.InputDone(int64(n-len(recs)), n)
 		}
 		return err
 	}

@@ -115,8 +115,8 @@ func (r *run) handOut(ctx context.Context) {
 // work is a worker: for each chunk handed out, it guesses where the chunk
 // starts and, if admitted, scans it from there and groups its records.
 func (r *run) work() {
-	most := r.s.Plan.ChunkRecords
-	recs := make([]sorter.Record, 0, min(batchRecords, most)) // grows to the largest chunk's records, up to ChunkRecords
+	limit := r.s.Plan.ChunkRecords
+	recs := make([]sorter.Record, 0, min(batchRecords, limit)) // grows to the largest chunk's records, up to ChunkRecords
 	dist := r.sink.NewDistributor()
 	for k := range r.jobs {
 		if r.limit(k) <= int(r.stitched.Load()) {
@@ -148,7 +148,7 @@ func (r *run) work() {
 // whose room is reused; it returns the records. Unless fromGuess, it only
 // guesses the start (see admission).
 func (r *run) scanChunk(k int, recs []sorter.Record, fromGuess bool) (chunkResult, []sorter.Record) {
-	s, most, limit := r.s, r.s.Plan.ChunkRecords, r.limit(k)
+	s, hold, limit := r.s, r.s.Plan.ChunkRecords, r.limit(k)
 	c := chunkResult{from: r.start, unscanned: !fromGuess, t: Tally{Resume: -1}}
 	c.err = s.guard(func() error {
 		if k > 0 {
@@ -158,11 +158,11 @@ func (r *run) scanChunk(k int, recs []sorter.Record, fromGuess bool) (chunkResul
 			return nil
 		}
 		var err error
-		recs = recs[:0:min(cap(recs), most)]
+		recs = recs[:0:min(cap(recs), hold)]
 		if s.Map != nil {
 			s.Map.Populate(c.from, limit)
 		}
-		c.stop, c.t, err = s.scanRange(c.from, limit, recs, collect(&recs, most))
+		c.stop, c.t, err = s.scanRange(c.from, limit, recs, collect(&recs, hold))
 		if err == errChunkFull {
 			c.full, err = true, nil
 		}
@@ -206,7 +206,7 @@ func (r *run) stitch(ctx context.Context) (Result, error) {
 		res.add(c.t)
 		expect = c.stop
 		r.stitched.Store(int64(expect))
-		r.sink.Progress(int64(expect-r.start), int64(len(s.Data)-r.start))
+		r.sink.InputDone(int64(expect-r.start), int64(len(s.Data)-r.start))
 		if c.group != nil {
 			select {
 			case r.groups <- c.group:

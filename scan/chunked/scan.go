@@ -106,7 +106,7 @@ func (s *Scan) sequential(ctx context.Context, from int, sink Sink) (Result, err
 		}
 		res.add(t)
 		pos = stop
-		sink.Progress(int64(pos-from), int64(len(s.Data)-from))
+		sink.InputDone(int64(pos-from), int64(len(s.Data)-from))
 		if limit == math.MaxInt {
 			return res, nil
 		}

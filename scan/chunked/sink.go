@@ -14,7 +14,7 @@ type Sink interface {
 	// NewDistributor returns what groups records for AddGroup; each worker
 	// has its own.
 	NewDistributor() *sorter.Distributor
-	// Progress tells the sink how much of the scan is done: done of total
-	// bytes.
-	Progress(done, total int64)
+	// InputDone tells the sink how much of the scan is done: the records
+	// added so far come from done of total bytes.
+	InputDone(done, total int64)
 }

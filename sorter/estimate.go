@@ -6,7 +6,7 @@ package sorter
 // what is not in memory at the end. Spilling down to half the budget, the
 // rule without an estimate, can end with memory half empty: 100M records
 // (1.6 GB) in a 1 GiB budget spilled 63M (one thread) and 69M (two). With
-// Progress the Sorter knows how much input is left, and so about how many
+// InputDone the Sorter knows how much input is left, and so about how many
 // records are still to come, and a spill keeps in memory what the budget
 // can hold beside them, when that is more than half: 37M with one thread,
 // and 44M with two (beside the chunks in flight, of a 948 MiB share). A spill
@@ -18,19 +18,19 @@ package sorter
 // while it is written is not kept at the end: the budget ends full (97% at
 // 100M rows instead of 87%).
 
-// Progress tells the Sorter that the records added so far come from the
+// InputDone tells the Sorter that the records added so far come from the
 // first done of total units of input (bytes of a file, say). From it the
 // Sorter estimates how many records are still to come, and a spill writes
 // no more than must go for those to fit in memory at the end (see
 // spillTarget). An estimate that proves wrong costs speed, never
-// correctness. Calling Progress is optional; it must come from the
+// correctness. Calling InputDone is optional; it must come from the
 // goroutine that adds.
-func (s *Sorter) Progress(done, total int64) {
+func (s *Sorter) InputDone(done, total int64) {
 	s.inDone, s.inTotal = done, total
 }
 
 // spillTarget returns how many bytes of arenas a spill leaves in memory:
-// half the budget, or more when Progress says that the records still to
+// half the budget, or more when InputDone says that the records still to
 // come (and a sixteenth more, in case the rest of the input is denser) fit
 // beside more; but a sixteenth of the budget less than the arenas hold at
 // most. Memory is counted per byte of arena records as it is now (see
@@ -45,7 +45,7 @@ func (s *Sorter) spillTarget() int64 {
 }
 
 // keepBytes returns how many bytes of arena records fit in the budget beside
-// the records still to come, by Progress's estimate and a sixteenth more,
+// the records still to come, by InputDone's estimate and a sixteenth more,
 // and Finish's buffers, counted per byte as now; held is the bytes of the
 // arenas' records. Negative when even the rest alone does not fit.
 func (s *Sorter) keepBytes(held int64) float64 {
@@ -65,7 +65,7 @@ func (s *Sorter) finishRoom() int64 {
 	return int64(4 * float64(s.opts.Threads) * part * 17 / 16)
 }
 
-// restFits reports whether, by Progress's estimate and a sixteenth more,
+// restFits reports whether, by InputDone's estimate and a sixteenth more,
 // the records still to come fit in the budget beside those held and
 // Finish's buffers: then no background spill need start. Once the budget
 // has filled while it said so (see AddGroup), it says no.
@@ -89,7 +89,7 @@ func (s *Sorter) perByte(held int64) float64 {
 	return max(1, float64(s.mem-s.idleBytes())/float64(held))
 }
 
-// estimating reports whether Progress has said how much input is left.
+// estimating reports whether InputDone has said how much input is left.
 func (s *Sorter) estimating() bool {
 	return s.inDone > 0 && s.inTotal >= s.inDone
 }

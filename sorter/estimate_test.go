@@ -50,7 +50,7 @@ func TestProgressSpillsLess(t *testing.T) {
 					defer s.Close()
 					var progress func(int)
 					if told {
-						progress = func(done int) { s.Progress(int64(done), int64(len(recs))) }
+						progress = func(done int) { s.InputDone(int64(done), int64(len(recs))) }
 					}
 					feed(t, s, recs, 5_000, progress) // above smallGroup: AddGroup takes the groups over
 					checkSorted(t, finishAll(t, s), want)
@@ -58,12 +58,12 @@ func TestProgressSpillsLess(t *testing.T) {
 				}
 				without, with := spilled(false), spilled(true)
 				mustSpill := int64(len(recs)) - limit/recordBytes
-				t.Logf("spilled %d records told the progress, %d not told; at least %d must go", with, without, mustSpill)
+				t.Logf("spilled %d records told the input done, %d not told; at least %d must go", with, without, mustSpill)
 				// With two threads spills run in the background and what a spill
 				// finds depends on when the last one ended: the totals vary from
 				// run to run, so only the bounds hold.
 				if threads == 1 && with >= without {
-					t.Errorf("told the progress, the Sorter spilled %d records, not fewer than the %d it spills untold", with, without)
+					t.Errorf("told the input done, the Sorter spilled %d records, not fewer than the %d it spills untold", with, without)
 				}
 				if with < mustSpill {
 					t.Errorf("spilled %d records, fewer than the %d that do not fit", with, mustSpill)
@@ -102,7 +102,7 @@ func TestProgressWrongEstimates(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/threads=%d", lie.name, threads), func(t *testing.T) {
 				s := New(Options{MemLimit: limit, TmpDir: t.TempDir(), Threads: threads})
 				defer s.Close()
-				feed(t, s, recs, 7_000, func(done int) { s.Progress(lie.say(int64(done))) })
+				feed(t, s, recs, 7_000, func(done int) { s.InputDone(lie.say(int64(done))) })
 				checkSorted(t, finishAll(t, s), want)
 				st := s.Stats()
 				if st.SpilledRecords < n-limit/recordBytes {
@@ -120,7 +120,7 @@ func TestProgressWrongEstimates(t *testing.T) {
 }
 
 // TestProgressRestFits: with two threads, a background spill starts when
-// the budget is all but full, unless Progress says the records still to
+// the budget is all but full, unless InputDone says the records still to
 // come fit beside those held: a spill then would write what need not go.
 // Told a large rest instead, the same records start one.
 func TestProgressRestFits(t *testing.T) {
@@ -140,7 +140,7 @@ func TestProgressRestFits(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := New(Options{MemLimit: limit, TmpDir: t.TempDir(), Threads: 2})
 			defer s.Close()
-			feed(t, s, recs, 5_000, func(done int) { s.Progress(int64(done), c.total(int64(done))) })
+			feed(t, s, recs, 5_000, func(done int) { s.InputDone(int64(done), c.total(int64(done))) })
 			if st := s.Stats(); (st.Background > 0) != c.spill {
 				t.Fatalf("%d background spills, %d records spilled; want a spill: %v", st.Background, st.SpilledRecords, c.spill)
 			}
@@ -150,7 +150,7 @@ func TestProgressRestFits(t *testing.T) {
 }
 
 // TestSpillTargetFillsTheBudget: with two threads, what a spill leaves in
-// memory and the records Progress says are still to come fill the budget,
+// memory and the records InputDone says are still to come fill the budget,
 // less Finish's buffers: the room a background spill keeps free while it is
 // written is not kept to the end.
 func TestSpillTargetFillsTheBudget(t *testing.T) {
@@ -158,7 +158,7 @@ func TestSpillTargetFillsTheBudget(t *testing.T) {
 	recs := withAscendingOffsets(genUniform(newRand(24), 190_000))
 	s := New(Options{MemLimit: limit, TmpDir: t.TempDir(), Threads: 2})
 	defer s.Close()
-	feed(t, s, recs, 5_000, func(done int) { s.Progress(int64(done), int64(done)*264/190) }) // 74,000 records to come
+	feed(t, s, recs, 5_000, func(done int) { s.InputDone(int64(done), int64(done)*264/190) }) // 74,000 records to come
 	if st := s.Stats(); st.Background > 0 || st.SpilledRecords > 0 {
 		t.Fatalf("a spill before the test: %+v", st)
 	}
