@@ -1,49 +1,13 @@
 package index
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 )
-
-// writeCSV writes data to a new file in a test directory.
-func writeCSV(t testing.TB, data string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "t.csv")
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func build(t testing.TB, p string, o *BuildOptions) *Info {
-	t.Helper()
-	info, err := Build(context.Background(), p, o)
-	if err != nil {
-		t.Fatalf("Build: %v", err)
-	}
-	return info
-}
-
-// get returns the rows Get prints for keys.
-func get(t testing.TB, ix *Index, keys ...string) string {
-	t.Helper()
-	var b bytes.Buffer
-	bkeys := make([][]byte, len(keys))
-	for i, k := range keys {
-		bkeys[i] = []byte(k)
-	}
-	if err := ix.Get(bkeys, func(row []byte) error { b.Write(row); return nil }); err != nil {
-		t.Fatalf("Get(%q): %v", keys, err)
-	}
-	return b.String()
-}
 
 // TestLookupGenerated builds many generated CSVs, in every dialect
 // variation, and checks every key against the rows known to have it.
@@ -102,23 +66,5 @@ func TestLookupGenerated(t *testing.T) {
 				t.Fatalf("Verify = %+v, %v", res, err)
 			}
 		})
-	}
-}
-
-// checkOnlyFiles fails unless dir holds exactly the CSV at csvPath, its
-// index, fence and lock file: no temporary file of any kind.
-func checkOnlyFiles(t *testing.T, csvPath string) {
-	t.Helper()
-	entries, err := os.ReadDir(filepath.Dir(csvPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	base := filepath.Base(csvPath)
-	if want := []string{base, base + ".csvidx", base + ".csvidx.fence", base + ".csvidx.lock"}; strings.Join(names, " ") != strings.Join(want, " ") {
-		t.Fatalf("the directory holds %q, want %q", names, want)
 	}
 }

@@ -13,30 +13,6 @@ import (
 	"github.com/csvidx/csvidx/scan/chunked"
 )
 
-// buildBytes builds the index of the CSV at p with res, and the scan tuned
-// as tu says if given (see chunked.Tuning), and returns its bytes and the build's
-// statistics.
-func buildBytes(t *testing.T, p string, key string, noHeader bool, res Resources, tu ...chunked.Tuning) ([]byte, *BuildStats) {
-	t.Helper()
-	old := testTuning
-	if len(tu) > 0 {
-		testTuning = tu[0]
-	} else {
-		testTuning = chunked.Tuning{}
-	}
-	defer func() { testTuning = old }()
-	out := filepath.Join(t.TempDir(), "i.csvidx")
-	info, err := Build(context.Background(), p, &BuildOptions{Key: key, NoHeader: noHeader, IndexPath: out, Resources: res})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b, info.Build
-}
-
 // TestParallelGarbage builds random garbage over the characters that matter
 // (quotes, delimiters, \n, \r) at chunk sizes of 1 to 40 bytes: wrong
 // guesses are common, and every index must equal the sequential one, header

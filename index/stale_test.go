@@ -3,37 +3,10 @@ package index
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
 )
-
-// bigCSV returns a CSV of more than twice 64 KiB, so that its middle is
-// outside both fingerprinted ends.
-func bigCSV(t *testing.T) (genCSV, string) {
-	r := rand.New(rand.NewPCG(5, 5))
-	g := makeCSV(r, 12000, 1, ',', true, false)
-	if len(g.data) < 3*fingerprintLen {
-		t.Fatalf("generated CSV is only %d bytes", len(g.data))
-	}
-	p := writeCSV(t, g.data)
-	build(t, p, &BuildOptions{Key: "1"})
-	return g, p
-}
-
-// editAt overwrites one byte of the file at path.
-func editAt(t *testing.T, path string, off int64, c byte) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteAt([]byte{c}, off); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestStale(t *testing.T) {
 	for _, tc := range []struct {

@@ -15,19 +15,6 @@ import (
 	"github.com/csvidx/csvidx/internal/atomicfile"
 )
 
-// appendCSV appends data to the file at p.
-func appendCSV(t *testing.T, p, data string) {
-	t.Helper()
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(data); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-}
-
 func runUpdate(t *testing.T, p string, opts *UpdateOptions) *UpdateResult {
 	t.Helper()
 	res, err := Update(context.Background(), p, opts)
