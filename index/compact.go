@@ -69,10 +69,8 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 	switch files.tailIs {
 	case fileAbsent:
 		return nil
-	case fileBroken:
+	case fileBroken, fileStale:
 		return files.tailWhy
-	case fileStale:
-		return fmt.Errorf("%w (csvidx update rescans the appended rows)", files.tailWhy)
 	}
 	main, tail := files.main, files.tail
 

@@ -85,7 +85,7 @@ func TestMissingFiles(t *testing.T) {
 		t.Errorf("Build of a missing CSV = %v", err)
 	}
 	os.WriteFile(csv, []byte("a,b\n"), 0o644)
-	if _, err := Open(csv, nil); !errors.Is(err, ErrNoIndex) || !strings.Contains(err.Error(), "csvidx build") {
+	if _, err := Open(csv, nil); !errors.Is(err, ErrNoIndex) || !strings.HasSuffix(err.Error(), "; build the index") {
 		t.Errorf("Open without an index = %v", err)
 	}
 	if _, err := Verify(context.Background(), csv, nil); !errors.Is(err, ErrNoIndex) {

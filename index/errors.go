@@ -2,8 +2,9 @@ package index
 
 import "errors"
 
-// Errors that callers can tell apart with errors.Is. The messages of the
-// errors returned wrap these with the file, what is wrong and what to do.
+// Errors that callers can tell apart with errors.Is. The errors returned
+// wrap these with the file and what is wrong; an index that must be built
+// again is a *RebuildError, a lock held by another writer a *LockedError.
 var (
 	// ErrNoIndex means the index file does not exist.
 	ErrNoIndex = errors.New("no index")
@@ -35,4 +36,78 @@ var (
 // it must be rebuilt.
 func broken(err error) bool {
 	return errors.Is(err, ErrNotIndex) || errors.Is(err, ErrVersion) || errors.Is(err, ErrCorrupt)
+}
+
+// RebuildError is the error for an index that cannot be used until it is
+// built again: its main index is missing, or a file of it is broken (not an
+// index, another format version, corrupt) or stale (the CSV shrank, or
+// changed where it is indexed). It carries the facts, and the options of
+// the build that makes the index again, so that each front end can word
+// the fix in its own voice (a command line, a function call); Error words
+// it neutrally. It unwraps to Err: errors.Is(err, ErrStale) and the like
+// hold through it.
+type RebuildError struct {
+	// CSVPath is the CSV the index is of.
+	CSVPath string
+	// IndexPath is the file at fault: the main index, or its tail.
+	IndexPath string
+	// Update says that the file at fault is the tail, and stale: the tail
+	// indexes the rows appended after the main index was built, and an
+	// update, which rescans them, repairs the index without a rebuild.
+	Update bool
+	// Err says what is wrong, in one line that names the file, and wraps
+	// ErrNoIndex, ErrNotIndex, ErrVersion, ErrCorrupt, ErrStale or
+	// ErrChanged.
+	Err error
+	// Built is what the index was built with, from the file's header; nil
+	// when there is no header to read (the index is missing, or its header
+	// is broken).
+	Built *Definition
+}
+
+// Definition is what an index was built with besides the CSV bytes: the
+// key column and the dialect, which a build that makes it again is given.
+type Definition struct {
+	// KeyColumn is the key column, 0-based.
+	KeyColumn int
+	// KeyName is the key column's header field, when the CSV has a header
+	// and the field is not empty; "" otherwise. A build given the name
+	// finds the column by it.
+	KeyName string
+	// NoHeader says the CSV's first record is data, not a header.
+	NoHeader bool
+	// Delimiter is the byte between fields.
+	Delimiter byte
+}
+
+// Facts returns what is wrong, without what to do about it: the message
+// that a front end words its own fix after.
+func (e *RebuildError) Facts() string { return e.Err.Error() }
+
+// Error returns the facts and, in neutral words, the fix.
+func (e *RebuildError) Error() string {
+	switch {
+	case errors.Is(e.Err, ErrNoIndex):
+		return e.Facts() + "; build the index"
+	case e.Update:
+		return e.Facts() + "; rebuild the index (the tail indexes rows appended after the main index; an update rescans them)"
+	}
+	return e.Facts() + "; rebuild the index"
+}
+
+// Unwrap returns Err.
+func (e *RebuildError) Unwrap() error { return e.Err }
+
+// mustRebuild returns the RebuildError for the index file at idxPath, of
+// the CSV at csvPath, whose header h (nil when unknown) says how it was
+// built, and which err says is wrong.
+func mustRebuild(csvPath, idxPath string, h *header, err error) *RebuildError {
+	e := &RebuildError{CSVPath: csvPath, IndexPath: idxPath, Err: err}
+	if h != nil {
+		e.Built = &Definition{KeyColumn: int(h.keyCol), NoHeader: h.flags&flagHeader == 0, Delimiter: h.delim}
+		if !e.Built.NoHeader {
+			e.Built.KeyName = string(h.keyName)
+		}
+	}
+	return e
 }

@@ -70,7 +70,7 @@ func (c *fenceCheck) close() {
 func (c *fenceCheck) report(gen, fresh uint64) (diffs, notes []string) {
 	name := filepath.Base(c.path)
 	if errors.Is(c.err, fs.ErrNotExist) {
-		return nil, []string{name + " is missing: lookups search the index without it, more slowly (csvidx build or compact writes it)"}
+		return nil, []string{name + " is missing: lookups search the index without it, more slowly (a build or compact writes it)"}
 	}
 	if c.err != nil {
 		return []string{name + ": " + c.err.Error()}, nil
@@ -81,7 +81,7 @@ func (c *fenceCheck) report(gen, fresh uint64) (diffs, notes []string) {
 		return []string{name + ": " + err.Error()}, nil
 	}
 	if g, ok := fence.Generation(header[:n]); ok && g != gen {
-		return nil, []string{name + " belongs to another index (an interrupted writer left it): lookups ignore it; csvidx build or compact rewrites it"}
+		return nil, []string{name + " belongs to another index (an interrupted writer left it): lookups ignore it; a build or compact rewrites it"}
 	}
 	want := fence.HeaderSize + int64(8*c.s.Entries())
 	if c.size != want {
@@ -95,7 +95,7 @@ func (c *fenceCheck) report(gen, fresh uint64) (diffs, notes []string) {
 		}
 	}
 	if diff >= 0 {
-		return []string{fmt.Sprintf("%s: differs from a fresh build's from byte %d (lookups ignore a broken fence, but run csvidx build to repair it)", name, diff)}, nil
+		return []string{fmt.Sprintf("%s: differs from a fresh build's from byte %d (lookups ignore a broken fence; a build repairs it)", name, diff)}, nil
 	}
 	return nil, nil
 }

@@ -38,6 +38,9 @@ type Info struct {
 	// State is "fresh" (the index covers the whole CSV), "behind" (rows
 	// were appended since: update indexes them) or "stale" (see Stale).
 	State string `json:"state"`
+	// StaleError is the error Stale is the message of, for a front end
+	// to word its own fix; nil when Stale is "".
+	StaleError *RebuildError `json:"-"`
 
 	Fence        string `json:"fence"`                   // the fence file
 	FenceIgnored string `json:"fence_ignored,omitempty"` // why lookups search the index without it, if they do
@@ -133,14 +136,19 @@ func ReadInfo(csvPath string, opts *Options) (*Info, error) {
 	}
 	info := newInfo(csvPath, idxPath, o.main.h, int64(len(o.main.data)), st.Size())
 	info.Fence, info.FenceIgnored = ix.fence, fenceIgnored(ix.fence, o.fenceWhy)
+	var stale error
 	switch {
 	case o.mainIs == fileStale:
-		info.Stale = o.mainWhy.Error()
+		stale = o.mainWhy
 	case o.tail != nil:
 		info.addTail(o.tail)
 		if o.tailIs == fileStale {
-			info.Stale = o.tailWhy.Error()
+			stale = o.tailWhy
 		}
+	}
+	if stale != nil {
+		info.Stale = stale.Error()
+		errors.As(stale, &info.StaleError)
 	}
 	info.setState()
 	return info, nil

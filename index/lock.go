@@ -12,6 +12,26 @@ import (
 // not to wait.
 var ErrLocked = errors.New("another csvidx is writing this index")
 
+// LockedError is the error of a writer told not to wait (NoWait) that found
+// the index's lock held by another writer. It unwraps to ErrLocked. Error
+// says to try again; a front end adds how to wait instead, in its own words.
+type LockedError struct {
+	// Lock is the lock file, INDEX.lock.
+	Lock string
+}
+
+// Facts returns what is wrong, without what to do about it: the message
+// that a front end words its own fix after.
+func (e *LockedError) Facts() string {
+	return fmt.Sprintf("%v (%s is locked)", ErrLocked, e.Lock)
+}
+
+// Error returns the facts and, in neutral words, the fix.
+func (e *LockedError) Error() string { return e.Facts() + "; try again when it is done" }
+
+// Unwrap returns ErrLocked.
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
 // writerLock is the exclusive lock that writers (build, update, compact)
 // hold on INDEX.lock, a file that is never renamed, removed or written, so
 // that the lock outlives every index file it protects.
@@ -59,7 +79,7 @@ func lockFiles(ix files, csv fs.FileInfo, noWait bool) (*writerLock, error) {
 	if err := flock(lf, noWait); err != nil {
 		lf.Close()
 		if errors.Is(err, ErrLocked) {
-			return nil, fmt.Errorf("%w (%s is locked); try again when it is done, or leave out --no-wait to wait", ErrLocked, ix.lock)
+			return nil, &LockedError{Lock: ix.lock}
 		}
 		return nil, fmt.Errorf("lock %s: %w", ix.lock, err)
 	}

@@ -214,8 +214,8 @@ func (ix *Index) lineStart(off int) bool {
 // CSV was edited in place, keeping its size and both ends, which the
 // freshness check cannot see (or the index was forged).
 func (ix *Index) movedRow(p *part, off uint64) error {
-	return fmt.Errorf("%s is %w: the row at byte %d of %s is not the one it indexed: the CSV was edited in place; %s",
-		p.path, ErrStale, off, ix.csvPath, rebuildHint(ix.csvPath, p.h))
+	return mustRebuild(ix.csvPath, p.path, p.h, fmt.Errorf("%s is %w: the row at byte %d of %s is not the one it indexed: the CSV was edited in place",
+		p.path, ErrStale, off, ix.csvPath))
 }
 
 // emit passes a found row to fn, adding the newline an unterminated last row

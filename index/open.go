@@ -3,7 +3,6 @@ package index
 import (
 	"cmp"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -72,37 +71,14 @@ func (ix *Index) open() error {
 	if err := o.judge(ix.csv.f, int64(len(ix.csv.data))); err != nil {
 		return err
 	}
-	switch {
-	case o.mainIs == fileStale:
-		return o.mainWhy
-	case o.tailIs == fileStale:
-		return fmt.Errorf("%w (the tail indexes rows appended after the main index; csvidx update rescans them)", o.tailWhy)
+	if o.mainIs == fileStale || o.tailIs == fileStale {
+		return cmp.Or(o.mainWhy, o.tailWhy)
 	}
 	return nil
 }
 
-// rebuildHint is the advice given with errors about an index that must be
-// rebuilt, with the options of the old index when its header is known.
-func rebuildHint(csvPath string, h *header) string {
-	cmd := "run csvidx build " + shellQuote(csvPath)
-	if h == nil {
-		return cmd + " --key COLUMN"
-	}
-	key := strconv.Itoa(int(h.keyCol))
-	if h.flags&flagHeader != 0 && len(h.keyName) > 0 {
-		key = string(h.keyName)
-	}
-	cmd += " --key " + shellQuote(key)
-	if h.flags&flagHeader == 0 {
-		cmd += " --no-header"
-	}
-	if h.delim != defaultDelim {
-		cmd += " --delimiter " + shellQuote(string([]byte{h.delim}))
-	}
-	return cmd
-}
-
-// shellQuote quotes s for a POSIX shell unless it needs no quotes.
+// shellQuote quotes s for a POSIX shell unless it needs no quotes (for
+// ErrLineEnds's message).
 func shellQuote(s string) string {
 	plain := s != ""
 	for _, c := range []byte(s) {
@@ -156,7 +132,8 @@ func (ix *Index) Info() *Info {
 // index was opened, in a way that makes rows read since then unreliable:
 // it shrank, it was written in place (its size is the same, its
 // modification time is not), or the first or last 64 KiB of what the index
-// covers differ. Rows appended meanwhile are fine. It costs a stat, and two
+// covers differ (the error then wraps the *RebuildError that says so too).
+// Rows appended meanwhile are fine. It costs a stat, and two
 // reads of 64 KiB per index file unless the CSV's size, modification time
 // and change time (ctime, which no user can set back) are as they were at
 // open; csvidx get calls it before printing its last buffer of rows.
@@ -185,7 +162,7 @@ func (ix *Index) Check() error {
 			continue
 		}
 		if err := checkFresh(ix.csv.f, size, p.h, ix.csvPath, p.path); err != nil {
-			return changed("the bytes its index covers changed (%v)", err)
+			return fmt.Errorf("%s: %w: the bytes its index covers changed (%w)", ix.csvPath, ErrChanged, err)
 		}
 	}
 	return nil

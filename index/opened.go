@@ -156,7 +156,9 @@ func openTail(path, csvPath string, main *part) (*part, error) {
 func checkFresh(f *os.File, size int64, h *header, csvPath, idxPath string) error {
 	scanned := int64(h.scanned)
 	stale := func(format string, args ...any) error {
-		return fmt.Errorf("%s is %w: %s; %s", idxPath, ErrStale, fmt.Sprintf(format, args...), rebuildHint(csvPath, h))
+		e := mustRebuild(csvPath, idxPath, h, fmt.Errorf("%s is %w: %s", idxPath, ErrStale, fmt.Sprintf(format, args...)))
+		e.Update = h.flags&flagTail != 0 // an update rescans what a stale tail indexed
+		return e
 	}
 	if size < scanned {
 		return stale("%s shrank from %d to %d bytes", csvPath, scanned, size)

@@ -15,7 +15,7 @@ import (
 // a lookup makes in it.
 type part struct {
 	path    string
-	csvPath string // for the advice in errors
+	csvPath string // for errors
 	m       *mapping.Map
 	data    []byte // the mapped file
 	h       *header
@@ -32,7 +32,7 @@ func openPart(path, csvPath string, tail bool) (*part, error) {
 		if tail {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("%w for %s: %s does not exist; %s", ErrNoIndex, csvPath, path, rebuildHint(csvPath, nil))
+		return nil, mustRebuild(csvPath, path, nil, fmt.Errorf("%w for %s: %s does not exist", ErrNoIndex, csvPath, path))
 	}
 	if err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func openPart(path, csvPath string, tail bool) (*part, error) {
 		if errors.Is(err, mapping.ErrFault) {
 			err = fmt.Errorf("%w: %w", ErrChanged, err)
 		}
-		return nil, fmt.Errorf("%s: %w; %s", path, err, rebuildHint(csvPath, h))
+		return nil, mustRebuild(csvPath, path, h, fmt.Errorf("%s: %w", path, err))
 	}
 	return &part{path: path, csvPath: csvPath, m: m, data: m.Bytes(), h: h,
 		checked: newPageSet(h.pages)}, nil
@@ -245,5 +245,5 @@ func recordLess(a, b []byte) bool {
 }
 
 func (p *part) corrupt(format string, args ...any) error {
-	return fmt.Errorf("%s: %w: %s; %s", p.path, ErrCorrupt, fmt.Sprintf(format, args...), rebuildHint(p.csvPath, p.h))
+	return mustRebuild(p.csvPath, p.path, p.h, fmt.Errorf("%s: %w: %s", p.path, ErrCorrupt, fmt.Sprintf(format, args...)))
 }

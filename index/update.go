@@ -133,7 +133,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 		return nil, err
 	}
 	if info.Stale != "" { // the CSV shrank or was rewritten while update ran
-		return nil, fmt.Errorf("%s: %w while csvidx update ran: %s", csvPath, ErrChanged, info.Stale)
+		return nil, fmt.Errorf("%s: %w while the update ran: %w", csvPath, ErrChanged, info.StaleError)
 	}
 	res.Info = info
 	return res, nil

@@ -111,8 +111,8 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyRe
 func verifyPart(ctx context.Context, csv *csvFile, p *part, extends *header, opts *VerifyOptions, fc *fenceCheck) ([]string, *built, error) {
 	old := p.h
 	if uint64(len(csv.data)) < old.scanned {
-		return []string{fmt.Sprintf("%s shrank from %d to %d bytes since %s was built; %s",
-			csv.path, old.scanned, len(csv.data), p.path, rebuildHint(csv.path, old))}, nil, nil
+		return []string{fmt.Sprintf("%s shrank from %d to %d bytes since %s was built; rebuild the index",
+			csv.path, old.scanned, len(csv.data), p.path)}, nil, nil
 	}
 	covered := *csv
 	covered.data = csv.data[:old.scanned]

@@ -26,6 +26,9 @@ A stale index is reported, not refused; a broken one is an error.`,
 			if err != nil {
 				return err
 			}
+			if info.StaleError != nil {
+				info.Stale = advise(info.StaleError) // the fix in the CLI's words
+			}
 			if asJSON {
 				b, err := json.Marshal(info)
 				if err != nil {

@@ -100,7 +100,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if out.failed() == nil {
 		err = explainDiskFull(err, "the index is as it was before this command")
 	}
-	fmt.Fprintf(stderr, "csvidx: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(stderr, "csvidx: %s\n", oneLine(advise(err)))
 	return exitError
 }
 

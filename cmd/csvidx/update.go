@@ -57,7 +57,7 @@ changed is stale and must be rebuilt.`,
 					r.NewBytes, oneLine(args[0]), plural(info.Tail.Rows, "row"), info.Tail.Records)
 				if r.CompactError != nil {
 					fmt.Fprintf(s.err, "csvidx: warning: the new rows are indexed, in the tail, but %s; csvidx compact merges it later\n",
-						oneLine(explainDiskFull(r.CompactError, "the index with its tail is complete").Error()))
+						oneLine(advise(explainDiskFull(r.CompactError, "the index with its tail is complete"))))
 				}
 			case "compact":
 				fmt.Fprintf(report, "csvidx: indexed %d new bytes of %s and merged the tail into the main index: %s, %d with a key\n",

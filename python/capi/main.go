@@ -11,9 +11,11 @@
 //
 // Every function returns an int status: 0 for success, -1 for an error. On
 // an error, *err points to a NUL-terminated message, allocated with malloc,
-// that the caller frees with csvidx_free: the message the csvidx command
-// prints on standard error, without its "csvidx: " prefix (for example
-// "orders.csv.csvidx is stale: ...; run csvidx build"). Results come back
+// that the caller frees with csvidx_free. It says what is wrong as the
+// csvidx command does on standard error, without its "csvidx: " prefix,
+// and words the fix, where there is one to word, as a Python call (for
+// example "orders.csv.csvidx is stale: ...; call
+// csvidx.build('orders.csv', key='user_id')"; see advice.go). Results come back
 // through pointer arguments; byte strings and JSON documents are allocated
 // with malloc and freed by the caller with csvidx_free.
 //
@@ -108,7 +110,7 @@ func csvidx_build(path, key *C.char, noHeader C.int, delimiter *C.char, memLimit
 		if err != nil {
 			return err
 		}
-		return setJSON(infoJSON, info)
+		return setInfo(infoJSON, info)
 	})
 }
 
@@ -146,7 +148,7 @@ func csvidx_compact(path, indexPath *C.char, noWait C.int, infoJSON, errOut **C.
 		if err != nil {
 			return err
 		}
-		return setJSON(infoJSON, info)
+		return setInfo(infoJSON, info)
 	})
 }
 
@@ -190,7 +192,7 @@ func csvidx_open(path, indexPath *C.char, h *C.int64_t, errOut **C.char) C.int {
 func csvidx_info(h C.int64_t, infoJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		return withIndex(int64(h), func(ix *index.Index) error {
-			return setJSON(infoJSON, ix.Info())
+			return setInfo(infoJSON, ix.Info())
 		})
 	})
 }
@@ -316,9 +318,18 @@ func call(errOut **C.char, fn func() error) (status C.int) {
 
 func setErr(errOut **C.char, err error) C.int {
 	if errOut != nil {
-		*errOut = C.CString(err.Error())
+		*errOut = C.CString(advise(err))
 	}
 	return -1
+}
+
+// setInfo is setJSON for an index's description, with the fix of a stale
+// index worded as a Python call.
+func setInfo(out **C.char, info *index.Info) error {
+	if info.StaleError != nil {
+		info.Stale = advise(info.StaleError)
+	}
+	return setJSON(out, info)
 }
 
 func setJSON(out **C.char, v any) error {

@@ -3,9 +3,10 @@
 
 class CsvIdxError(Exception):
     """An error of csvidx: a missing, stale or broken index, a file that
-    cannot be read, a bad option. Its message is the one the csvidx command
-    prints on standard error, without the "csvidx: " prefix, and says what to
-    do (for example "...; run csvidx build")."""
+    cannot be read, a bad option. Its message says what is wrong as the
+    csvidx command does on standard error (without the "csvidx: " prefix),
+    and what to do in Python's words (for example "...; call
+    csvidx.build('orders.csv', key='user_id')")."""
 
 
 class CsvIdxWarning(UserWarning):

@@ -1,5 +1,5 @@
 """build, update, compact and verify from Python, and errors as CsvIdxError
-with the CLI's messages."""
+with the CLI's facts and the fix in Python's words."""
 
 import csv
 import io
@@ -91,13 +91,28 @@ def test_index_path_and_build_options(tmp_path, orders):
     assert csvidx.update(orders.path, index_path=other)["action"] == "none"
 
 
+def facts_and_fix(msg):
+    """A message split into what is wrong and the fix that ends it, as the
+    CLI (a command line) or Python (a call) words it."""
+    for fix in ("; run csvidx build ", "; call csvidx.build(", "; try again when it is done, "):
+        if fix in msg:
+            i = msg.index(fix)
+            return msg[:i], msg[i + 2:]
+    raise AssertionError(f"no fix in {msg!r}")
+
+
 def test_errors_carry_the_clis_messages(cli, tmp_path, orders):
+    """The facts are the CLI's, word for word; the fix is worded as a call
+    to csvidx, with the options the index was built with."""
     missing = str(tmp_path / "missing.csv")
     open(missing, "w").close()
     with pytest.raises(csvidx.CsvIdxError) as e:
         csvidx.Index(missing)
-    assert str(e.value) == cli_error(cli, "get", missing, "1")
-    assert "run csvidx build" in str(e.value)
+    facts, fix = facts_and_fix(str(e.value))
+    cli_facts, cli_fix = facts_and_fix(cli_error(cli, "get", missing, "1"))
+    assert facts == cli_facts and facts.startswith("no index for ")
+    assert fix == f"call csvidx.build({missing!r}, key=COLUMN)"
+    assert cli_fix.startswith("run csvidx build ")
 
     with pytest.raises(csvidx.CsvIdxError) as e:
         csvidx.build(orders.path, key="no such column")
@@ -116,32 +131,72 @@ def test_errors_carry_the_clis_messages(cli, tmp_path, orders):
         assert (said, cli_said) == (f"{name}={shown}", f"{flags[0]} {shown}")
         assert why == cli_why
 
-    with pytest.raises(csvidx.CsvIdxError) as e:
-        csvidx.verify(missing)
-    assert str(e.value) == cli_error(cli, "verify", missing)
-    with pytest.raises(csvidx.CsvIdxError) as e:
-        csvidx.update(missing)
-    assert str(e.value) == cli_error(cli, "update", missing)
-    with pytest.raises(csvidx.CsvIdxError) as e:
-        csvidx.compact(missing)
-    assert str(e.value) == cli_error(cli, "compact", missing)
+    for call, args in [(csvidx.verify, ["verify", missing]), (csvidx.update, ["update", missing]),
+                       (csvidx.compact, ["compact", missing])]:
+        with pytest.raises(csvidx.CsvIdxError) as e:
+            call(missing)
+        assert facts_and_fix(str(e.value)) == (cli_facts, fix)
+        assert facts_and_fix(cli_error(cli, *args)) == (cli_facts, cli_fix)
 
     # Stale: the CSV shrank since it was indexed.
     with open(orders.path, "r+b") as f:
         f.truncate(os.path.getsize(orders.path) - 10)
     with pytest.raises(csvidx.CsvIdxError, match="stale") as e:
         csvidx.Index(orders.path)
-    assert str(e.value) == cli_error(cli, "get", orders.path, "7")
+    facts, fix = facts_and_fix(str(e.value))
+    assert facts == facts_and_fix(cli_error(cli, "get", orders.path, "7"))[0]
+    assert fix == f"call csvidx.build({orders.path!r}, key='user_id')"
     with pytest.raises(csvidx.CsvIdxError) as e:
         csvidx.update(orders.path)
-    assert str(e.value) == cli_error(cli, "update", orders.path)
+    assert facts_and_fix(str(e.value)) == (facts, fix)
+    assert facts_and_fix(cli_error(cli, "update", orders.path)) == (facts, "run csvidx build " + orders.path + " --key user_id")
+    eval(fix[len("call "):], {"csvidx": csvidx})  # pylint: disable=eval-used  # the call it names repairs the index
+    csvidx.Index(orders.path).close()
 
     # Not an index at all.
     with open(orders.path + ".csvidx", "wb") as f:
         f.write(b"this is not an index" * 100)
     with pytest.raises(csvidx.CsvIdxError) as e:
         csvidx.Index(orders.path)
-    assert str(e.value) == cli_error(cli, "get", orders.path, "7")
+    facts, fix = facts_and_fix(str(e.value))
+    assert facts == facts_and_fix(cli_error(cli, "get", orders.path, "7"))[0]
+    assert fix == f"call csvidx.build({orders.path!r}, key=COLUMN)"
+
+
+def test_fix_keeps_the_options(cli, tmp_path):
+    """An index built without a header, on a tab-separated file, is rebuilt
+    with the same options: the call in the message says them."""
+    path = str(tmp_path / "events.tsv")
+    with open(path, "w") as f:
+        f.write("1\ta\n2\tb\n3\ta\n")
+    csvidx.build(path, key=1, no_header=True, delimiter="\t")
+    with open(path, "r+b") as f:
+        f.truncate(5)
+    with pytest.raises(csvidx.CsvIdxError) as e:
+        csvidx.Index(path)
+    facts, fix = facts_and_fix(str(e.value))
+    cli_facts, cli_fix = facts_and_fix(cli_error(cli, "get", path, "a"))
+    assert facts == cli_facts
+    assert fix == f"call csvidx.build({path!r}, key=1, no_header=True, delimiter='\\t')"
+    assert cli_fix == f"run csvidx build {path} --key 1 --no-header --delimiter '\\t'"
+    eval(fix[len("call "):], {"csvidx": csvidx})  # pylint: disable=eval-used
+    with csvidx.Index(path) as idx:
+        assert idx.get_bytes("a") == b"1\ta\n"
+
+
+def test_locked(cli, orders):
+    """A writer told not to wait, while another holds the lock: the facts
+    are the CLI's, and the way to wait is Python's keyword."""
+    fcntl = pytest.importorskip("fcntl")
+    with open(orders.path + ".csvidx.lock", "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(csvidx.CsvIdxError) as e:
+            csvidx.build(orders.path, key="user_id", no_wait=True)
+        facts, fix = facts_and_fix(str(e.value))
+        cli_facts, cli_fix = facts_and_fix(cli_error(cli, "update", orders.path, "--no-wait"))
+    assert facts == cli_facts and "is locked" in facts
+    assert fix == "try again when it is done, or pass no_wait=False to wait"
+    assert cli_fix == "try again when it is done, or leave out --no-wait to wait"
 
 
 def test_stale_while_open(orders):

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/csvidx/csvidx/index"
+)
+
+// The index package says what is wrong with an index, or with a lock held
+// by another writer, and words the fix neutrally ("rebuild the index");
+// the CLI words it as the command to run.
+
+// advise returns err's message with the fixes of an index to build again
+// and of a held lock worded as the CLI's, wherever in the message the
+// library put them (a wrapped error's message is part of its wrapper's).
+func advise(err error) string {
+	msg := err.Error()
+	var re *index.RebuildError
+	if errors.As(err, &re) {
+		msg = strings.Replace(msg, re.Error(), rebuildAdvice(re), 1)
+	}
+	var le *index.LockedError
+	if errors.As(err, &le) {
+		msg = strings.Replace(msg, le.Error(), le.Facts()+"; try again when it is done, or leave out --no-wait to wait", 1)
+	}
+	return msg
+}
+
+// rebuildAdvice is e's message with the command line that builds the index
+// again, with the options it was built with when its header says them.
+func rebuildAdvice(e *index.RebuildError) string {
+	cmd := e.Facts() + "; run csvidx build " + shellQuote(e.CSVPath)
+	if b := e.Built; b == nil {
+		cmd += " --key COLUMN"
+	} else {
+		key := strconv.Itoa(b.KeyColumn)
+		if b.KeyName != "" {
+			key = b.KeyName
+		}
+		cmd += " --key " + shellQuote(key)
+		if b.NoHeader {
+			cmd += " --no-header"
+		}
+		if b.Delimiter != ',' {
+			cmd += " --delimiter " + shellQuote(string([]byte{b.Delimiter}))
+		}
+	}
+	if e.Update {
+		cmd += " (the tail indexes rows appended after the main index; csvidx update rescans them)"
+	}
+	return cmd
+}
+
+// shellQuote quotes s for a POSIX shell unless it needs no quotes.
+func shellQuote(s string) string {
+	plain := s != ""
+	for _, c := range []byte(s) {
+		plain = plain && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_./:@%+=-", c) >= 0)
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
