@@ -70,7 +70,7 @@ func TestReadersDuringUpdates(t *testing.T) {
 					errs <- fmt.Errorf("Open: %w", err)
 					return
 				}
-				covered := int64(ix.covered().scanned)
+				covered := int64(ix.furthest().scanned)
 				k := (i*31 + w) % 97
 				n, err := ix.Count([]byte(fmt.Sprintf("u%d", k)))
 				var rows int64

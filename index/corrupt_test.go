@@ -231,7 +231,7 @@ func TestByteFlipsTailAndFence(t *testing.T) {
 				}
 				refused++
 			} else {
-				covered := int(ix.covered().scanned)
+				covered := int(ix.furthest().scanned)
 				for _, k := range keys {
 					var got []byte
 					err := ix.Lookup([]byte(k), func(row []byte) error { got = append(got, row...); return nil })

@@ -105,9 +105,9 @@ func (ix *Index) Close() error {
 	return err
 }
 
-// covered returns the header of the file that indexes the CSV furthest: the
+// furthest returns the header of the file that indexes the CSV furthest: the
 // tail if there is one, else the main index.
-func (ix *Index) covered() *header {
+func (ix *Index) furthest() *header {
 	if ix.tail != nil {
 		return ix.tail.h
 	}
@@ -117,7 +117,7 @@ func (ix *Index) covered() *header {
 // BytesBehind returns how many bytes the CSV had grown by, when the index
 // was opened, since it was last indexed: rows there are not in the index.
 func (ix *Index) BytesBehind() int64 {
-	return int64(len(ix.csv.data)) - int64(ix.covered().scanned)
+	return int64(len(ix.csv.data)) - int64(ix.furthest().scanned)
 }
 
 // Info describes the open index.

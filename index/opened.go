@@ -118,9 +118,9 @@ func (o *opened) needMain() error {
 	return o.mainWhy
 }
 
-// covering returns the header of the usable file that indexes the CSV
+// furthest returns the header of the usable file that indexes the CSV
 // furthest: the tail when it is usable, else the main index.
-func (o *opened) covering() *header {
+func (o *opened) furthest() *header {
 	if o.tailIs.usable() {
 		return o.tail.h
 	}

@@ -127,19 +127,19 @@ func (p *part) runFrom(h, first uint64) (_, end uint64, err error) {
 // through the fence when there is one, else by searching the index.
 func (p *part) lowerBound(h uint64) uint64 {
 	if p.fence != nil {
-		if i, ok := p.fenced(h); ok {
+		if i, ok := p.lowerBoundByFence(h); ok {
 			return i
 		}
 	}
 	return p.search(h)
 }
 
-// fenced finds the lower bound of h through the fence: the one index page it
+// lowerBoundByFence finds the lower bound of h through the fence: the one index page it
 // names, searched. The fence is not trusted: unless the records around the
 // answer bracket h (one below it, the next not), it reports false and the
 // caller searches the index. The caller checks the pages of those records,
 // so a bracket that holds on them is the true one.
-func (p *part) fenced(h uint64) (uint64, bool) {
+func (p *part) lowerBoundByFence(h uint64) (uint64, bool) {
 	n := p.h.records
 	lo := p.fence.Find(h) * recordsPerPage
 	if lo >= n {

@@ -92,7 +92,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateRe
 		return nil, err
 	}
 	main := files.main
-	covered := int64(files.covering().scanned)
+	covered := int64(files.furthest().scanned)
 	res := &UpdateResult{Action: "none", NewBytes: size - covered}
 	h := main.h
 	switch {
