@@ -62,10 +62,11 @@ func (o *BuildOptions) spec() (spec, error) {
 // Build indexes the CSV at csvPath and writes the index atomically: until
 // Build returns successfully, the previous index (if any) is intact. A nil
 // opts is the zero BuildOptions. It returns a description of the new index.
-func Build(ctx context.Context, csvPath string, opts *BuildOptions) (*Info, error) {
+func Build(ctx context.Context, csvPath string, opts *BuildOptions) (_ *Info, err error) {
 	if opts == nil {
 		opts = &BuildOptions{} // Key "" names a header field of that name, if there is one
 	}
+	defer namePath(&err, csvPath, opts.IndexPath)
 	sp, err := opts.spec()
 	if err != nil {
 		return nil, err
@@ -131,7 +132,7 @@ func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 	if sp.keyCol < 0 {
 		col, err := resolveKey(sp.key, fields, found)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", csv.path, err)
+			return nil, 0, err // Build names the CSV
 		}
 		sp.keyCol = col
 	}
@@ -150,8 +151,8 @@ func noKeyColumn(csv *csvFile, delim byte, h *header) error {
 		fields, _, _ := scan.Fields(csv.data, int(h.headerStart), delim)
 		what = "the header has " + describeFields(fields)
 	}
-	return fmt.Errorf("%s: %w %d (%s; delimiter %q); give a column that exists, or the file's delimiter",
-		csv.path, ErrNoKeys, h.keyCol, what, string([]byte{delim}))
+	return fmt.Errorf("%w %d (%s; delimiter %q); give a column that exists, or the file's delimiter",
+		ErrNoKeys, h.keyCol, what, string([]byte{delim}))
 }
 
 // tailHeader starts the header of a tail that extends main: same dialect,

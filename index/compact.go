@@ -28,10 +28,11 @@ type CompactOptions struct {
 // one atomically, and then the tail is removed. The new main index is byte
 // for byte what a build of the CSV's indexed bytes writes. Without a
 // current tail, Compact does nothing. It returns a description of the index.
-func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (*Info, error) {
+func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (_ *Info, err error) {
 	if opts == nil {
 		opts = &CompactOptions{}
 	}
+	defer namePath(&err, csvPath, opts.IndexPath)
 	o := &Options{IndexPath: opts.IndexPath}
 	idxPath := o.indexPath(csvPath)
 	lock, err := lockIndex(csvPath, idxPath, opts.NoWait)

@@ -29,10 +29,11 @@ type DropOptions struct {
 //
 // Drop holds the lock while it removes the other files, then removes the
 // lock file itself: a writer that starts in that moment makes a new one.
-func Drop(csvPath string, opts *DropOptions) ([]string, error) {
+func Drop(csvPath string, opts *DropOptions) (_ []string, err error) {
 	if opts == nil {
 		opts = &DropOptions{}
 	}
+	defer namePath(&err, csvPath, opts.IndexPath)
 	o := &Options{IndexPath: opts.IndexPath}
 	ix := indexFiles(o.indexPath(csvPath))
 	var present []string

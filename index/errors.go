@@ -1,6 +1,10 @@
 package index
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"strings"
+)
 
 // Errors that callers can tell apart with errors.Is. The errors returned
 // wrap these with the file and what is wrong; an index that must be built
@@ -111,3 +115,29 @@ func mustRebuild(csvPath, idxPath string, h *header, err error) *RebuildError {
 	}
 	return e
 }
+
+// namePath makes *err, when set, say which CSV it is about: every error of
+// the package's entry points names a file of the index, once. An error that
+// names the CSV or the index (indexPath, or CSV.csvidx when empty) already
+// is left as it is, and so is a cancellation, which is about no file.
+func namePath(err *error, csvPath, indexPath string) {
+	if indexPath == "" {
+		indexPath = DefaultIndexPath(csvPath)
+	}
+	e := *err
+	if e == nil || errors.Is(e, context.Canceled) {
+		return
+	}
+	if msg := e.Error(); !strings.Contains(msg, csvPath) && !strings.Contains(msg, indexPath) {
+		*err = &pathError{path: csvPath, err: e}
+	}
+}
+
+// pathError is an error of an entry point, prefixed with its CSV's path.
+type pathError struct {
+	path string
+	err  error
+}
+
+func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
+func (e *pathError) Unwrap() error { return e.err }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -128,5 +129,30 @@ func TestLockedError(t *testing.T) {
 	want := "another csvidx is writing this index (" + e.Lock + " is locked)"
 	if e.Facts() != want || err.Error() != want+"; try again when it is done" {
 		t.Errorf("Facts() = %q, Error() = %q; want %q and a neutral fix", e.Facts(), err.Error(), want)
+	}
+}
+
+// TestErrorsNameTheFile: an entry point's error names the CSV when nothing
+// else in it names the CSV or the index, and never twice; a cancellation
+// is left as it is.
+func TestErrorsNameTheFile(t *testing.T) {
+	csv := writeCSV(t, "k,v\n1,a\n2,b\n")
+	nowhere := filepath.Join(t.TempDir(), "nowhere")
+	_, err := Build(context.Background(), csv, &BuildOptions{Key: "k", Resources: Resources{MemLimit: 1, TmpDir: nowhere}})
+	if err == nil || !strings.HasPrefix(err.Error(), csv+": ") || strings.Count(err.Error(), csv) != 1 {
+		t.Errorf("a build that cannot spill: %v; want the CSV's path once, first", err)
+	}
+	_, err = Build(context.Background(), csv, &BuildOptions{Key: "nope"})
+	if !errors.Is(err, ErrColumn) || strings.Count(err.Error(), csv) != 1 {
+		t.Errorf("a build with a bad key: %v; want ErrColumn, with the CSV's path once", err)
+	}
+	_, err = Open(csv, &Options{IndexPath: filepath.Join(t.TempDir(), "absent.csvidx")})
+	if !errors.Is(err, ErrNoIndex) || strings.Count(err.Error(), csv) != 1 {
+		t.Errorf("opening a missing index: %v; want ErrNoIndex, with the CSV's path once", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err = Build(ctx, csv, &BuildOptions{Key: "k"}); err != context.Canceled {
+		t.Errorf("a cancelled build: %v; want context.Canceled itself", err)
 	}
 }

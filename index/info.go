@@ -115,8 +115,9 @@ func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {
 // ReadInfo describes the index of the CSV at csvPath without refusing a
 // stale one: Info.Stale says why it could not be used. A broken or missing
 // index file is an error.
-func ReadInfo(csvPath string, opts *Options) (*Info, error) {
+func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
 	idxPath := opts.indexPath(csvPath)
+	defer namePath(&err, csvPath, idxPath)
 	ix := indexFiles(idxPath)
 	o, err := ix.openFiles(csvPath, true)
 	if err != nil {

@@ -43,8 +43,9 @@ type Index struct {
 // current one. It refuses a missing, broken or stale index, and a broken
 // tail, with an error that says what to do; a tail left over from an
 // interrupted compact or build (made for another main index) is ignored.
-func Open(csvPath string, opts *Options) (*Index, error) {
+func Open(csvPath string, opts *Options) (_ *Index, err error) {
 	idxPath := opts.indexPath(csvPath)
+	defer namePath(&err, csvPath, idxPath)
 	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: keyHash(), noFence: opts != nil && opts.NoFence}
 	if err := ix.open(); err != nil {
 		ix.Close()

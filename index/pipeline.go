@@ -114,7 +114,7 @@ func (p *pipeline) run(ctx context.Context, path string, shape writerShape, sink
 		return p.write(ctx, srt, sink, b.h)
 	}, p.csv.m)
 	if errors.Is(err, mapping.ErrFault) {
-		err = fmt.Errorf("%s: %w", p.csv.path, ErrChanged)
+		err = ErrChanged // the entry point names the CSV
 	}
 	if err != nil {
 		return nil, err

@@ -54,10 +54,11 @@ type UpdateResult struct {
 // untouched. When the tail reaches a tenth of the main index, Update merges
 // them (see [Compact]) unless opts.NoCompact. A stale main index (the CSV
 // shrank or changed) is an error: it must be rebuilt.
-func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (*UpdateResult, error) {
+func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (_ *UpdateResult, err error) {
 	if opts == nil {
 		opts = &UpdateOptions{}
 	}
+	defer namePath(&err, csvPath, opts.IndexPath)
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}

@@ -41,10 +41,11 @@ type VerifyResult struct {
 // compares the result with the index file byte for byte. A broken or stale
 // index is a difference, not an error; errors are for what stops the
 // comparison: a missing index, an unreadable CSV.
-func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (*VerifyResult, error) {
+func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (_ *VerifyResult, err error) {
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
+	defer namePath(&err, csvPath, opts.IndexPath)
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}
