@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/csvidx/csvidx/fence"
-	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/sorter"
 )
@@ -74,36 +72,27 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 		return files.tailWhy
 	}
 	main, tail := files.main, files.tail
+	return writeIndexFile(idxPath, csv.perm, shape, true, func(sink pageSink, fence func(uint64) error) (*header, error) {
+		return merge(ctx, csv, main, tail, newPageWriter(sink, fence))
+	})
+}
 
-	out, err := atomicfile.Create(idxPath, true, csv.perm)
-	if err != nil {
-		return fmt.Errorf("create index: %w", err)
-	}
-	defer out.Abort()
-	fw, err := fence.Create(fencePath(idxPath), csv.perm)
-	if err != nil {
-		return fmt.Errorf("write the fence: %w", err)
-	}
-	defer fw.Abort()
-	sink, err := newFileSink(out, shape)
-	if err != nil {
-		return err
-	}
-	defer sink.close()
-	w := newPageWriter(sink, fw.Add)
+// merge writes to w the records of main and its tail, merged, and the header
+// of the main index they make, and returns that header.
+func merge(ctx context.Context, csv *csvFile, main, tail *part, w *pageWriter) (*header, error) {
 	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end
 	tail.m.Advise(mapping.Sequential)
 	var shadowed uint64
-	err = mapping.Guard(func() error {
+	err := mapping.Guard(func() error {
 		var err error
 		shadowed, err = mergeRecords(ctx, main, tail, w)
 		return err
 	}, main.m, tail.m)
 	if errors.Is(err, mapping.ErrFault) {
-		err = fmt.Errorf("%s or its tail: %w", idxPath, ErrChanged)
+		err = fmt.Errorf("%s or its tail: %w", main.path, ErrChanged)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	h := mergedHeader(main.h, tail.h, shadowed)
 	err = mapping.Guard(func() error {
@@ -111,24 +100,9 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options
 		return nil
 	}, csv.m)
 	if err != nil {
-		return fmt.Errorf("%s: %w", csv.path, ErrChanged)
+		return nil, ErrChanged // the entry point names the CSV
 	}
-	if err := w.finish(h); err != nil {
-		return err
-	}
-	if err := out.Commit(); err != nil {
-		return fmt.Errorf("write %s: %w", idxPath, err)
-	}
-	// The tail and the fence now belong to the old main index; a crash right
-	// here leaves them stale, which readers notice by generation and ignore,
-	// and the next update or compact replaces.
-	if err := removeDerived(idxPath); err != nil {
-		return err
-	}
-	if err := fw.Commit(h.generation); err != nil {
-		return fmt.Errorf("write the fence: %w", err)
-	}
-	return nil
+	return h, w.finish(h)
 }
 
 // mergedHeader returns the header of the main index that merging tail t

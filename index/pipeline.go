@@ -43,47 +43,76 @@ type built struct {
 // writeMain builds a main index at idxPath, with its fence, and replaces
 // what went with the old one: the tail is removed, the fence rewritten.
 func (p *pipeline) writeMain(ctx context.Context, idxPath string) (*built, error) {
-	fw, err := fence.Create(fencePath(idxPath), p.csv.perm)
-	if err != nil {
-		return nil, fmt.Errorf("write the fence: %w", err)
-	}
-	defer fw.Abort()
-	p.fence = fw.Add
-	b, err := p.writeFile(ctx, idxPath)
-	if err != nil {
-		return nil, err
-	}
-	if err := removeDerived(idxPath); err != nil {
-		return nil, err
-	}
-	if err := fw.Commit(b.h.generation); err != nil {
-		return nil, fmt.Errorf("write the fence: %w", err)
-	}
-	return b, nil
+	return p.writeTo(ctx, idxPath, true)
 }
 
-// writeFile builds an index file (a main index, or a tail when p.main is
-// set) and puts it at path atomically.
-func (p *pipeline) writeFile(ctx context.Context, path string) (*built, error) {
-	out, err := atomicfile.Create(path, true, p.csv.perm)
+// writeTail builds the tail of the main index p.main extends and puts it at
+// path atomically.
+func (p *pipeline) writeTail(ctx context.Context, path string) (*built, error) {
+	return p.writeTo(ctx, path, false)
+}
+
+func (p *pipeline) writeTo(ctx context.Context, path string, main bool) (*built, error) {
+	shape := p.res.writeShape()
+	var b *built
+	err := writeIndexFile(path, p.csv.perm, shape, main, func(sink pageSink, fence func(uint64) error) (*header, error) {
+		p.fence = fence
+		var err error
+		if b, err = p.run(ctx, path, shape, sink); err != nil {
+			return nil, err
+		}
+		return b.h, nil
+	})
+	return b, err
+}
+
+// writeIndexFile puts a new index file at path atomically, with buffers of
+// the given shape: fill writes its pages to the sink it is given, handing
+// the first hash of every record page to fence when not nil, and returns
+// its header. For a main index, fill gets a fence, written beside the file,
+// and once the file is in place the old one's tail and fence are removed
+// and the new fence is put in place. Build, Update and Compact write this
+// way.
+func writeIndexFile(path string, perm fs.FileMode, shape writerShape, main bool, fill func(sink pageSink, fence func(uint64) error) (*header, error)) error {
+	out, err := atomicfile.Create(path, true, perm)
 	if err != nil {
-		return nil, fmt.Errorf("create index: %w", err)
+		return fmt.Errorf("create index: %w", err)
 	}
 	defer out.Abort()
-	shape := p.res.writeShape()
+	var fw *fence.Writer
+	var add func(uint64) error
+	if main {
+		if fw, err = fence.Create(fencePath(path), perm); err != nil {
+			return fmt.Errorf("write the fence: %w", err)
+		}
+		defer fw.Abort()
+		add = fw.Add
+	}
 	sink, err := newFileSink(out, shape)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer sink.close()
-	b, err := p.run(ctx, path, shape, sink)
+	h, err := fill(sink, add)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := out.Commit(); err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return b, nil
+	if !main {
+		return nil
+	}
+	// The tail and the fence now belong to the old main index; a crash right
+	// here leaves them stale, which readers notice by generation and ignore,
+	// and the next update or compact replaces.
+	if err := removeDerived(path); err != nil {
+		return err
+	}
+	if err := fw.Commit(h.generation); err != nil {
+		return fmt.Errorf("write the fence: %w", err)
+	}
+	return nil
 }
 
 // removeDerived removes the tail and the fence of a main index that was just
@@ -111,7 +140,7 @@ func (p *pipeline) run(ctx context.Context, path string, shape writerShape, sink
 		if b, err = p.scan(ctx, plan, srt); err != nil {
 			return err
 		}
-		return p.write(ctx, srt, sink, b.h)
+		return p.pack(ctx, srt, sink, b.h)
 	}, p.csv.m)
 	if errors.Is(err, mapping.ErrFault) {
 		err = ErrChanged // the entry point names the CSV
@@ -168,9 +197,9 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 	return &built{h: h, scan: st}, nil
 }
 
-// write takes the sorted records from srt and writes them as pages to sink,
+// pack takes the sorted records from srt and writes them as pages to sink,
 // then the header h.
-func (p *pipeline) write(ctx context.Context, srt *sorter.Sorter, sink pageSink, h *header) error {
+func (p *pipeline) pack(ctx context.Context, srt *sorter.Sorter, sink pageSink, h *header) error {
 	w := newPageWriter(sink, p.fence)
 	err := srt.Finish(func(batch []sorter.Record) error {
 		if p.csv.releaseAfterScan {

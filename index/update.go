@@ -109,7 +109,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (_ *Update
 		res.Action = "rebuild"
 	default:
 		p := &pipeline{csv: csv, spec: specOf(h), main: h, res: opts.Resources, progress: opts.Progress}
-		tb, err := p.writeFile(ctx, tailPath(idxPath))
+		tb, err := p.writeTail(ctx, tailPath(idxPath))
 		if err != nil {
 			return nil, err
 		}
