@@ -4,7 +4,8 @@
 //
 // # Fence format (version 2)
 //
-// All integers little-endian. A 4096-byte header page, then one entry per
+// All integers little-endian. A 4096-byte header page (a checked page, as
+// internal/crcpage keeps it, as the index's pages are), then one entry per
 // record page of the main index:
 //
 //	off   size  field
@@ -41,22 +42,22 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"slices"
 
 	"github.com/csvidx/csvidx/internal/atomicfile"
+	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/csvidx/csvidx/internal/interp"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/internal/xxh3"
 )
 
 const (
-	headerSize = 4096           // bytes before the first entry
-	entrySize  = 8              // bytes per entry
-	version    = 2              // the format above
-	magic      = "\x89csvfnc\n" // first bytes of every fence file
-	crcOffset  = headerSize - 4
+	headerSize = crcpage.Size           // bytes before the first entry: one checked page
+	entrySize  = 8                      // bytes per entry
+	version    = 2                      // the format above
+	magic      = "\x89csvfnc\n"         // first bytes of every fence file
+	crcOffset  = crcpage.SumOffset      // the header's CRC
 	perPage    = headerSize / entrySize // entries in a 4 KiB page of the file
 	summaryAt  = 40                     // offset of the summary in the header
 	maxSummary = 1000                   // summary entries, at most
@@ -69,9 +70,6 @@ func sampling(n uint64) (g, s uint64) {
 	g = perPage * max(1, (pages+maxSummary-1)/maxSummary)
 	return g, (n + g - 1) / g
 }
-
-// HeaderSize is the size of a fence file's header, before its entries.
-const HeaderSize = headerSize
 
 // Magic is the first bytes of every fence file.
 const Magic = magic
@@ -122,13 +120,12 @@ func (s *Stream) Header(gen uint64) []byte {
 	if s.sum != nil {
 		sum = s.sum.Sum64()
 	}
-	copy(b, magic)
-	le.PutUint32(b[8:], version)
+	crcpage.Stamp(b, magic, version)
 	le.PutUint32(b[12:], uint32(n))
 	le.PutUint64(b[16:], gen)
 	le.PutUint64(b[24:], s.n)
 	le.PutUint64(b[32:], sum)
-	le.PutUint32(b[crcOffset:], crc32.ChecksumIEEE(b[:crcOffset]))
+	crcpage.Seal(b)
 	return b
 }
 
@@ -251,13 +248,15 @@ func Open(path string, gen, pages uint64) (*Fence, error) {
 func checkHeader(b []byte, gen, pages uint64) error {
 	le := binary.LittleEndian
 	_, n := sampling(pages)
-	switch {
-	case string(b[:8]) != magic:
+	switch err := crcpage.Check(b, magic, version); {
+	case errors.Is(err, crcpage.ErrMagic):
 		return errors.New("not a fence file")
-	case le.Uint32(b[8:]) != version:
-		return fmt.Errorf("fence version %d", le.Uint32(b[8:]))
-	case le.Uint32(b[crcOffset:]) != crc32.ChecksumIEEE(b[:crcOffset]):
-		return errors.New("header checksum mismatch")
+	case errors.Is(err, crcpage.ErrVersion):
+		return fmt.Errorf("fence version %d", crcpage.Version(b))
+	case err != nil:
+		return err // header checksum mismatch
+	}
+	switch {
 	case le.Uint64(b[16:]) != gen:
 		return errors.New("it belongs to another index")
 	case le.Uint64(b[24:]) != pages:
@@ -277,12 +276,10 @@ func checkHeader(b []byte, gen, pages uint64) error {
 // b belongs to, and false when b has no intact fence header: one with the
 // magic, this version and a matching checksum.
 func Generation(b []byte) (uint64, bool) {
-	le := binary.LittleEndian
-	if len(b) < headerSize || string(b[:8]) != magic || le.Uint32(b[8:]) != version ||
-		le.Uint32(b[crcOffset:]) != crc32.ChecksumIEEE(b[:crcOffset]) {
+	if len(b) < headerSize || crcpage.Check(b, magic, version) != nil {
 		return 0, false
 	}
-	return le.Uint64(b[16:]), true
+	return binary.LittleEndian.Uint64(b[16:]), true
 }
 
 // Close unmaps the fence. A nil *Fence is fine to close.

@@ -3,7 +3,6 @@ package fence
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/csvidx/csvidx/internal/crcpage"
 )
 
 // TestFind holds Find to its definition, the last entry below h, on sorted
@@ -106,7 +107,7 @@ func TestOpenRefuses(t *testing.T) {
 	// (only a writer's bug could make one): Verify reports it.
 	bad = slices.Clone(good)
 	binary.LittleEndian.PutUint32(bad[summaryAt:], 7)
-	binary.LittleEndian.PutUint32(bad[crcOffset:], crc32.ChecksumIEEE(bad[:crcOffset]))
+	crcpage.Seal(bad)
 	os.WriteFile(p, bad, 0o644)
 	if f, err = Open(p, 3, 4); err != nil {
 		t.Fatalf("a fence with a wrong summary and a valid checksum: %v", err)

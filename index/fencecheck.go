@@ -1,10 +1,8 @@
 package index
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,44 +12,31 @@ import (
 )
 
 // fenceCheck compares a fence file with the one a build makes, entry by
-// entry as the build makes them, in fixed memory: verify's counterpart of
-// fence.Writer.
+// entry as the build makes them, in fixed memory (see fence.Comparison),
+// and says what verify makes of the difference.
 type fenceCheck struct {
-	path  string
-	f     *os.File // nil when the file could not be opened
-	err   error    // why not
-	size  int64
-	r     *bufio.Reader // the file's entries
-	s     fence.Stream  // the fresh fence
-	entry [8]byte
-	diff  int64 // the first byte of the file, past its header, that differs; -1 while none
+	path string
+	f    *os.File          // nil when the file could not be opened
+	err  error             // why not
+	cmp  *fence.Comparison // nil without f
 }
 
 // newFenceCheck opens the fence file at path for comparison.
 func newFenceCheck(path string) *fenceCheck {
-	c := &fenceCheck{path: path, diff: -1}
+	c := &fenceCheck{path: path}
 	f, st, err := mapping.Open(path) // a regular file, never a wait on a FIFO
 	if err != nil {
 		c.err = err
 		return c
 	}
-	c.f, c.size = f, st.Size()
-	c.r = bufio.NewReaderSize(io.NewSectionReader(c.f, fence.HeaderSize, max(0, c.size-fence.HeaderSize)), 64<<10)
+	c.f, c.cmp = f, fence.Compare(f, st.Size())
 	return c
 }
 
 // add takes the fresh fence's next entry and compares it with the file's.
 func (c *fenceCheck) add(first uint64) error {
-	want := c.s.Add(first)
-	if c.r == nil || c.diff >= 0 {
-		return nil
-	}
-	n, _ := io.ReadFull(c.r, c.entry[:])
-	for i := range want {
-		if i >= n || c.entry[i] != want[i] {
-			c.diff = fence.HeaderSize + int64(len(want))*int64(c.s.Entries()-1) + int64(i)
-			break
-		}
+	if c.cmp != nil {
+		c.cmp.Add(first)
 	}
 	return nil
 }
@@ -75,27 +60,16 @@ func (c *fenceCheck) report(gen, fresh uint64) (diffs, notes []string) {
 	if c.err != nil {
 		return []string{name + ": " + c.err.Error()}, nil
 	}
-	header := make([]byte, fence.HeaderSize)
-	n, err := c.f.ReadAt(header, 0)
-	if err != nil && err != io.EOF {
+	d, err := c.cmp.Result(fresh)
+	switch {
+	case err != nil:
 		return []string{name + ": " + err.Error()}, nil
-	}
-	if g, ok := fence.Generation(header[:n]); ok && g != gen {
+	case d.Intact && d.Generation != gen:
 		return nil, []string{name + " belongs to another index (an interrupted writer left it): lookups ignore it; a build or compact rewrites it"}
-	}
-	want := fence.HeaderSize + int64(8*c.s.Entries())
-	if c.size != want {
-		return []string{fmt.Sprintf("%s: %d bytes, a fresh build writes %d", name, c.size, want)}, nil
-	}
-	diff := c.diff
-	for i, b := range c.s.Header(fresh) {
-		if header[i] != b {
-			diff = int64(i)
-			break
-		}
-	}
-	if diff >= 0 {
-		return []string{fmt.Sprintf("%s: differs from a fresh build's from byte %d (lookups ignore a broken fence; a build repairs it)", name, diff)}, nil
+	case d.Size != d.WantSize:
+		return []string{fmt.Sprintf("%s: %d bytes, a fresh build writes %d", name, d.Size, d.WantSize)}, nil
+	case d.At >= 0:
+		return []string{fmt.Sprintf("%s: differs from a fresh build's from byte %d (lookups ignore a broken fence; a build repairs it)", name, d.At)}, nil
 	}
 	return nil, nil
 }

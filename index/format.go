@@ -8,8 +8,8 @@ package index
 // every page a lookup checks is checked for that order too. Every page ends with a CRC-32 (IEEE) of
 // its first 4092 bytes, so any page read alone can be checked, and a lookup,
 // which reads one or two record pages, checks exactly the pages it relies
-// on. (CRC-32C would be a little faster per page, but Go builds its tables
-// at first use for 0.2 ms, a tenth of a csvidx get process.)
+// on. The checked page, and the magic and version that open the header,
+// are a convention the fence file shares (internal/crcpage).
 //
 // Header page (page 0):
 //
@@ -90,38 +90,31 @@ package index
 // warns about them and csvidx update (a tail file) adds them. An edit of the
 // same size elsewhere in the file is only caught by csvidx verify.
 
-import (
-	"encoding/binary"
-	"hash/crc32"
-)
+import "github.com/csvidx/csvidx/internal/crcpage"
 
 const (
-	pageSize       = 4096           // bytes in every page of an index file
-	recordSize     = 16             // bytes per record: hash and offset
-	recordsPerPage = 255            // records on one page; the last 16 bytes are the trailer
-	crcOffset      = pageSize - 4   // the page CRC's place in every page
-	pageNoOffset   = 4080           // a record page's number in its trailer
-	pageLenOffset  = 4088           // a record page's record count in its trailer
-	version        = 1              // the format described above
-	maxKeyName     = 1024           // key name bytes kept in the header
-	fingerprintLen = 64 << 10       // CSV bytes checked at each end of the scanned part
-	magic          = "\x89csvidx\n" // first bytes of every index file
-	quoteChar      = '"'            // the only quote character
-	keyNameOffset  = 138            // start of the key name in the header
-	defaultDelim   = ','            // used when no delimiter is given
-	flagTail       = 1 << 0         // header flag: a tail file
-	flagHeader     = 1 << 1         // header flag: the CSV's first record is a header
+	pageSize       = crcpage.Size      // bytes in every page of an index file
+	recordSize     = 16                // bytes per record: hash and offset
+	recordsPerPage = 255               // records on one page; the last 16 bytes are the trailer
+	crcOffset      = crcpage.SumOffset // the page CRC's place in every page
+	pageNoOffset   = 4080              // a record page's number in its trailer
+	pageLenOffset  = 4088              // a record page's record count in its trailer
+	version        = 1                 // the format described above
+	maxKeyName     = 1024              // key name bytes kept in the header
+	fingerprintLen = 64 << 10          // CSV bytes checked at each end of the scanned part
+	magic          = "\x89csvidx\n"    // first bytes of every index file
+	quoteChar      = '"'               // the only quote character
+	keyNameOffset  = 138               // start of the key name in the header
+	defaultDelim   = ','               // used when no delimiter is given
+	flagTail       = 1 << 0            // header flag: a tail file
+	flagHeader     = 1 << 1            // header flag: the CSV's first record is a header
 	knownFlags     = flagTail | flagHeader
 	maxOffset      = 1 << 62 // no file offset or size in a valid header is larger
 )
 
-// pageCRC returns the checksum of page, which must be pageSize bytes long.
-func pageCRC(page []byte) uint32 { return crc32.ChecksumIEEE(page[:crcOffset]) }
-
-// pageOK reports whether page's stored CRC matches its contents.
-func pageOK(page []byte) bool {
-	return binary.LittleEndian.Uint32(page[crcOffset:]) == pageCRC(page)
-}
+// pageCRC returns the checksum of page, which must be pageSize bytes long
+// (see crcpage.Sum).
+func pageCRC(page []byte) uint32 { return crcpage.Sum(page) }
 
 // recordPages returns how many record pages hold n records.
 func recordPages(n uint64) uint64 { return (n + recordsPerPage - 1) / recordsPerPage }

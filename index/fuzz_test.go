@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/zeebo/xxh3"
 )
 
@@ -78,13 +78,12 @@ func (g *genCSV) wantUpTo(key string, covered int) string {
 // fields and records they protect.
 func forgeChecksums(index []byte, fenceFile []byte) {
 	for off := 0; off+pageSize <= len(index); off += pageSize {
-		page := index[off : off+pageSize]
-		binary.LittleEndian.PutUint32(page[crcOffset:], pageCRC(page))
+		crcpage.Seal(index[off : off+pageSize])
 	}
 	const fenceHeader = 4096 // the fence's header page, then 8-byte entries
 	if len(fenceFile) >= fenceHeader {
 		binary.LittleEndian.PutUint64(fenceFile[32:], xxh3.Hash(fenceFile[fenceHeader:]))
-		binary.LittleEndian.PutUint32(fenceFile[crcOffset:], crc32.ChecksumIEEE(fenceFile[:crcOffset]))
+		crcpage.Seal(fenceFile)
 	}
 }
 
@@ -199,7 +198,7 @@ func fuzzIndexOnce(t *testing.T, s *fuzzSetup, main, tail, fenceFile []byte, for
 func checksumForged(file, good []byte) bool {
 	for off := 0; off+pageSize <= min(len(file), len(good)); off += pageSize {
 		page := file[off : off+pageSize]
-		if !bytes.Equal(page, good[off:off+pageSize]) && pageOK(page) {
+		if !bytes.Equal(page, good[off:off+pageSize]) && crcpage.Intact(page) {
 			return true
 		}
 	}

@@ -3,7 +3,10 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
+
+	"github.com/csvidx/csvidx/internal/crcpage"
 )
 
 // header is the decoded header page; the fields are described in format.go.
@@ -32,8 +35,7 @@ type header struct {
 // with its CRC.
 func (h *header) encode(page []byte) {
 	le := binary.LittleEndian
-	copy(page, magic)
-	le.PutUint32(page[8:], version)
+	crcpage.Stamp(page, magic, version)
 	le.PutUint32(page[12:], h.flags)
 	page[16] = h.delim
 	page[17] = quoteChar
@@ -55,7 +57,7 @@ func (h *header) encode(page []byte) {
 	name := h.keyName[:min(len(h.keyName), maxKeyName)]
 	le.PutUint16(page[136:], uint16(len(name)))
 	copy(page[keyNameOffset:], name)
-	le.PutUint32(page[crcOffset:], pageCRC(page))
+	crcpage.Seal(page)
 }
 
 // decodeHeader parses and validates a header page: magic, then version, then
@@ -66,14 +68,13 @@ func decodeHeader(page []byte) (*header, error) {
 	if len(page) < pageSize {
 		return nil, fmt.Errorf("%w: %d bytes, shorter than its header page", ErrCorrupt, len(page))
 	}
-	if string(page[:8]) != magic {
+	switch err := crcpage.Check(page, magic, version); {
+	case errors.Is(err, crcpage.ErrMagic):
 		return nil, ErrNotIndex
-	}
-	if v := le.Uint32(page[8:]); v != version {
-		return nil, fmt.Errorf("%w: format version %d, this csvidx reads version %d", ErrVersion, v, version)
-	}
-	if !pageOK(page) {
-		return nil, fmt.Errorf("%w: header checksum mismatch", ErrCorrupt)
+	case errors.Is(err, crcpage.ErrVersion):
+		return nil, fmt.Errorf("%w: format version %d, this csvidx reads version %d", ErrVersion, crcpage.Version(page), version)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err) // header checksum mismatch
 	}
 	h := &header{
 		flags:        le.Uint32(page[12:]),

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/csvidx/csvidx/internal/interp"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
@@ -197,7 +198,7 @@ func (p *part) checkPage(pg uint64) error {
 		return nil
 	}
 	page := p.data[pageSize*(1+pg):][:pageSize]
-	if !pageOK(page) {
+	if !crcpage.Intact(page) {
 		return p.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg, pageSize*(1+pg), pageSize*(2+pg))
 	}
 	le := binary.LittleEndian

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
@@ -191,7 +192,7 @@ func (c *compareSink) pageDifference() string {
 		return fmt.Sprintf("the index ends before record page %d of the fresh build", n-1)
 	}
 	oldPage := c.old[off : off+pageSize]
-	if !pageOK(oldPage) {
+	if !crcpage.Intact(oldPage) {
 		return fmt.Sprintf("record page %d (bytes %d to %d) is corrupt: checksum mismatch", n-1, off, off+pageSize)
 	}
 	le := binary.LittleEndian
