@@ -43,7 +43,7 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (_ *Info
 		return nil, err
 	}
 	defer csv.close()
-	if err := compactLocked(ctx, csv, idxPath, o, Resources{}.writeShape()); err != nil {
+	if err := compactLocked(ctx, csv, idxPath, Resources{}.writeShape()); err != nil {
 		return nil, err
 	}
 	return ReadInfo(csvPath, o)
@@ -52,7 +52,7 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (_ *Info
 // compactLocked is Compact for a caller that holds the lock, writing with
 // buffers of the given shape (the default budget's for Compact, the
 // update's own for an update that merges: the merge holds no other memory).
-func compactLocked(ctx context.Context, csv *csvFile, idxPath string, o *Options, shape writerShape) error {
+func compactLocked(ctx context.Context, csv *csvFile, idxPath string, shape writerShape) error {
 	// Either file not usable is an error; without a tail there is nothing to do.
 	files, err := indexFiles(idxPath).openFiles(csv.path, false)
 	if err != nil {

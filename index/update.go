@@ -92,42 +92,9 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (_ *Update
 	if err := files.needMain(); err != nil {
 		return nil, err
 	}
-	main := files.main
-	covered := int64(files.furthest().scanned)
-	res := &UpdateResult{Action: "none", NewBytes: size - covered}
-	h := main.h
-	switch {
-	case size == covered:
-		res.NewBytes = 0
-	case h.flags&flagHeader != 0 && (h.headerEnd == 0 || h.resume < h.headerEnd):
-		// The header record was missing or unterminated: it may have changed, and with it
-		// the key column's name. Build again, with the key column the index has.
-		p := &pipeline{csv: csv, spec: specOf(h), res: opts.Resources, progress: opts.Progress}
-		if _, err := p.writeMain(ctx, idxPath); err != nil {
-			return nil, err
-		}
-		res.Action = "rebuild"
-	default:
-		p := &pipeline{csv: csv, spec: specOf(h), main: h, res: opts.Resources, progress: opts.Progress}
-		tb, err := p.writeTail(ctx, tailPath(idxPath))
-		if err != nil {
-			return nil, err
-		}
-		res.Action = "tail"
-		if !opts.NoCompact && tb.h.records*compactShare >= h.records {
-			files.close()
-			// The appended rows are indexed already: a merge that fails
-			// (a full disk, say) leaves a good index with a tail, which
-			// the next update or compact merges.
-			switch err := compactLocked(ctx, csv, idxPath, o, opts.Resources.writeShape()); {
-			case errors.Is(err, context.Canceled):
-				return nil, err
-			case err != nil:
-				res.CompactError = fmt.Errorf("merge the tail into the main index: %w", err)
-			default:
-				res.Action = "compact"
-			}
-		}
+	res, err := indexAppended(ctx, csv, files, idxPath, opts)
+	if err != nil {
+		return nil, err
 	}
 	info, err := ReadInfo(csvPath, o)
 	if err != nil {
@@ -137,5 +104,51 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (_ *Update
 		return nil, fmt.Errorf("%s: %w while the update ran: %w", csvPath, ErrChanged, info.StaleError)
 	}
 	res.Info = info
+	return res, nil
+}
+
+// indexAppended indexes what the CSV gained since the index files opened
+// was built (see Update) and says what it did: nothing, a tail, a tail
+// merged into the main index, or a new main index.
+func indexAppended(ctx context.Context, csv *csvFile, files *opened, idxPath string, opts *UpdateOptions) (*UpdateResult, error) {
+	size := int64(len(csv.data))
+	covered := int64(files.furthest().scanned)
+	res := &UpdateResult{Action: "none", NewBytes: size - covered}
+	h := files.main.h
+	p := &pipeline{csv: csv, spec: specOf(h), res: opts.Resources, progress: opts.Progress}
+	switch {
+	case size == covered:
+		res.NewBytes = 0
+		return res, nil
+	case h.flags&flagHeader != 0 && (h.headerEnd == 0 || h.resume < h.headerEnd):
+		// The header record was missing or unterminated: it may have changed, and with it
+		// the key column's name. Build again, with the key column the index has.
+		if _, err := p.writeMain(ctx, idxPath); err != nil {
+			return nil, err
+		}
+		res.Action = "rebuild"
+		return res, nil
+	}
+	p.main = h
+	tb, err := p.writeTail(ctx, tailPath(idxPath))
+	if err != nil {
+		return nil, err
+	}
+	res.Action = "tail"
+	if opts.NoCompact || tb.h.records*compactShare < h.records {
+		return res, nil
+	}
+	files.close()
+	// The appended rows are indexed already: a merge that fails (a full
+	// disk, say) leaves a good index with a tail, which the next update or
+	// compact merges.
+	switch err := compactLocked(ctx, csv, idxPath, opts.Resources.writeShape()); {
+	case errors.Is(err, context.Canceled):
+		return nil, err
+	case err != nil:
+		res.CompactError = fmt.Errorf("merge the tail into the main index: %w", err)
+	default:
+		res.Action = "compact"
+	}
 	return res, nil
 }
