@@ -188,10 +188,9 @@ func checkTerminators(csv *csvFile, delim byte, h *header) error {
 	if i < 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: its first record holds a carriage return (\\r) with no newline after it, at byte %d, "+
+	return fmt.Errorf("%w: its first record holds a carriage return (\\r) with no newline after it, at byte %d, "+
 		"as in files from classic Mac OS and old Excel; csvidx reads records that end with \\n or \\r\\n: "+
-		"convert the line ends first, for example with tr '\\r' '\\n' < %s > converted.csv",
-		csv.path, ErrLineEnds, i, shellQuote(csv.path))
+		"convert the line ends first", ErrLineEnds, i) // Build names the CSV
 }
 
 // resolveKey finds the key column: the header field equal to key, else key

@@ -141,3 +141,20 @@ type pathError struct {
 
 func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
 func (e *pathError) Unwrap() error { return e.err }
+
+// Reword returns err's message with the neutral fixes the package words
+// replaced by a front end's own: rebuild's for a *RebuildError in err's
+// chain, locked's for a *LockedError. A wrapped error's message is part of
+// its wrapper's, so each fix is replaced where the package put it.
+func Reword(err error, rebuild func(*RebuildError) string, locked func(*LockedError) string) string {
+	msg := err.Error()
+	var re *RebuildError
+	if errors.As(err, &re) {
+		msg = strings.Replace(msg, re.Error(), rebuild(re), 1)
+	}
+	var le *LockedError
+	if errors.As(err, &le) {
+		msg = strings.Replace(msg, le.Error(), locked(le), 1)
+	}
+	return msg
+}

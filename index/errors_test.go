@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,5 +155,26 @@ func TestErrorsNameTheFile(t *testing.T) {
 	cancel()
 	if _, err = Build(ctx, csv, &BuildOptions{Key: "k"}); err != context.Canceled {
 		t.Errorf("a cancelled build: %v; want context.Canceled itself", err)
+	}
+}
+
+// TestReword: a front end's words replace the package's neutral fixes where
+// they stand in a wrapped error's message, and nothing else.
+func TestReword(t *testing.T) {
+	re := &RebuildError{CSVPath: "a.csv", IndexPath: "a.csv.csvidx", Err: fmt.Errorf("a.csv.csvidx is %w", ErrCorrupt)}
+	le := &LockedError{Lock: "a.csv.csvidx.lock"}
+	rebuild := func(e *RebuildError) string { return e.Facts() + "; REBUILD" }
+	locked := func(e *LockedError) string { return e.Facts() + "; WAIT" }
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("open: %w", re), "open: a.csv.csvidx is corrupt; REBUILD"},
+		{fmt.Errorf("update: %w", le), "update: " + le.Facts() + "; WAIT"},
+		{errors.New("plain"), "plain"},
+	} {
+		if got := Reword(c.err, rebuild, locked); got != c.want {
+			t.Errorf("Reword(%q) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package index
 import (
 	"cmp"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/csvidx/csvidx/internal/mapping"
@@ -76,19 +75,6 @@ func (ix *Index) open() error {
 		return cmp.Or(o.mainWhy, o.tailWhy)
 	}
 	return nil
-}
-
-// shellQuote quotes s for a POSIX shell unless it needs no quotes (for
-// ErrLineEnds's message).
-func shellQuote(s string) string {
-	plain := s != ""
-	for _, c := range []byte(s) {
-		plain = plain && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_./:@%+=-", c) >= 0)
-	}
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Close releases the mappings and files. Rows passed to callbacks must not

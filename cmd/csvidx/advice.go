@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 
@@ -13,19 +12,11 @@ import (
 // the CLI words it as the command to run.
 
 // advise returns err's message with the fixes of an index to build again
-// and of a held lock worded as the CLI's, wherever in the message the
-// library put them (a wrapped error's message is part of its wrapper's).
+// and of a held lock worded as the CLI's (see index.Reword).
 func advise(err error) string {
-	msg := err.Error()
-	var re *index.RebuildError
-	if errors.As(err, &re) {
-		msg = strings.Replace(msg, re.Error(), rebuildAdvice(re), 1)
-	}
-	var le *index.LockedError
-	if errors.As(err, &le) {
-		msg = strings.Replace(msg, le.Error(), le.Facts()+"; try again when it is done, or leave out --no-wait to wait", 1)
-	}
-	return msg
+	return index.Reword(err, rebuildAdvice, func(e *index.LockedError) string {
+		return e.Facts() + "; try again when it is done, or leave out --no-wait to wait"
+	})
 }
 
 // rebuildAdvice is e's message with the command line that builds the index

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -75,6 +76,9 @@ prints nothing but warnings).`,
 				Progress:  bar.update,
 			})
 			bar.finish()
+			if errors.Is(err, index.ErrLineEnds) {
+				return fmt.Errorf("%w, for example with tr '\\r' '\\n' < %s > converted.csv", err, shellQuote(args[0]))
+			}
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -17,19 +16,11 @@ import (
 // the csvidx command says it.
 
 // advise returns err's message with the fixes of an index to build again
-// and of a held lock worded as Python calls, wherever in the message the
-// library put them (a wrapped error's message is part of its wrapper's).
+// and of a held lock worded as Python calls (see index.Reword).
 func advise(err error) string {
-	msg := err.Error()
-	var re *index.RebuildError
-	if errors.As(err, &re) {
-		msg = strings.Replace(msg, re.Error(), rebuildAdvice(re), 1)
-	}
-	var le *index.LockedError
-	if errors.As(err, &le) {
-		msg = strings.Replace(msg, le.Error(), le.Facts()+"; try again when it is done, or pass no_wait=False to wait", 1)
-	}
-	return msg
+	return index.Reword(err, rebuildAdvice, func(e *index.LockedError) string {
+		return e.Facts() + "; try again when it is done, or pass no_wait=False to wait"
+	})
 }
 
 // rebuildAdvice is e's message with the csvidx.build call that builds the
