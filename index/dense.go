@@ -1,0 +1,256 @@
+package index
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+
+	"github.com/csvidx/csvidx/internal/crcpage"
+	"github.com/csvidx/csvidx/internal/xxh3"
+)
+
+// Format 2's record pages (see format.go): runs of rows whose keys share a
+// fingerprint, the top F bits of the key's hash, each with the offsets of
+// its rows, coded in a bit stream.
+const (
+	densePageNo   = 8  // the page's number p
+	denseRows     = 12 // offsets on the page
+	denseRuns     = 16 // runs on the page
+	denseRice     = 18 // the Rice parameter of the page's fingerprint gaps
+	denseBits     = 20 // bits in the stream
+	denseStream   = 22 // where the stream starts
+	restartEvery  = 16 // a run whose number on its page is a multiple of this is a restart
+	restartSize   = 2  // bytes of a restart's entry, from the page's end back
+	denseCapacity = 8 * (crcpage.SumOffset - denseStream)
+	minFPBits     = 32 // the fewest fingerprint bits (see fingerprintBits)
+)
+
+// fingerprintBits returns F for an index of n records: 32, or 6 more than
+// n needs, so that a key absent from the index shares a fingerprint with
+// a run of it (and costs rows read for nothing) in fewer than one lookup in
+// 64, at any size.
+func fingerprintBits(n uint64) int { return min(max(minFPBits, bits.Len64(n)+6), 64) }
+
+// offsetBits returns W for a CSV of size bytes: the bits of its largest
+// offset.
+func offsetBits(size uint64) int { return max(bits.Len64(size), 1) }
+
+// efLow returns the low bits per offset in the Elias–Fano code of n > 1
+// offsets of width bits: floor(log2(2^width / n)).
+func efLow(n, width int) int { return max(0, width-bits.Len(uint(n-1))) }
+
+// offsetsLen returns the bits the offsets offs (sorted, strictly
+// increasing, below 2^width) take: width for one, else Elias–Fano: the low
+// bits of each, then the high parts' gaps in unary.
+func offsetsLen(offs []uint64, width int) int {
+	if len(offs) == 1 {
+		return width
+	}
+	l := efLow(len(offs), width)
+	return len(offs)*l + len(offs) + int(offs[len(offs)-1]>>uint(l))
+}
+
+// writeOffsets writes offs as offsetsLen counts them.
+func (w *bitWriter) writeOffsets(offs []uint64, width int) {
+	if len(offs) == 1 {
+		w.raw(offs[0], width)
+		return
+	}
+	l := efLow(len(offs), width)
+	for _, o := range offs {
+		w.raw(o, l)
+	}
+	prev := uint64(0)
+	for _, o := range offs {
+		high := o >> uint(l)
+		w.n += int(high - prev) // zeros: buf is zero here
+		w.raw(1, 1)
+		prev = high
+	}
+}
+
+// densePacker packs sorted (masked hash, offset) records into format 2
+// record pages for a sink: a run at a time, each fingerprint's offsets
+// held until its run ends or a page's worth of them has come.
+type densePacker struct {
+	sink   pageSink
+	fence  func(first uint64) error // takes the first key of every record page, if set
+	fpBits int                      // F
+	width  int                      // W
+	shift  uint                     // 64 - F: a masked hash >> shift is its fingerprint
+
+	page    []byte
+	w       bitWriter
+	runs    int    // runs on the page
+	rows    int    // offsets on the page
+	prevFP  uint64 // the fingerprint of the page's last run
+	firstFP uint64 // and of its first
+	rice    int    // the page's Rice parameter
+	pages   uint64
+	records uint64
+	gen     *xxh3.Hasher
+
+	run  uint64   // the fingerprint being gathered
+	offs []uint64 // its offsets not yet on a page
+	some bool     // a run is being gathered
+}
+
+// maxPending is the most offsets of one fingerprint the packer holds: more
+// than fit on a page (each takes a bit at least).
+const maxPending = denseCapacity
+
+// newDensePacker returns a packer of records into pages for sink, for an
+// index of n records of a CSV of size bytes.
+func newDensePacker(sink pageSink, fence func(uint64) error, n, size uint64) *densePacker {
+	f := fingerprintBits(n)
+	p := &densePacker{sink: sink, fence: fence, fpBits: f, width: offsetBits(size), shift: uint(64 - f),
+		page: make([]byte, pageSize), gen: xxh3.New()}
+	// The first page expects the gaps of n fingerprints spread evenly.
+	p.rice = max(0, f-bits.Len64(n))
+	p.w = bitWriter{buf: p.page[denseStream:crcpage.SumOffset]}
+	return p
+}
+
+// add takes the next record: hash must be masked to F bits, and (hash,
+// offset) must follow the last record's in order.
+func (p *densePacker) add(hash, offset uint64) error {
+	fp := hash >> p.shift
+	if p.some && fp == p.run {
+		if n := len(p.offs); n > 0 && offset <= p.offs[n-1] || offset>>uint(p.width) != 0 {
+			return fmt.Errorf("index records out of order: offset %d after %d", offset, p.offs[n-1])
+		}
+		p.offs = append(p.offs, offset)
+		p.records++
+		if len(p.offs) == maxPending {
+			return p.place(false)
+		}
+		return nil
+	}
+	if p.some {
+		if fp < p.run {
+			return fmt.Errorf("index records out of order: fingerprint %#x after %#x", fp, p.run)
+		}
+		if err := p.place(true); err != nil {
+			return err
+		}
+	}
+	if offset>>uint(p.width) != 0 {
+		return fmt.Errorf("offset %d beyond the CSV's %d bits", offset, p.width)
+	}
+	p.run, p.offs, p.some = fp, append(p.offs[:0], offset), true
+	p.records++
+	return nil
+}
+
+// fpLen returns the bits the fingerprint of a new run on the page takes,
+// its restart entry's included.
+func (p *densePacker) fpLen(fp uint64) int {
+	switch {
+	case p.runs == 0:
+		return 0 // the page's first key
+	case p.runs%restartEvery == 0:
+		return p.fpBits + 8*restartSize
+	default:
+		return riceLen(fp-p.prevFP-1, p.rice, p.fpBits)
+	}
+}
+
+// place puts the gathered offsets on pages: all of them when the run has
+// ended, else as many as fill pages (the rest wait for more).
+func (p *densePacker) place(ended bool) error {
+	for len(p.offs) > 0 {
+		free := denseCapacity - p.w.n - 8*restartSize*(p.runs/restartEvery)
+		head := p.fpLen(p.run)
+		fits := func(c int) bool { return head+gammaLen(uint64(c))+offsetsLen(p.offs[:c], p.width) <= free }
+		// The largest count that fits (the length grows with the count).
+		lo, hi := 0, len(p.offs)
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if fits(mid) {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		if lo == len(p.offs) && !ended {
+			return nil // the page has room for more of this run: wait for them
+		}
+		if lo > 0 {
+			p.writeRun(p.offs[:lo])
+			p.offs = p.offs[:copy(p.offs, p.offs[lo:])]
+		}
+		if len(p.offs) > 0 {
+			if err := p.seal(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeRun writes a run of the gathered fingerprint with offsets offs.
+func (p *densePacker) writeRun(offs []uint64) {
+	fp := p.run
+	switch {
+	case p.runs == 0:
+		p.firstFP = fp
+	case p.runs%restartEvery == 0:
+		j := p.runs / restartEvery
+		binary.LittleEndian.PutUint16(p.page[crcpage.SumOffset-restartSize*j:], uint16(p.w.n))
+		p.w.raw(fp, p.fpBits)
+	default:
+		p.w.rice(fp-p.prevFP-1, p.rice, p.fpBits)
+	}
+	p.w.gamma(uint64(len(offs)))
+	p.w.writeOffsets(offs, p.width)
+	p.prevFP = fp
+	p.runs++
+	p.rows += len(offs)
+}
+
+// seal finishes the page being filled and hands it to the sink.
+func (p *densePacker) seal() error {
+	if p.runs == 0 {
+		return nil
+	}
+	le := binary.LittleEndian
+	first := p.firstFP << p.shift
+	if p.fence != nil {
+		if err := p.fence(first); err != nil {
+			return fmt.Errorf("write the fence: %w", err)
+		}
+	}
+	le.PutUint64(p.page, first)
+	le.PutUint32(p.page[densePageNo:], uint32(p.pages))
+	le.PutUint32(p.page[denseRows:], uint32(p.rows))
+	le.PutUint16(p.page[denseRuns:], uint16(p.runs))
+	p.page[denseRice] = byte(p.rice)
+	le.PutUint16(p.page[denseBits:], uint16(p.w.n))
+	crcpage.Seal(p.page)
+	var b [4]byte
+	le.PutUint32(b[:], le.Uint32(p.page[crcpage.SumOffset:]))
+	p.gen.Write(b[:])
+	p.pages++
+	if err := p.sink.writePage(p.pages, p.page); err != nil {
+		return err
+	}
+	// The next page expects gaps like this one's.
+	if p.runs > 1 {
+		p.rice = max(0, bits.Len64((p.prevFP-p.firstFP)/uint64(p.runs-1))-1)
+	}
+	clear(p.page)
+	p.runs, p.rows = 0, 0
+	p.w = bitWriter{buf: p.page[denseStream:crcpage.SumOffset]}
+	return nil
+}
+
+// flush places the last run and seals the last page.
+func (p *densePacker) flush() error {
+	if p.some {
+		if err := p.place(true); err != nil {
+			return err
+		}
+		p.some = false
+	}
+	return p.seal()
+}

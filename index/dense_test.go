@@ -1,0 +1,197 @@
+package index
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/csvidx/csvidx/internal/crcpage"
+)
+
+// pagesSink keeps the pages written to it.
+type pagesSink struct{ pages [][]byte }
+
+func (s *pagesSink) writePage(n uint64, page []byte) error {
+	if n != uint64(len(s.pages))+1 {
+		return fmt.Errorf("page %d after %d", n, len(s.pages))
+	}
+	s.pages = append(s.pages, slices.Clone(page))
+	return nil
+}
+
+type denseRec struct{ fp, off uint64 }
+
+// denseRecords returns n records of a CSV of size bytes, sorted by
+// (fingerprint, offset), over keys of which some are heavy.
+func denseRecords(r *rand.Rand, n int, size uint64, fpBits int, keys int) []denseRec {
+	recs := make([]denseRec, 0, n)
+	seen := map[uint64]bool{}
+	for len(recs) < n {
+		off := r.Uint64N(size)
+		if seen[off] {
+			continue
+		}
+		seen[off] = true
+		k := r.IntN(keys)
+		if r.IntN(5) == 0 {
+			k = r.IntN(3) // heavy keys
+		}
+		fp := uint64(k*2654435761) % (1 << uint(fpBits))
+		recs = append(recs, denseRec{fp, off})
+	}
+	slices.SortFunc(recs, func(a, b denseRec) int { return cmp.Or(cmp.Compare(a.fp, b.fp), cmp.Compare(a.off, b.off)) })
+	return recs
+}
+
+// packDense packs recs and returns the pages and the packer.
+func packDense(t *testing.T, recs []denseRec, size uint64) (*pagesSink, *densePacker) {
+	t.Helper()
+	sink := &pagesSink{}
+	var fence []uint64
+	p := newDensePacker(sink, func(f uint64) error { fence = append(fence, f); return nil }, uint64(len(recs)), size)
+	for _, rc := range recs {
+		if err := p.add(rc.fp<<p.shift, rc.off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if len(fence) != len(sink.pages) {
+		t.Fatalf("%d fence entries for %d pages", len(fence), len(sink.pages))
+	}
+	for i, pg := range sink.pages {
+		if !crcpage.Intact(pg) || fence[i] != uint64FromPage(pg) {
+			t.Fatalf("page %d: CRC or fence entry wrong", i)
+		}
+	}
+	return sink, p
+}
+
+func uint64FromPage(pg []byte) uint64 {
+	var v uint64
+	for i := 7; i >= 0; i-- {
+		v = v<<8 | uint64(pg[i])
+	}
+	return v
+}
+
+// TestDenseRoundTrip packs random records, light and heavy, of CSVs of
+// many sizes, and reads every page back whole and by lookup.
+func TestDenseRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for round := range 40 {
+		size := uint64(1) << uint(12+r.IntN(30))
+		n := 1 + r.IntN(20000)
+		if size < uint64(n)*2 {
+			size = uint64(n) * 2
+		}
+		keys := 1 + r.IntN(n)
+		f := fingerprintBits(uint64(n))
+		recs := denseRecords(r, n, size, f, keys)
+		sink, p := packDense(t, recs, size)
+		var got []denseRec
+		byFP := map[uint64][]uint64{}
+		for i, pg := range sink.pages {
+			d, err := openDensePage(pg, uint64(i), p.fpBits, p.width)
+			if err != nil {
+				t.Fatalf("round %d, page %d: %v", round, i, err)
+			}
+			err = d.each(func(fp uint64, offs []uint64) error {
+				for _, o := range offs {
+					got = append(got, denseRec{fp, o})
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("round %d, page %d: %v", round, i, err)
+			}
+			for _, rc := range recs {
+				if _, ok := byFP[rc.fp]; ok {
+					continue
+				}
+				byFP[rc.fp] = nil
+			}
+		}
+		if !slices.Equal(got, recs) {
+			t.Fatalf("round %d: %d records back of %d, or not the same", round, len(got), len(recs))
+		}
+		// Each fingerprint's offsets, gathered by lookups over every page,
+		// and an absent one's: none.
+		want := map[uint64][]uint64{}
+		for _, rc := range recs {
+			want[rc.fp] = append(want[rc.fp], rc.off)
+		}
+		probes := 0
+		for fp, offs := range want {
+			if probes++; probes > 300 {
+				break
+			}
+			var all []uint64
+			for i, pg := range sink.pages {
+				d, _ := openDensePage(pg, uint64(i), p.fpBits, p.width)
+				var err error
+				if all, err = d.lookup(fp, all); err != nil {
+					t.Fatalf("round %d: lookup %#x on page %d: %v", round, fp, i, err)
+				}
+			}
+			if !slices.Equal(all, offs) {
+				t.Fatalf("round %d: lookup %#x: %d offsets, want %d", round, fp, len(all), len(offs))
+			}
+			if absent := fp + 1; want[absent] == nil && absent < 1<<uint(p.fpBits) {
+				for i, pg := range sink.pages {
+					d, _ := openDensePage(pg, uint64(i), p.fpBits, p.width)
+					if got, err := d.lookup(absent, nil); err != nil || len(got) != 0 {
+						t.Fatalf("round %d: absent %#x found %v, %v", round, absent, got, err)
+					}
+				}
+			}
+		}
+		t.Logf("round %d: %d records, %d keys, W %d, F %d: %d pages, %.2f bytes per record", round, n, keys, p.width, p.fpBits,
+			len(sink.pages), float64(len(sink.pages)*pageSize)/float64(n))
+	}
+}
+
+// FuzzDensePage opens any page as a format 2 record page, with its CRC
+// forged to match, and reads it whole and by lookups: a page that is not
+// what the packer writes is an error, never a panic or a read out of
+// bounds. The seeds are pages the packer wrote.
+func FuzzDensePage(f *testing.F) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, c := range []struct {
+		n, keys int
+		size    uint64
+	}{{50, 40, 1 << 20}, {3000, 200, 1 << 33}, {2000, 2000, 1 << 16}} {
+		recs := denseRecords(r, c.n, c.size, 32, c.keys)
+		sink := &pagesSink{}
+		p := newDensePacker(sink, nil, uint64(len(recs)), c.size)
+		for _, rc := range recs {
+			if err := p.add(rc.fp<<p.shift, rc.off); err != nil {
+				f.Fatal(err)
+			}
+		}
+		if err := p.flush(); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(sink.pages[0], uint8(p.width), uint64(recs[len(recs)/2].fp))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, width uint8, fp uint64) {
+		page := make([]byte, pageSize)
+		copy(page, data)
+		crcpage.Seal(page)
+		w := 1 + int(width)%63
+		d, err := openDensePage(page, uint64(binary.LittleEndian.Uint32(page[densePageNo:])), 32, w)
+		if err != nil {
+			return
+		}
+		rows := 0
+		if err := d.each(func(_ uint64, offs []uint64) error { rows += len(offs); return nil }); err == nil && rows != d.rows {
+			t.Fatalf("a page read whole without error has %d rows, its header says %d", rows, d.rows)
+		}
+		_, _ = d.lookup(fp%(1<<32), nil)
+		_, _ = d.lookup(d.first, nil)
+	})
+}

@@ -1,0 +1,170 @@
+package index
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/csvidx/csvidx/internal/crcpage"
+)
+
+// densePage is a format 2 record page whose CRC was checked, opened for
+// reading with the index's F and W.
+type densePage struct {
+	page   []byte
+	fpBits int
+	width  int
+	shift  uint
+	first  uint64 // the fingerprint of the first run
+	runs   int
+	rows   int
+	rice   int
+	nbits  int
+}
+
+// openDensePage checks the fields of record page no (its CRC checked) and
+// returns it opened.
+func openDensePage(page []byte, no uint64, fpBits, width int) (*densePage, error) {
+	le := binary.LittleEndian
+	d := &densePage{page: page, fpBits: fpBits, width: width, shift: uint(64 - fpBits),
+		runs: int(le.Uint16(page[denseRuns:])), rows: int(le.Uint32(page[denseRows:])),
+		rice: int(page[denseRice]), nbits: int(le.Uint16(page[denseBits:]))}
+	key := le.Uint64(page)
+	d.first = key >> d.shift
+	switch {
+	case uint64(le.Uint32(page[densePageNo:])) != no:
+		return nil, fmt.Errorf("record page %d says it is page %d", no, le.Uint32(page[densePageNo:]))
+	case key != d.first<<d.shift:
+		return nil, fmt.Errorf("record page %d: its first key %#x has bits below the fingerprint's %d", no, key, fpBits)
+	case d.runs == 0 || d.rows < d.runs:
+		return nil, fmt.Errorf("record page %d: %d runs of %d rows", no, d.runs, d.rows)
+	case d.rice > fpBits || page[denseRice+1] != 0:
+		return nil, fmt.Errorf("record page %d: Rice parameter %d", no, d.rice)
+	case d.nbits > denseCapacity-8*restartSize*d.restarts():
+		return nil, fmt.Errorf("record page %d: %d bits of stream do not fit", no, d.nbits)
+	}
+	return d, nil
+}
+
+// restarts returns how many runs but the first are restarts.
+func (d *densePage) restarts() int { return (d.runs - 1) / restartEvery }
+
+// restartPos returns where restart j (1 <= j <= restarts) starts in the
+// stream.
+func (d *densePage) restartPos(j int) int {
+	return int(binary.LittleEndian.Uint16(d.page[crcpage.SumOffset-restartSize*j:]))
+}
+
+// reader returns a reader of the page's stream.
+func (d *densePage) reader() *bitReader {
+	return &bitReader{buf: d.page[denseStream:crcpage.SumOffset], n: d.nbits}
+}
+
+// readRun reads run i of the page at r's position, after a run of
+// fingerprint prev (i > 0), and appends its offsets to dst.
+func (d *densePage) readRun(r *bitReader, i int, prev uint64, dst []uint64) (uint64, []uint64, error) {
+	fp := d.first
+	switch {
+	case i == 0:
+	case i%restartEvery == 0:
+		fp = r.raw(d.fpBits)
+	default:
+		fp = prev + 1 + r.rice(d.rice, d.fpBits)
+	}
+	c := r.gamma()
+	if r.bad || c > uint64(d.rows) || i > 0 && (fp <= prev || fp>>uint(d.fpBits) != 0) {
+		return 0, dst, fmt.Errorf("run %d: fingerprint %#x after %#x, %d rows", i, fp, prev, c)
+	}
+	n := int(c)
+	if n == 1 {
+		dst = append(dst, r.raw(d.width))
+	} else {
+		l := efLow(n, d.width)
+		low := *r
+		r.skip(n * l)
+		high, most := uint64(0), 2<<uint(d.width-l)
+		last := -1
+		for range n {
+			high += uint64(r.zeros(most))
+			o := high<<uint(l) | low.raw(l)
+			if r.bad || o>>uint(d.width) != 0 || last >= 0 && o <= dst[last] {
+				return 0, dst, fmt.Errorf("run %d: offsets out of order or range", i)
+			}
+			dst = append(dst, o)
+			last = len(dst) - 1
+		}
+	}
+	if r.bad {
+		return 0, dst, fmt.Errorf("run %d runs past the stream", i)
+	}
+	return fp, dst, nil
+}
+
+// each calls fn with every run of the page, in order, checking the whole
+// page: the order of fingerprints and offsets, the restarts, the counts.
+func (d *densePage) each(fn func(fp uint64, offs []uint64) error) error {
+	r := d.reader()
+	var prev uint64
+	var offs []uint64
+	rows := 0
+	for i := range d.runs {
+		if i > 0 && i%restartEvery == 0 && r.pos != d.restartPos(i/restartEvery) {
+			return fmt.Errorf("restart %d at bit %d, the stream's run is at %d", i/restartEvery, d.restartPos(i/restartEvery), r.pos)
+		}
+		var err error
+		if prev, offs, err = d.readRun(r, i, prev, offs[:0]); err != nil {
+			return err
+		}
+		rows += len(offs)
+		if err := fn(prev, offs); err != nil {
+			return err
+		}
+	}
+	if rows != d.rows || r.pos != d.nbits {
+		return fmt.Errorf("%d rows in %d bits, the page says %d in %d", rows, r.pos, d.rows, d.nbits)
+	}
+	return nil
+}
+
+// lookup appends to dst the offsets of the run of fingerprint fp on the
+// page, if there is one. It decodes at most one restart's runs, and checks
+// them: their order, and that they end where the next restart starts.
+func (d *densePage) lookup(fp uint64, dst []uint64) ([]uint64, error) {
+	// The last restart whose fingerprint is at most fp.
+	r := d.reader()
+	lo, hi := 0, d.restarts()
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		r.pos = d.restartPos(mid)
+		if f := r.raw(d.fpBits); r.bad {
+			return dst, fmt.Errorf("restart %d at bit %d, beyond the stream's %d", mid, d.restartPos(mid), d.nbits)
+		} else if f <= fp {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	start, end := lo*restartEvery, min((lo+1)*restartEvery, d.runs)
+	r = d.reader()
+	if lo > 0 {
+		r.pos = d.restartPos(lo)
+	}
+	var prev uint64
+	for i := start; i < end; i++ {
+		n := len(dst)
+		got, out, err := d.readRun(r, i, prev, dst)
+		if err != nil {
+			return dst[:n], err
+		}
+		switch {
+		case got == fp:
+			return out, nil
+		case got > fp:
+			return dst[:n], nil
+		}
+		dst, prev = out[:n], got
+	}
+	if end < d.runs && r.pos != d.restartPos(lo+1) {
+		return dst, fmt.Errorf("restart %d at bit %d, the stream's run is at %d", lo+1, d.restartPos(lo+1), r.pos)
+	}
+	return dst, nil
+}
