@@ -145,6 +145,7 @@ func (s *Sorter) gatherSort(d int, n int64, buf []Record, r *radix) ([]Record, e
 	for _, a := range s.arenas {
 		at += int64(copy(gather[at:], a.recs[a.start[d]:a.start[d+1]]))
 	}
+	s.maskHashes(gather)
 	r.sort(gather, scratch, 64-s.shift-s.digitBits, false, 0) // the partition digit is shared
 	return gather, nil
 }
@@ -167,8 +168,11 @@ func (s *Sorter) finishLarge(d int, out batcher) error {
 	if err != nil {
 		return err
 	}
-	if diff == 0 {
-		return s.eachRun(d, out.add)
+	if diff&s.mask == 0 {
+		return s.eachRun(d, func(recs []Record) error {
+			s.maskHashes(recs)
+			return out.add(recs)
+		})
 	}
 	// Give the sub-Sorter the whole budget: let go of the buffers, spill the arenas.
 	s.stats.SubSorts++
@@ -186,7 +190,13 @@ func (s *Sorter) finishLarge(d int, out batcher) error {
 	}
 	sub := newSorter(s.opts, s.shift+partitionBits, s.stats)
 	defer sub.Close()
-	if err := s.eachRun(d, sub.Add); err != nil {
+	// Masked before they are distributed again: records that are equal
+	// once masked must share a partition, whatever the masked bits said.
+	err = s.eachRun(d, func(recs []Record) error {
+		s.maskHashes(recs)
+		return sub.Add(recs)
+	})
+	if err != nil {
 		return err
 	}
 	return sub.Finish(out.add)

@@ -84,6 +84,7 @@ type Sorter struct {
 	inTotal     int64  // all the input, as InputDone last said
 	lowEstimate bool   // the budget filled while restFits said the rest would fit
 	next        uint64 // the least Offset the next record may have
+	mask        uint64 // the hash bits Finish keeps (see MaskHashes)
 	spill       *spillSet
 	cnt         *[maxBuckets]int // histogram of a distribution
 	stats       *Stats           // shared with sub-sorts
@@ -132,7 +133,7 @@ func newSorter(opts Options, shift uint, stats *Stats) *Sorter {
 	// The stage and the arena being filled take a quarter of the budget at most, but no less
 	// than minArenaBytes: below that, per-arena bookkeeping would outweigh the records.
 	arena := int(min(max(limit/8, minArenaBytes), maxArenaBytes) / recordBytes)
-	return &Sorter{limit: limit, arena: arena, shift: shift, digitBits: w, digit: newDigit(64-shift, w), opts: opts, stats: stats}
+	return &Sorter{limit: limit, arena: arena, shift: shift, digitBits: w, digit: newDigit(64-shift, w), opts: opts, stats: stats, mask: ^uint64(0)}
 }
 
 // Add copies recs into the Sorter. Offsets must be ascending within and across calls, as the
