@@ -99,7 +99,8 @@ const (
 	crcOffset      = crcpage.SumOffset // the page CRC's place in every page
 	pageNoOffset   = 4080              // a record page's number in its trailer
 	pageLenOffset  = 4088              // a record page's record count in its trailer
-	version        = 1                 // the format described above
+	versionFlat    = 1                 // the format described above: 16-byte records
+	versionDense   = 2                 // format 2: fingerprint runs in a bit stream (see dense.go)
 	maxKeyName     = 1024              // key name bytes kept in the header
 	fingerprintLen = 64 << 10          // CSV bytes checked at each end of the scanned part
 	magic          = "\x89csvidx\n"    // first bytes of every index file

@@ -11,6 +11,9 @@ import (
 
 // header is the decoded header page; the fields are described in format.go.
 type header struct {
+	version      uint32 // versionFlat (the zero value writes it) or versionDense
+	fpBits       uint8  // F, for versionDense: the bits of a key's fingerprint
+	offBits      uint8  // W, for versionDense: the bits of a row's offset
 	flags        uint32
 	delim        byte
 	keyCol       uint32
@@ -35,10 +38,13 @@ type header struct {
 // with its CRC.
 func (h *header) encode(page []byte) {
 	le := binary.LittleEndian
-	crcpage.Stamp(page, magic, version)
+	crcpage.Stamp(page, magic, h.formatVersion())
 	le.PutUint32(page[12:], h.flags)
 	page[16] = h.delim
 	page[17] = quoteChar
+	if h.dense() {
+		page[18], page[19] = h.fpBits, h.offBits
+	}
 	le.PutUint32(page[20:], h.keyCol)
 	le.PutUint64(page[24:], h.generation)
 	le.PutUint64(page[32:], h.parent)
@@ -68,15 +74,20 @@ func decodeHeader(page []byte) (*header, error) {
 	if len(page) < pageSize {
 		return nil, fmt.Errorf("%w: %d bytes, shorter than its header page", ErrCorrupt, len(page))
 	}
-	switch err := crcpage.Check(page, magic, version); {
+	v := uint32(versionDense) // a version this code does not read is reported as one
+	if got := crcpage.Version(page); got == versionFlat {
+		v = versionFlat
+	}
+	switch err := crcpage.Check(page, magic, v); {
 	case errors.Is(err, crcpage.ErrMagic):
 		return nil, ErrNotIndex
 	case errors.Is(err, crcpage.ErrVersion):
-		return nil, fmt.Errorf("%w: format version %d, this csvidx reads version %d", ErrVersion, crcpage.Version(page), version)
+		return nil, fmt.Errorf("%w: format version %d, this csvidx reads versions %d and %d", ErrVersion, crcpage.Version(page), versionFlat, versionDense)
 	case err != nil:
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err) // header checksum mismatch
 	}
 	h := &header{
+		version:      v,
 		flags:        le.Uint32(page[12:]),
 		delim:        page[16],
 		keyCol:       le.Uint32(page[20:]),
@@ -100,8 +111,10 @@ func decodeHeader(page []byte) (*header, error) {
 	switch {
 	case h.flags&^knownFlags != 0:
 		problem = fmt.Sprintf("unknown flags %#x", h.flags)
-	case page[17] != quoteChar || page[18] != 0 || page[19] != 0:
+	case page[17] != quoteChar:
 		problem = "bad quote byte"
+	case v == versionFlat && (page[18] != 0 || page[19] != 0):
+		problem = "reserved bytes are not zero"
 	case h.delim == quoteChar || h.delim == '\r' || h.delim == '\n':
 		problem = fmt.Sprintf("bad delimiter %q", h.delim)
 	case nameLen > maxKeyName:
@@ -110,8 +123,11 @@ func decodeHeader(page []byte) (*header, error) {
 		problem = "reserved bytes are not zero"
 	case h.scanned > maxOffset || h.pages > maxOffset/pageSize:
 		problem = fmt.Sprintf("sizes out of range: %d bytes scanned, %d pages", h.scanned, h.pages)
-	case h.pages != recordPages(h.records):
+	case v == versionFlat && h.pages != recordPages(h.records):
 		problem = fmt.Sprintf("%d records on %d pages", h.records, h.pages)
+	case v == versionDense:
+		h.fpBits, h.offBits = page[18], page[19]
+		problem = h.checkDense()
 	case h.records > h.rows:
 		problem = fmt.Sprintf("%d records for %d rows", h.records, h.rows)
 	case h.base > h.resume || h.resume > h.scanned:
@@ -124,6 +140,33 @@ func decodeHeader(page []byte) (*header, error) {
 	}
 	h.keyName = bytes.Clone(page[keyNameOffset : keyNameOffset+nameLen])
 	return h, nil
+}
+
+// checkDense returns what is wrong with the fields of a format 2 header, or
+// "".
+func (h *header) checkDense() string {
+	switch {
+	case h.flags&flagTail != 0:
+		return "a tail in format 2" // tails keep the 16-byte records of format 1
+	case h.fpBits < minFPBits || h.fpBits > 64 || h.offBits == 0 || h.offBits > 63:
+		return fmt.Sprintf("fingerprints of %d bits, offsets of %d", h.fpBits, h.offBits)
+	case h.scanned>>h.offBits != 0:
+		return fmt.Sprintf("offsets of %d bits for %d bytes scanned", h.offBits, h.scanned)
+	case h.pages > h.records || (h.pages == 0) != (h.records == 0):
+		return fmt.Sprintf("%d records on %d pages", h.records, h.pages)
+	}
+	return ""
+}
+
+// dense reports whether the file's record pages are format 2's.
+func (h *header) dense() bool { return h.version == versionDense }
+
+// formatVersion returns the version the header says.
+func (h *header) formatVersion() uint32 {
+	if h.dense() {
+		return versionDense
+	}
+	return versionFlat
 }
 
 // size returns the length an index file with this header must have.

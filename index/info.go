@@ -93,7 +93,7 @@ func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {
 		CSVPath:      csvPath,
 		IndexPath:    idxPath,
 		IndexBytes:   idxSize,
-		Version:      version,
+		Version:      int(h.formatVersion()),
 		Generation:   fmt.Sprintf("%016x", h.generation),
 		KeyColumn:    int(h.keyCol),
 		KeyName:      string(h.keyName),
