@@ -17,12 +17,15 @@ const (
 	denseRows     = 12 // offsets on the page
 	denseRuns     = 16 // runs on the page
 	denseRice     = 18 // the Rice parameter of the page's fingerprint gaps
+	denseFlags    = 19 // flagContinues, or zero
 	denseBits     = 20 // bits in the stream
 	denseStream   = 22 // where the stream starts
 	restartEvery  = 16 // a run whose number on its page is a multiple of this is a restart
 	restartSize   = 2  // bytes of a restart's entry, from the page's end back
 	denseCapacity = 8 * (crcpage.SumOffset - denseStream)
 	minFPBits     = 32 // the fewest fingerprint bits (see fingerprintBits)
+
+	flagContinues = 1 // page flag: the page's last run goes on at the start of the next page
 )
 
 // fingerprintBits returns F for an index of n records: 32, or 6 more than
@@ -86,6 +89,7 @@ type densePacker struct {
 	prevFP  uint64 // the fingerprint of the page's last run
 	firstFP uint64 // and of its first
 	rice    int    // the page's Rice parameter
+	more    bool   // the page's last run goes on on the next page
 	pages   uint64
 	records uint64
 	gen     *xxh3.Hasher
@@ -180,6 +184,7 @@ func (p *densePacker) place(ended bool) error {
 			p.offs = p.offs[:copy(p.offs, p.offs[lo:])]
 		}
 		if len(p.offs) > 0 {
+			p.more = lo > 0 // the rest starts the next page
 			if err := p.seal(); err != nil {
 				return err
 			}
@@ -225,6 +230,9 @@ func (p *densePacker) seal() error {
 	le.PutUint32(p.page[denseRows:], uint32(p.rows))
 	le.PutUint16(p.page[denseRuns:], uint16(p.runs))
 	p.page[denseRice] = byte(p.rice)
+	if p.more {
+		p.page[denseFlags] = flagContinues
+	}
 	le.PutUint16(p.page[denseBits:], uint16(p.w.n))
 	crcpage.Seal(p.page)
 	var b [4]byte
@@ -239,7 +247,7 @@ func (p *densePacker) seal() error {
 		p.rice = max(0, bits.Len64((p.prevFP-p.firstFP)/uint64(p.runs-1))-1)
 	}
 	clear(p.page)
-	p.runs, p.rows = 0, 0
+	p.runs, p.rows, p.more = 0, 0, false
 	p.w = bitWriter{buf: p.page[denseStream:crcpage.SumOffset]}
 	return nil
 }

@@ -134,7 +134,7 @@ func TestDenseRoundTrip(t *testing.T) {
 			for i, pg := range sink.pages {
 				d, _ := openDensePage(pg, uint64(i), p.fpBits, p.width)
 				var err error
-				if all, err = d.lookup(fp, all); err != nil {
+				if all, _, err = d.lookup(fp, all); err != nil {
 					t.Fatalf("round %d: lookup %#x on page %d: %v", round, fp, i, err)
 				}
 			}
@@ -144,7 +144,7 @@ func TestDenseRoundTrip(t *testing.T) {
 			if absent := fp + 1; want[absent] == nil && absent < 1<<uint(p.fpBits) {
 				for i, pg := range sink.pages {
 					d, _ := openDensePage(pg, uint64(i), p.fpBits, p.width)
-					if got, err := d.lookup(absent, nil); err != nil || len(got) != 0 {
+					if got, _, err := d.lookup(absent, nil); err != nil || len(got) != 0 {
 						t.Fatalf("round %d: absent %#x found %v, %v", round, absent, got, err)
 					}
 				}
@@ -191,7 +191,7 @@ func FuzzDensePage(f *testing.F) {
 		if err := d.each(func(_ uint64, offs []uint64) error { rows += len(offs); return nil }); err == nil && rows != d.rows {
 			t.Fatalf("a page read whole without error has %d rows, its header says %d", rows, d.rows)
 		}
-		_, _ = d.lookup(fp%(1<<32), nil)
-		_, _ = d.lookup(d.first, nil)
+		_, _, _ = d.lookup(fp%(1<<32), nil)
+		_, _, _ = d.lookup(d.first, nil)
 	})
 }

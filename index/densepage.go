@@ -18,6 +18,7 @@ type densePage struct {
 	runs   int
 	rows   int
 	rice   int
+	more   bool // the last run goes on on the next page
 	nbits  int
 }
 
@@ -27,7 +28,7 @@ func openDensePage(page []byte, no uint64, fpBits, width int) (*densePage, error
 	le := binary.LittleEndian
 	d := &densePage{page: page, fpBits: fpBits, width: width, shift: uint(64 - fpBits),
 		runs: int(le.Uint16(page[denseRuns:])), rows: int(le.Uint32(page[denseRows:])),
-		rice: int(page[denseRice]), nbits: int(le.Uint16(page[denseBits:]))}
+		rice: int(page[denseRice]), more: page[denseFlags] == flagContinues, nbits: int(le.Uint16(page[denseBits:]))}
 	key := le.Uint64(page)
 	d.first = key >> d.shift
 	switch {
@@ -37,8 +38,8 @@ func openDensePage(page []byte, no uint64, fpBits, width int) (*densePage, error
 		return nil, fmt.Errorf("record page %d: its first key %#x has bits below the fingerprint's %d", no, key, fpBits)
 	case d.runs == 0 || d.rows < d.runs:
 		return nil, fmt.Errorf("record page %d: %d runs of %d rows", no, d.runs, d.rows)
-	case d.rice > fpBits || page[denseRice+1] != 0:
-		return nil, fmt.Errorf("record page %d: Rice parameter %d", no, d.rice)
+	case d.rice > fpBits || page[denseFlags]&^flagContinues != 0:
+		return nil, fmt.Errorf("record page %d: Rice parameter %d, flags %#x", no, d.rice, page[denseFlags])
 	case d.nbits > denseCapacity-8*restartSize*d.restarts():
 		return nil, fmt.Errorf("record page %d: %d bits of stream do not fit", no, d.nbits)
 	}
@@ -125,10 +126,17 @@ func (d *densePage) each(fn func(fp uint64, offs []uint64) error) error {
 	return nil
 }
 
+// firstKey returns the page's first key: its first run's fingerprint as a
+// masked hash.
+func (d *densePage) firstKey() uint64 { return d.first << d.shift }
+
 // lookup appends to dst the offsets of the run of fingerprint fp on the
-// page, if there is one. It decodes at most one restart's runs, and checks
-// them: their order, and that they end where the next restart starts.
-func (d *densePage) lookup(fp uint64, dst []uint64) ([]uint64, error) {
+// page, if there is one, and reports whether the run may go on, or begin,
+// on the next page: when it is the page's last run and the page says it
+// goes on, or when fp is beyond the page's last run. It decodes at most one
+// restart's runs, and checks them: their order, and that they end where the
+// next restart starts.
+func (d *densePage) lookup(fp uint64, dst []uint64) (_ []uint64, more bool, _ error) {
 	// The last restart whose fingerprint is at most fp.
 	r := d.reader()
 	lo, hi := 0, d.restarts()
@@ -136,7 +144,7 @@ func (d *densePage) lookup(fp uint64, dst []uint64) ([]uint64, error) {
 		mid := (lo + hi + 1) / 2
 		r.pos = d.restartPos(mid)
 		if f := r.raw(d.fpBits); r.bad {
-			return dst, fmt.Errorf("restart %d at bit %d, beyond the stream's %d", mid, d.restartPos(mid), d.nbits)
+			return dst, false, fmt.Errorf("restart %d at bit %d, beyond the stream's %d", mid, d.restartPos(mid), d.nbits)
 		} else if f <= fp {
 			lo = mid
 		} else {
@@ -153,18 +161,21 @@ func (d *densePage) lookup(fp uint64, dst []uint64) ([]uint64, error) {
 		n := len(dst)
 		got, out, err := d.readRun(r, i, prev, dst)
 		if err != nil {
-			return dst[:n], err
+			return dst[:n], false, err
 		}
 		switch {
 		case got == fp:
-			return out, nil
+			return out, i == d.runs-1 && d.more, nil
 		case got > fp:
-			return dst[:n], nil
+			return dst[:n], false, nil
 		}
 		dst, prev = out[:n], got
 	}
-	if end < d.runs && r.pos != d.restartPos(lo+1) {
-		return dst, fmt.Errorf("restart %d at bit %d, the stream's run is at %d", lo+1, d.restartPos(lo+1), r.pos)
+	if end < d.runs {
+		if r.pos != d.restartPos(lo+1) {
+			return dst, false, fmt.Errorf("restart %d at bit %d, the stream's run is at %d", lo+1, d.restartPos(lo+1), r.pos)
+		}
+		return dst, false, nil // the next restart's fingerprint is beyond fp
 	}
-	return dst, nil
+	return dst, true, nil
 }

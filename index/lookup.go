@@ -52,31 +52,47 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 	})
 }
 
-// Count returns how many index records have key's hash: the number of rows
-// with that key unless two different keys share a 64-bit hash. It reads no
-// rows.
+// Count returns how many rows have key. A format 1 index counts its
+// records of key's hash, reading no rows: that is the number of rows of key
+// unless two keys share a 64-bit hash. A format 2 index keeps fingerprints
+// of 32 bits or more, which keys share more often (an absent key in up to
+// one lookup in 64), so Count reads the candidate rows and compares their
+// keys, as a lookup does: the count is exact. Reading them costs what
+// parsing them costs; an absent key's count reads no row at all in nearly
+// every lookup.
 func (ix *Index) Count(key []byte) (n int64, err error) {
 	err = ix.guard(func() error {
-		h := ix.hash(key)
-		first, end, err := ix.main.run(h)
-		if err != nil {
+		var s scan.Scanner
+		if err := s.Init(ix.csv.data, ix.main.h.delim, int(ix.main.h.keyCol)); err != nil {
 			return err
 		}
-		for i := first; i < end; i++ {
-			if off := ix.main.offsetAt(i); (ix.tail == nil || off < ix.tail.h.base) && ix.still(ix.main, off, key) {
-				n++
-			}
-		}
+		h := ix.hash(key)
+		shadow := uint64(math.MaxUint64)
 		if ix.tail != nil {
-			first, end, err := ix.tail.run(h)
+			shadow = ix.tail.h.base
+		}
+		count := func(span) error { n++; return nil }
+		for _, p := range []*part{ix.main, ix.tail} {
+			if p == nil {
+				continue
+			}
+			err := p.offsets(h, p.locate(h), func(offs []uint64) error {
+				for _, off := range offs {
+					switch {
+					case p.h.dense():
+						if err := ix.candidate(&s, p, off, h, key, shadow, count); err != nil {
+							return err
+						}
+					case off < shadow && ix.still(p, off, key):
+						n++
+					}
+				}
+				return nil
+			})
 			if err != nil {
 				return err
 			}
-			for i := first; i < end; i++ {
-				if ix.still(ix.tail, ix.tail.offsetAt(i), key) {
-					n++
-				}
-			}
+			shadow = math.MaxUint64
 		}
 		return nil
 	})
@@ -135,48 +151,61 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 	// likely not in memory either, so ask for them ahead. (Only the
 	// search is timed: walking a long run takes long from memory too.)
 	start := time.Now()
-	first := p.lowerBound(h)
+	at := p.locate(h)
 	cold := time.Since(start) > coldSearch
-	first, end, err := p.runFrom(h, first)
-	if err != nil {
-		return err
-	}
-	cold = cold && end-first > 1 // a single row: reading it asks as much
-	asked := first               // when cold, rows [first, asked) were asked for
-	for i := first; i < end; i++ {
-		if (i-first)%prefetchRows == 0 {
-			if cold {
-				asked = ix.askRows(p, asked, min(end, i+coldAhead))
+	batches := 0
+	return p.offsets(h, at, func(offs []uint64) error {
+		batches++
+		ask := cold && (len(offs) > 1 || batches > 1) // a single row: reading it asks as much
+		asked := 0                                    // when cold, rows [0, asked) of the batch were asked for
+		for i, off := range offs {
+			if i%prefetchRows == 0 {
+				if ask {
+					asked = ix.askRows(offs, asked, min(len(offs), i+coldAhead))
+				}
+				ix.touchRows(offs[i:min(len(offs), i+prefetchRows)])
 			}
-			ix.touchRows(p, i, min(end, i+prefetchRows))
-		}
-		off := p.offsetAt(i)
-		if off >= p.h.scanned || off < p.h.base {
-			return p.corrupt("record %d points at offset %d, outside the bytes [%d, %d) it indexes", i, off, p.h.base, p.h.scanned)
-		}
-		if off >= shadow {
-			continue
-		}
-		if !ix.lineStart(int(off)) || !s.At(int(off)) || s.Start() != int(off) {
-			return ix.movedRow(p, off)
-		}
-		k, ok := s.Key()
-		switch {
-		case ok && bytes.Equal(k, key):
-			if err := fn(span{s.Start(), s.End(), s.Terminated()}); err != nil {
+			if err := ix.candidate(s, p, off, h, key, shadow, fn); err != nil {
 				return err
 			}
-		case ix.grown(p, off):
-			// The last row had no terminator, and rows were appended
-			// since: it was completed, and its key is another one now
-			// (12 completed by "46\n" is 1246). update indexes it anew.
-		case !ok || ix.hash(k) != h:
-			// Not a hash collision (another key with the same hash): this
-			// row is not the one that was indexed here.
-			return ix.movedRow(p, off)
 		}
+		return nil
+	})
+}
+
+// candidate reads the row at off, a candidate of p for key (whose hash is
+// h), and passes it to fn if its key is key and it is below shadow.
+func (ix *Index) candidate(s *scan.Scanner, p *part, off, h uint64, key []byte, shadow uint64, fn func(span) error) error {
+	if off >= p.h.scanned || off < p.h.base {
+		return p.corrupt("a record points at offset %d, outside the bytes [%d, %d) it indexes", off, p.h.base, p.h.scanned)
+	}
+	if off >= shadow {
+		return nil
+	}
+	if !ix.lineStart(int(off)) || !s.At(int(off)) || s.Start() != int(off) {
+		return ix.movedRow(p, off)
+	}
+	k, ok := s.Key()
+	switch {
+	case ok && bytes.Equal(k, key):
+		return fn(span{s.Start(), s.End(), s.Terminated()})
+	case ix.grown(p, off):
+		// The last row had no terminator, and rows were appended
+		// since: it was completed, and its key is another one now
+		// (12 completed by "46\n" is 1246). update indexes it anew.
+	case !ok || differ(p, ix.hash(k), h):
+		// Not a collision (another key with the same hash, or the same
+		// fingerprint): this row is not the one that was indexed here.
+		return ix.movedRow(p, off)
 	}
 	return nil
+}
+
+// differ reports whether a row whose key hashes to got cannot have been
+// indexed under the record p found for hash want: in format 1 the hashes
+// differ, in format 2 their fingerprints do.
+func differ(p *part, got, want uint64) bool {
+	return p.searchKey(got) != p.searchKey(want)
 }
 
 // grown reports whether the record of p at off is the last row p indexed

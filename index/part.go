@@ -88,16 +88,12 @@ func (p *part) maps() []*mapping.Map {
 	return []*mapping.Map{p.m}
 }
 
-// run returns the records [first, end) whose hash is h. It checks the CRC of
-// every page it relies on: the pages of the record before the run, of the
-// run, and of the record after it. The file was sorted when written, so a
-// run bracketed by smaller and larger hashes on checked pages is the
-// complete run, wherever the search's unchecked steps went.
-func (p *part) run(h uint64) (first, end uint64, err error) {
-	return p.runFrom(h, p.lowerBound(h))
-}
-
-// runFrom is run, given first, the lower bound of h that lowerBound found.
+// runFrom returns the records [first, end) whose hash is h, given first,
+// the lower bound of h that lowerBound found. It checks the CRC of every
+// page it relies on: the pages of the record before the run, of the run,
+// and of the record after it. The file was sorted when written, so a run
+// bracketed by smaller and larger hashes on checked pages is the complete
+// run, wherever the search's unchecked steps went.
 func (p *part) runFrom(h, first uint64) (_, end uint64, err error) {
 	n := p.h.records
 	checked := ^uint64(0) // the last page checked; pages come in increasing order
@@ -171,7 +167,7 @@ func (p *part) askPages(hashes []uint64) {
 	p.fence.Map().WillNeedAll()
 	offs := make([]uint64, len(hashes))
 	for i, h := range hashes {
-		offs[i] = pageSize * (1 + p.fence.Find(h))
+		offs[i] = pageSize * (1 + p.fence.Find(p.searchKey(h)))
 	}
 	p.m.WillNeed(offs)
 }

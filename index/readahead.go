@@ -23,20 +23,20 @@ const (
 // variable so that tests can send every lookup down the cold path.
 var coldSearch = 20 * time.Microsecond
 
-// askRows asks the kernel to read the pages of the rows of p's records
-// [from, to) (madvise WILLNEED), and returns to. On a cold cache the rows
+// askRows asks the kernel to read the pages of the rows at offs[from:to]
+// (madvise WILLNEED), and returns to. On a cold cache the rows
 // are asked for up to coldAhead ahead of the one being read, so that the
 // storage has hundreds of reads in flight, in offset order, instead of
 // one page fault after another; on a warm cache those system calls would
 // cost more than the lookup, so they are not made.
-func (ix *Index) askRows(p *part, from, to uint64) uint64 {
+func (ix *Index) askRows(offs []uint64, from, to int) int {
 	var buf [64]uint64
 	for from < to {
-		offs := buf[:0]
-		for ; from < to && len(offs) < len(buf)-1; from++ {
-			offs = appendRowPages(offs, p.offsetAt(from))
+		pages := buf[:0]
+		for ; from < to && len(pages) < len(buf)-1; from++ {
+			pages = appendRowPages(pages, offs[from])
 		}
-		ix.csv.m.WillNeed(offs)
+		ix.csv.m.WillNeed(pages)
 	}
 	return to
 }
@@ -53,13 +53,13 @@ func appendRowPages(offs []uint64, off uint64) []uint64 {
 
 var osPage = uint64(os.Getpagesize())
 
-// touchRows loads the first byte of the rows of p's records [from, to). The
-// loads do not depend on each other, so the processor overlaps their cache
-// and TLB misses, which would otherwise queue one behind each row's parse.
-func (ix *Index) touchRows(p *part, from, to uint64) {
+// touchRows loads the first byte of the rows at offs. The loads do not
+// depend on each other, so the processor overlaps their cache and TLB
+// misses, which would otherwise queue one behind each row's parse.
+func (ix *Index) touchRows(offs []uint64) {
 	var sum byte
-	for i := from; i < to; i++ {
-		if off := p.offsetAt(i); off < uint64(len(ix.csv.data)) {
+	for _, off := range offs {
+		if off < uint64(len(ix.csv.data)) {
 			sum += ix.csv.data[off]
 		}
 	}
@@ -76,7 +76,7 @@ func (ix *Index) prefetch(keys [][]byte) {
 		return
 	}
 	start := time.Now()
-	ix.main.lowerBound(ix.hash(keys[0]))
+	ix.main.locate(ix.hash(keys[0]))
 	if time.Since(start) <= coldSearch {
 		return
 	}
@@ -91,12 +91,14 @@ func (ix *Index) prefetch(keys [][]byte) {
 		}
 		p.askPages(hashes)
 		for _, h := range hashes {
-			first, end, err := p.runFrom(h, p.lowerBound(h))
+			err := p.offsets(h, p.locate(h), func(batch []uint64) error {
+				for _, off := range batch {
+					offs = appendRowPages(offs, off)
+				}
+				return nil
+			})
 			if err != nil {
 				return // the lookup itself reports it
-			}
-			for i := first; i < end; i++ {
-				offs = appendRowPages(offs, p.offsetAt(i))
 			}
 		}
 	}
