@@ -74,8 +74,8 @@ func (p *part) denseOffsets(h, start uint64, fn func([]uint64) error) error {
 		return nil
 	}
 	from := min(start, p.h.pages-1) // the page the run is looked for from
-	trusted := p.fence == nil        // from was found by searching the index, not named by the fence
-	retry := func() bool {           // search instead of the fence's answer, once
+	trusted := p.fence == nil       // from was found by searching the index, not named by the fence
+	retry := func() bool {          // search instead of the fence's answer, once
 		if trusted {
 			return false
 		}
