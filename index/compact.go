@@ -2,10 +2,8 @@ package index
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/sorter"
@@ -43,16 +41,17 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (_ *Info
 		return nil, err
 	}
 	defer csv.close()
-	if err := compactLocked(ctx, csv, idxPath, Resources{}.writeShape()); err != nil {
+	if err := compactLocked(ctx, csv, idxPath, Resources{}); err != nil {
 		return nil, err
 	}
 	return ReadInfo(csvPath, o)
 }
 
-// compactLocked is Compact for a caller that holds the lock, writing with
-// buffers of the given shape (the default budget's for Compact, the
-// update's own for an update that merges: the merge holds no other memory).
-func compactLocked(ctx context.Context, csv *csvFile, idxPath string, shape writerShape) error {
+// compactLocked is Compact for a caller that holds the lock, within res
+// (the default budget for Compact, the update's own for an update that
+// merges: the merge holds no other memory than the writer's buffers, and a
+// merge that must build anew, the sort's).
+func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resources) error {
 	// Either file not usable is an error; without a tail there is nothing to do.
 	files, err := indexFiles(idxPath).openFiles(csv.path, false)
 	if err != nil {
@@ -72,20 +71,45 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, shape writ
 		return files.tailWhy
 	}
 	main, tail := files.main, files.tail
+	shape := res.writeShape()
 	return writeIndexFile(idxPath, csv.perm, shape, true, func(sink pageSink, fence func(uint64) error) (*header, error) {
-		return merge(ctx, csv, main, tail, newPageWriter(sink, fence))
+		shadow, err := shadowedRecords(csv, main.h)
+		if err != nil {
+			return nil, err
+		}
+		records := main.h.records + tail.h.records - shadow
+		if f := fingerprintBits(records); main.h.dense() && int(main.h.fpBits) != f {
+			// The index has grown past what main's fingerprints can tell
+			// apart: build the index of the bytes the two cover anew,
+			// as a build of them does.
+			covered := *csv
+			covered.data = csv.data[:tail.h.scanned]
+			pl := &pipeline{csv: &covered, spec: specOf(main.h), res: res, fence: fence}
+			b, err := pl.run(ctx, idxPath, shape, sink)
+			if err != nil {
+				return nil, err
+			}
+			return b.h, nil
+		}
+		return merge(ctx, csv, main, tail, shadow, newDensePacker(sink, fence, records, tail.h.scanned))
 	})
 }
 
-// merge writes to w the records of main and its tail, merged, and the header
-// of the main index they make, and returns that header.
-func merge(ctx context.Context, csv *csvFile, main, tail *part, w *pageWriter) (*header, error) {
+// merge writes to w the records of main and its tail, merged, of which
+// shadow of main's the tail shadows, and the header of the main index they
+// make, and returns that header.
+func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, w *densePacker) (*header, error) {
 	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end
 	tail.m.Advise(mapping.Sequential)
+	mask := ^uint64(0) << w.shift
+	var ms recordStream = &denseCursor{p: main}
+	if !main.h.dense() {
+		ms = newMaskedCursor(main, mask)
+	}
 	var shadowed uint64
 	err := mapping.Guard(func() error {
 		var err error
-		shadowed, err = mergeRecords(ctx, main, tail, w)
+		shadowed, err = mergeDense(ctx, ms, newMaskedCursor(tail, mask), tail.h.base, w)
 		return err
 	}, main.m, tail.m)
 	if errors.Is(err, mapping.ErrFault) {
@@ -93,6 +117,9 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, w *pageWriter) (
 	}
 	if err != nil {
 		return nil, err
+	}
+	if shadowed != shadow {
+		return nil, main.corrupt("%d records at or past the tail's base, where its last row has %d", shadowed, shadow)
 	}
 	h := mergedHeader(main.h, tail.h, shadowed)
 	err = mapping.Guard(func() error {
@@ -125,81 +152,6 @@ func mergedHeader(m, t *header, shadowed uint64) *header {
 		}
 	}
 	return &h
-}
-
-// mergeRecords writes to w the records of main (less those the tail
-// shadows) merged with the tail's, and returns how many it left out. A
-// record of main sorts before every tail record of an equal or larger hash:
-// its offset is below the tail's base. So main's records go to w in runs,
-// copied as they are encoded, up to the next tail record's hash: with a
-// tail of a few percent, the merge is mostly copying pages.
-func mergeRecords(ctx context.Context, main, tail *part, w *pageWriter) (uint64, error) {
-	tc := cursor{p: tail}
-	next, more, err := tc.next()
-	if err != nil {
-		return 0, err
-	}
-	var shadowed uint64
-	limit, le := tail.h.base, binary.LittleEndian
-	hashAt := func(recs []byte, i int) uint64 { return le.Uint64(recs[recordSize*i:]) }
-	// Only the row main indexed without its newline, at main.h.resume
-	// (where the tail starts), can be shadowed.
-	shadows := main.h.resume < main.h.scanned
-	// emitMain writes main's records recs, less those at or past limit.
-	emitMain := func(recs []byte) error {
-		for i := 0; shadows && i < len(recs); i += recordSize {
-			if le.Uint64(recs[i+8:]) >= limit {
-				shadowed++
-				if err := w.addEncoded(recs[:i]); err != nil {
-					return err
-				}
-				recs, i = recs[i+recordSize:], -recordSize
-			}
-		}
-		return w.addEncoded(recs)
-	}
-	for pg := uint64(0); pg < main.h.pages; pg++ {
-		if pg%mergeCheckPages == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
-		if err := main.checkPage(pg); err != nil {
-			return 0, err
-		}
-		page := main.data[pageSize*(1+pg):][:pageSize]
-		k := int(le.Uint32(page[pageLenOffset:]))
-		recs := page[:recordSize*k]
-		for len(recs) > 0 {
-			n := len(recs) / recordSize
-			if more {
-				n = sort.Search(n, func(i int) bool { return hashAt(recs, i) > next.Hash })
-			}
-			if err := emitMain(recs[:recordSize*n]); err != nil {
-				return 0, err
-			}
-			recs = recs[recordSize*n:]
-			for more && len(recs) > 0 && next.Hash < hashAt(recs, 0) {
-				if err := w.add([]sorter.Record{next}); err != nil {
-					return 0, err
-				}
-				if next, more, err = tc.next(); err != nil {
-					return 0, err
-				}
-			}
-		}
-	}
-	for n := 0; more; next, more, err = tc.next() {
-		if n++; n%(mergeCheckPages*recordsPerPage) == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
-		if err := w.add([]sorter.Record{next}); err != nil {
-			return 0, err
-		}
-	}
-	return shadowed, err
 }
 
 // mergeCheckPages is how many pages of records are merged between checks

@@ -7,6 +7,7 @@ import (
 
 	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/csvidx/csvidx/internal/xxh3"
+	"github.com/csvidx/csvidx/sorter"
 )
 
 // Format 2's record pages (see format.go): runs of rows whose keys share a
@@ -32,7 +33,12 @@ const (
 // n needs, so that a key absent from the index shares a fingerprint with
 // a run of it (and costs rows read for nothing) in fewer than one lookup in
 // 64, at any size.
-func fingerprintBits(n uint64) int { return min(max(minFPBits, bits.Len64(n)+6), 64) }
+func fingerprintBits(n uint64) int {
+	if testFPBits != nil {
+		return testFPBits(n)
+	}
+	return min(max(minFPBits, bits.Len64(n)+6), 64)
+}
 
 // offsetBits returns W for a CSV of size bytes: the bits of its largest
 // offset.
@@ -261,4 +267,25 @@ func (p *densePacker) flush() error {
 		p.some = false
 	}
 	return p.seal()
+}
+
+// addBatch takes records sorted by (masked hash, offset), continuing the
+// order: a batch of the sorter's.
+func (p *densePacker) addBatch(recs []sorter.Record) error {
+	for _, r := range recs {
+		if err := p.add(r.Hash, r.Offset); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish places the last run, seals the last page, completes h (records,
+// pages, generation, F and W) and writes the header page.
+func (p *densePacker) finish(h *header) error {
+	if err := p.flush(); err != nil {
+		return err
+	}
+	h.version, h.fpBits, h.offBits = versionDense, uint8(p.fpBits), uint8(p.width)
+	return finishHeader(p.sink, h, p.records, p.pages, p.gen)
 }

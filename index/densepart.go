@@ -83,7 +83,7 @@ func (p *part) denseOffsets(h, start uint64, fn func([]uint64) error) error {
 		return true
 	}
 	var buf []uint64
-	found := false
+	found, last := false, uint64(0) // a batch was passed on; its last offset
 	for pg := from; ; {
 		d, err := p.densePageAt(pg)
 		if err != nil {
@@ -108,7 +108,10 @@ func (p *part) denseOffsets(h, start uint64, fn func([]uint64) error) error {
 			return p.corrupt("record page %d: %v", pg, err)
 		}
 		if len(offs) > 0 {
-			found = true
+			if found && offs[0] <= last {
+				return p.corrupt("record page %d goes on with a row before the last of the page before", pg)
+			}
+			found, last = true, offs[len(offs)-1]
 			if err := fn(offs); err != nil {
 				return err
 			}

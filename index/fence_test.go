@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,11 @@ func fenceCSV(t *testing.T, hash func([]byte) uint64) (string, []string) {
 // it give, for every key, for hashes at page boundaries, and for runs of
 // equal hashes that span pages.
 func TestFenceSameAnswers(t *testing.T) {
+	t.Run("Format2", testFenceSameAnswers)
+	t.Run("Format1", func(t *testing.T) { useFlat(t); testFenceSameAnswers(t) })
+}
+
+func testFenceSameAnswers(t *testing.T) {
 	hashes := map[string]func([]byte) uint64{
 		"uniform":  xxh3.Hash,
 		"repeated": func(k []byte) uint64 { return xxh3.Hash(k) % 9 * (math.MaxUint64 / 9) },
@@ -68,16 +74,33 @@ func TestFenceSameAnswers(t *testing.T) {
 				}
 			}
 			m := with.main
-			for pg := uint64(0); pg < m.h.pages; pg++ { // every page's first hash, and its neighbours
-				h := m.hashAt(pg * recordsPerPage)
-				for _, x := range []uint64{h - 1, h, h + 1} {
-					if a, b := with.main.lowerBound(x), without.main.lowerBound(x); a != b {
-						t.Fatalf("lowerBound(%#x) through the fence %d, without %d", x, a, b)
+			step := uint64(1) // between neighbouring search keys
+			if m.h.dense() {
+				step <<= 64 - m.h.fpBits
+			}
+			for pg := uint64(0); pg < m.h.pages; pg++ { // every page's first key, and its neighbours
+				h := m.firstKeyAt(pg)
+				if !m.h.dense() {
+					h = m.hashAt(pg * recordsPerPage)
+				}
+				for _, x := range []uint64{h - step, h, h + step} {
+					if a, b := candidatesOf(t, with.main, x), candidatesOf(t, without.main, x); !slices.Equal(a, b) {
+						t.Fatalf("hash %#x: %d candidates through the fence, %d without", x, len(a), len(b))
 					}
 				}
 			}
 		})
 	}
+}
+
+// candidatesOf returns the offsets p has for hash h.
+func candidatesOf(t *testing.T, p *part, h uint64) []uint64 {
+	t.Helper()
+	var all []uint64
+	if err := p.offsets(h, p.locate(h), func(offs []uint64) error { all = append(all, offs...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return all
 }
 
 // TestBadFences: a missing, truncated, foreign or corrupted fence never

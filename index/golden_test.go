@@ -19,9 +19,15 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // goldenCSV is the example of format.go.
 const goldenCSV = "id,user\n1,u1\n2,u2\n3,u1\n"
 
-// TestGolden pins the bytes of a tiny index: any change of the format
-// shows up as a reviewable diff of testdata/tiny.csvidx.txt.
+// TestGolden pins the bytes of a tiny index in each format: any change of
+// a format shows up as a reviewable diff of testdata/tiny.csvidx.txt
+// (format 1) or testdata/tiny2.csvidx.txt (format 2).
 func TestGolden(t *testing.T) {
+	t.Run("Format2", func(t *testing.T) { testGolden(t, "tiny2.csvidx.txt") })
+	t.Run("Format1", func(t *testing.T) { useFlat(t); testGolden(t, "tiny.csvidx.txt") })
+}
+
+func testGolden(t *testing.T, name string) {
 	p := writeCSV(t, goldenCSV)
 	build(t, p, &BuildOptions{Key: "user"})
 	idx, err := os.ReadFile(DefaultIndexPath(p))
@@ -29,7 +35,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := hexDump(idx)
-	golden := filepath.Join("testdata", "tiny.csvidx.txt")
+	golden := filepath.Join("testdata", name)
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -44,7 +50,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestFormatExample checks the worked example in format.go.
+// TestFormatExample checks the worked examples in format.go.
 func TestFormatExample(t *testing.T) {
 	if h := xxh3.HashString("u1"); h != 0x9dc02546854d5df1 {
 		t.Errorf("xxh3(u1) = %#x; fix format.go", h)
@@ -52,6 +58,36 @@ func TestFormatExample(t *testing.T) {
 	if h := xxh3.HashString("u2"); h != 0x7f89c7ec957f7b4e {
 		t.Errorf("xxh3(u2) = %#x; fix format.go", h)
 	}
+	t.Run("Format2", testFormat2Example)
+	t.Run("Format1", func(t *testing.T) { useFlat(t); testFormat1Example(t) })
+}
+
+// testFormat2Example checks format 2's example: F = 32, W = 5 (the CSV has
+// 23 bytes), one record page of two runs, u2's fingerprint first.
+func testFormat2Example(t *testing.T) {
+	p := writeCSV(t, goldenCSV)
+	build(t, p, &BuildOptions{Key: "user"})
+	idx, _ := os.ReadFile(DefaultIndexPath(p))
+	h, err := decodeHeader(idx)
+	if err != nil || h.fpBits != 32 || h.offBits != 5 || h.pages != 1 {
+		t.Fatalf("header %+v, %v; want F 32, W 5, one record page", h, err)
+	}
+	d, err := openDensePage(idx[pageSize:2*pageSize], 0, 32, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	err = d.each(func(fp uint64, offs []uint64) error {
+		runs = append(runs, fmt.Sprintf("%#x@%v", fp, offs))
+		return nil
+	})
+	want := []string{"0x7f89c7ec@[13]", "0x9dc02546@[8 18]"}
+	if err != nil || strings.Join(runs, " ") != strings.Join(want, " ") {
+		t.Errorf("runs %v, %v; want %v", runs, err, want)
+	}
+}
+
+func testFormat1Example(t *testing.T) {
 	p := writeCSV(t, goldenCSV)
 	build(t, p, &BuildOptions{Key: "user"})
 	idx, _ := os.ReadFile(DefaultIndexPath(p))
@@ -106,6 +142,7 @@ func hexDump(b []byte) string {
 // memory as their encoding; the record-by-record encoding, used elsewhere,
 // must write the same bytes.
 func TestEncodingPaths(t *testing.T) {
+	useFlat(t) // format 1's records
 	r := rand.New(rand.NewPCG(8, 8))
 	g := makeCSV(r, 3000, 1, ',', true, false)
 	p := writeCSV(t, g.data)

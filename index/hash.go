@@ -15,3 +15,13 @@ func keyHash() func([]byte) uint64 {
 	}
 	return xxh3.Hash
 }
+
+// testFlat, when a test sets it, makes builds and compactions write main
+// indexes in format 1, as csvidx did before format 2, so that the tests of
+// reading format 1 have files to read (see useFlat in the tests).
+var testFlat bool
+
+// testFPBits, when a test sets it, is the rule for F instead of
+// fingerprintBits's, so that a test can make an index outgrow its
+// fingerprints without 2^26 rows (see useFPBits in the tests).
+var testFPBits func(records uint64) int

@@ -21,6 +21,23 @@ func useHash(t testing.TB, h func([]byte) uint64) {
 	t.Cleanup(func() { testHash = old })
 }
 
+// useFlat makes builds write format 1 main indexes until the test ends
+// (see testFlat). Tests that use it must not run in parallel.
+func useFlat(t testing.TB) {
+	t.Helper()
+	old := testFlat
+	testFlat = true
+	t.Cleanup(func() { testFlat = old })
+}
+
+// useFPBits makes f the rule for F until the test ends (see testFPBits).
+func useFPBits(t testing.TB, f func(records uint64) int) {
+	t.Helper()
+	old := testFPBits
+	testFPBits = f
+	t.Cleanup(func() { testFPBits = old })
+}
+
 // tune forces tu on every scan until the test ends, or until the next call
 // (see testTuning). Tests that use it must not run in parallel.
 func tune(t testing.TB, tu chunked.Tuning) {

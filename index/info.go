@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"strings"
 
 	"github.com/csvidx/csvidx/fence"
@@ -17,6 +18,12 @@ type Info struct {
 	IndexBytes int64  `json:"index_bytes"`
 	Version    int    `json:"format_version"`
 	Generation string `json:"generation"`
+	// FingerprintBits is F, the bits of the key's hash a format 2 index
+	// keeps (0 in format 1, which keeps all 64).
+	FingerprintBits int `json:"fingerprint_bits,omitempty"`
+	// BytesPerRow is the main index's size over the rows it indexes (0
+	// without rows).
+	BytesPerRow float64 `json:"bytes_per_row"`
 
 	KeyColumn int    `json:"key_column"`           // 0-based
 	KeyName   string `json:"key_name,omitempty"`   // the header field of the key column
@@ -89,26 +96,32 @@ type BuildStats struct {
 }
 
 func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {
+	perRow := 0.0
+	if h.rows > 0 {
+		perRow = math.Round(float64(idxSize)/float64(h.rows)*1000) / 1000
+	}
 	return &Info{
-		CSVPath:      csvPath,
-		IndexPath:    idxPath,
-		IndexBytes:   idxSize,
-		Version:      int(h.formatVersion()),
-		Generation:   fmt.Sprintf("%016x", h.generation),
-		KeyColumn:    int(h.keyCol),
-		KeyName:      string(h.keyName),
-		Header:       h.flags&flagHeader != 0,
-		Delimiter:    string([]byte{h.delim}),
-		HeaderEnd:    int64(h.headerEnd),
-		Rows:         int64(h.rows),
-		Records:      int64(h.records),
-		ShortRows:    int64(h.shortRows),
-		BlankLines:   int64(h.blanks),
-		ScannedBytes: int64(h.scanned),
-		ResumeOffset: int64(h.resume),
-		Unterminated: h.resume < h.scanned,
-		CSVBytes:     csvSize,
-		BytesBehind:  max(0, csvSize-int64(h.scanned)),
+		BytesPerRow:     perRow,
+		CSVPath:         csvPath,
+		IndexPath:       idxPath,
+		IndexBytes:      idxSize,
+		Version:         int(h.formatVersion()),
+		FingerprintBits: int(h.fpBits),
+		Generation:      fmt.Sprintf("%016x", h.generation),
+		KeyColumn:       int(h.keyCol),
+		KeyName:         string(h.keyName),
+		Header:          h.flags&flagHeader != 0,
+		Delimiter:       string([]byte{h.delim}),
+		HeaderEnd:       int64(h.headerEnd),
+		Rows:            int64(h.rows),
+		Records:         int64(h.records),
+		ShortRows:       int64(h.shortRows),
+		BlankLines:      int64(h.blanks),
+		ScannedBytes:    int64(h.scanned),
+		ResumeOffset:    int64(h.resume),
+		Unterminated:    h.resume < h.scanned,
+		CSVBytes:        csvSize,
+		BytesBehind:     max(0, csvSize-int64(h.scanned)),
 	}
 }
 

@@ -25,6 +25,9 @@ type pipeline struct {
 	// CSV from where main stops. Nil for a main index.
 	main *header
 	res  Resources
+	// flat says a main index is written in format 1 (Verify rebuilds an
+	// index in the format it has); a tail always is.
+	flat bool
 	// progress, when set, is called now and then with the CSV bytes
 	// scanned so far and the CSV's size.
 	progress func(done, total int64)
@@ -198,9 +201,16 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 }
 
 // pack takes the sorted records from srt and writes them as pages to sink,
-// then the header h.
+// then the header h: a main index in format 2 (unless p.flat), whose
+// records the sorter masks to their fingerprints, a tail in format 1.
 func (p *pipeline) pack(ctx context.Context, srt *sorter.Sorter, sink pageSink, h *header) error {
-	w := newPageWriter(sink, p.fence)
+	var w recordPacker = newPageWriter(sink, p.fence)
+	if p.main == nil && !p.flat && !testFlat {
+		records := h.rows - h.shortRows // one record per row with a key
+		d := newDensePacker(sink, p.fence, records, h.scanned)
+		srt.MaskHashes(^uint64(0) << d.shift)
+		w = d
+	}
 	err := srt.Finish(func(batch []sorter.Record) error {
 		if p.csv.releaseAfterScan {
 			p.csv.release() // the sort has its buffers (see release); once, however often called
@@ -208,10 +218,17 @@ func (p *pipeline) pack(ctx context.Context, srt *sorter.Sorter, sink pageSink, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return w.add(batch)
+		return w.addBatch(batch)
 	})
 	if err != nil {
 		return err
 	}
 	return w.finish(h)
+}
+
+// A recordPacker packs sorted records into the pages of an index file: a
+// pageWriter in format 1, a densePacker in format 2.
+type recordPacker interface {
+	addBatch(recs []sorter.Record) error
+	finish(h *header) error
 }

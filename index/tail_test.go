@@ -13,6 +13,7 @@ import (
 
 	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/atomicfile"
+	"github.com/csvidx/csvidx/internal/xxh3"
 )
 
 func runUpdate(t *testing.T, p string, opts *UpdateOptions) *UpdateResult {
@@ -314,3 +315,64 @@ func TestLeftoversOnlyOwn(t *testing.T) {
 
 // timeAfter gives a waiting writer time to show it waits.
 func timeAfter() <-chan time.Time { return time.After(200 * time.Millisecond) }
+
+// TestCompactIntoFormat2: compact writes what a build writes, in format 2,
+// whatever main index it merges: one in format 1 (written before format
+// 2), one whose fingerprints are too short for the merged index (built
+// anew), and with keys whose hashes share fingerprints (the runs of a
+// format 1 file, the tail's or main's, merged by offset).
+func TestCompactIntoFormat2(t *testing.T) {
+	shared := func(t *testing.T) { // 4096 fingerprints at F = 32, every hash distinct below them
+		useHash(t, func(k []byte) uint64 { h := xxh3.Hash(k); return h&(0xfff<<52) | h&0xffff })
+	}
+	for _, c := range []struct {
+		name     string
+		setup    func(t *testing.T)
+		flatMain bool // the main index is written in format 1
+		grow     bool // F grows past main's
+	}{
+		{name: "Format1Main", flatMain: true},
+		{name: "SharedFingerprints", setup: shared},
+		{name: "SharedFingerprintsFormat1Main", setup: shared, flatMain: true},
+		{name: "FingerprintsGrow", grow: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.setup != nil {
+				c.setup(t)
+			}
+			r := rand.New(rand.NewPCG(43, 43))
+			for i := 0; i < 8; i++ {
+				g, first, rest := splitCSV(r, 300+r.IntN(1500), i%2 == 0)
+				p := writeCSV(t, first)
+				testFlat, testFPBits = c.flatMain, nil
+				build(t, p, &BuildOptions{Key: "1"})
+				testFlat = false
+				if c.grow {
+					ix, err := Open(p, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					n := ix.main.h.records
+					ix.Close()
+					useFPBits(t, func(records uint64) int { return 32 + int(min(records/(n+1), 1)) })
+				}
+				appendCSV(t, p, rest)
+				runUpdate(t, p, &UpdateOptions{NoCompact: true})
+				if _, err := Compact(context.Background(), p, nil); err != nil {
+					t.Fatal(err)
+				}
+				compacted, _ := os.ReadFile(DefaultIndexPath(p))
+				out := filepath.Join(t.TempDir(), "fresh.csvidx")
+				build(t, p, &BuildOptions{Key: "1", IndexPath: out})
+				built, _ := os.ReadFile(out)
+				if !bytes.Equal(compacted, built) {
+					t.Fatalf("input %d: compact and build differ (csv %d, first part %d bytes)", i, len(g.data), len(first))
+				}
+				if h, err := decodeHeader(compacted); err != nil || !h.dense() || c.grow && h.fpBits != 33 && h.records > 0 {
+					t.Fatalf("input %d: the compacted header %+v, %v: want format 2 (and F 33 when grown)", i, h, err)
+				}
+				checkLookups(t, p, &g)
+			}
+		})
+	}
+}

@@ -142,7 +142,7 @@ func indexAppended(ctx context.Context, csv *csvFile, files *opened, idxPath str
 	// The appended rows are indexed already: a merge that fails (a full
 	// disk, say) leaves a good index with a tail, which the next update or
 	// compact merges.
-	switch err := compactLocked(ctx, csv, idxPath, opts.Resources.writeShape()); {
+	switch err := compactLocked(ctx, csv, idxPath, opts.Resources); {
 	case errors.Is(err, context.Canceled):
 		return nil, err
 	case err != nil:

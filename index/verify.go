@@ -120,7 +120,7 @@ func verifyPart(ctx context.Context, csv *csvFile, p *part, extends *header, opt
 	covered.data = csv.data[:old.scanned]
 	p.m.Advise(mapping.Sequential) // the comparison reads the file from end to end
 	sink := &compareSink{old: p.data}
-	pl := &pipeline{csv: &covered, spec: specOf(old), main: extends, res: opts.Resources, progress: opts.Progress}
+	pl := &pipeline{csv: &covered, spec: specOf(old), main: extends, res: opts.Resources, flat: !old.dense(), progress: opts.Progress}
 	if fc != nil {
 		pl.fence = fc.add
 	}

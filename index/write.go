@@ -52,6 +52,9 @@ func newPageWriter(sink pageSink, fence func(first uint64) error) *pageWriter {
 	return w
 }
 
+// addBatch appends records, which must continue the sorted order.
+func (w *pageWriter) addBatch(recs []sorter.Record) error { return w.add(recs) }
+
 // add appends records, which must continue the sorted order. On a
 // little-endian machine a Record in memory is its encoding (hash, then
 // offset, 8 bytes each): the records are copied a page at a time.
@@ -130,12 +133,19 @@ func (w *pageWriter) finish(h *header) error {
 			return err
 		}
 	}
-	h.records, h.pages, h.generation = w.records, w.pages, 0
+	return finishHeader(w.sink, h, w.records, w.pages, w.gen)
+}
+
+// finishHeader completes h with the file's records and pages and its
+// generation, from gen (the hash of every record page's CRC so far), and
+// writes it to sink as page 0.
+func finishHeader(sink pageSink, h *header, records, pages uint64, gen *xxh3.Hasher) error {
+	h.records, h.pages, h.generation = records, pages, 0
 	page := make([]byte, pageSize) // not a slot: the header is written on its own
 	h.encode(page)
-	w.gen.Write(page[:crcOffset])
-	h.generation = w.gen.Sum64()
+	gen.Write(page[:crcOffset])
+	h.generation = gen.Sum64()
 	clear(page)
 	h.encode(page)
-	return w.sink.writePage(0, page)
+	return sink.writePage(0, page)
 }

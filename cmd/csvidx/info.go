@@ -59,6 +59,11 @@ func printInfo(s streams, info *index.Info) error {
 	}
 	fmt.Fprintf(w, "csv\t%s (%d bytes)\n", info.CSVPath, info.CSVBytes)
 	fmt.Fprintf(w, "index\t%s (%s, format %d, generation %s)\n", info.IndexPath, formatBytes(info.IndexBytes), info.Version, info.Generation)
+	if info.FingerprintBits > 0 {
+		fmt.Fprintf(w, "density\t%.2f bytes per row (fingerprints of %d bits)\n", info.BytesPerRow, info.FingerprintBits)
+	} else {
+		fmt.Fprintf(w, "density\t%.2f bytes per row (16-byte records)\n", info.BytesPerRow)
+	}
 	fmt.Fprintf(w, "key\t%s\n", describeKey(info))
 	fmt.Fprintf(w, "dialect\tdelimiter %q, header %s\n", info.Delimiter, header)
 	fmt.Fprintf(w, "rows\t%d (%d indexed, %d too short to have the key)\n", info.Rows, info.Records, info.ShortRows)
