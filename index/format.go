@@ -1,6 +1,13 @@
 package index
 
-// # Index format (version 1)
+// # Index format
+//
+// csvidx writes main indexes in format 2 (described second) and tails in
+// format 1; it reads both, so an index written before format 2 keeps
+// working until a build or compact rewrites it. Both formats share the
+// header page and the checked page.
+//
+// # Format 1
 //
 // An index file is a sequence of 4096-byte pages. All integers are
 // little-endian. Page 0 is the header; pages 1..P hold the records, 255 to
@@ -15,12 +22,13 @@ package index
 //
 //	off   size  field
 //	0     8     magic "\x89csvidx\n"
-//	8     4     version = 1
+//	8     4     version: 1 or 2
 //	12    4     flags: 1 = tail file (rows appended after a main index),
 //	                   2 = the first record of the CSV is a header
 //	16    1     delimiter
 //	17    1     quote = '"'
-//	18    2     zero
+//	18    1     format 2: F, the fingerprint bits (32 to 64); format 1: zero
+//	19    1     format 2: W, the offset bits (1 to 63); format 1: zero
 //	20    4     key column, 0-based
 //	24    8     generation: XXH3-64 of the CRC of every record page in
 //	            order (4 bytes each) followed by this page's bytes [0, 4092)
@@ -38,7 +46,7 @@ package index
 //	88    8     rows: data records read (header excluded)
 //	96    8     short rows: data records too short to have the key column
 //	104   8     blank lines skipped
-//	112   8     record pages P = ceil(records / 255)
+//	112   8     record pages P: ceil(records / 255) in format 1
 //	120   8     XXH3-64 of CSV bytes [0, min(65536, scanned))
 //	128   8     XXH3-64 of CSV bytes [max(0, scanned-65536), scanned)
 //	136   2     key name length n, at most 1024
@@ -69,6 +77,60 @@ package index
 //	4e 7b 7f 95 ec c7 89 7f  0d 00 00 00 00 00 00 00   u2 @ 13
 //	f1 5d 4d 85 46 25 c0 9d  08 00 00 00 00 00 00 00   u1 @ 8
 //	f1 5d 4d 85 46 25 c0 9d  12 00 00 00 00 00 00 00   u1 @ 18
+//
+// # Format 2
+//
+// A format 2 main index stores runs: for every fingerprint of a key, the
+// top F bits of its hash, the offsets of the rows whose keys have it, in
+// increasing order. F = max(32, bits(records) + 6), so that a key absent
+// from the index shares a run's fingerprint in fewer than one lookup in 64
+// (that lookup reads and rejects the run's rows: never a wrong row); W =
+// bits(scanned size). The header is format 1's with version 2, F and W.
+// Record pages, in order of (fingerprint, offset); a run longer than a page
+// goes on at the start of the next:
+//
+//	off   size  field
+//	0     8     first key: the fingerprint of the page's first run, shifted
+//	            to the top of 64 bits (the fence's entry for the page)
+//	8     4     p, the record page's number
+//	12    4     rows on the page (the sum of its runs' counts)
+//	16    2     r, runs on the page (at least 1)
+//	18    1     k, the Rice parameter of the fingerprint gaps
+//	19    1     flags: 1 = the page's last run goes on on the next page
+//	20    2     n, bits in the stream
+//	22    ...   the stream, n bits, least significant bit first
+//	...         zero
+//	4092-2j 2   restart j (j = 1..(r-1)/16): the stream position of run 16j
+//	4092  4     CRC-32 (IEEE) of bytes [0, 4092)
+//
+// Run i of the page, in the stream:
+//
+//   - its fingerprint: none for run 0 (the page's first key); F bits raw
+//     for a restart (i a multiple of 16); else the gap to the previous
+//     run's, less one, in Rice code with parameter k: q = gap>>k zeros, a
+//     one, then the low k bits, or, when q is 32 or more, 32 zeros and the
+//     gap in F bits raw;
+//   - its row count c in Elias gamma: as many zeros as c has bits below its
+//     top one, a one, then those bits;
+//   - its offsets: for c = 1, W bits raw; else Elias-Fano with
+//     L = max(0, W - bits(c-1)) low bits: the low L bits of each offset,
+//     then, for each offset in turn, its high part's gap to the previous
+//     one's (from 0) as that many zeros and a one.
+//
+// Fingerprints increase strictly within a page, offsets within a run. A
+// lookup finds the page where its fingerprint's run may start through the
+// fence or a search of the pages' first keys, checks the page's CRC,
+// bisects the restarts and decodes at most 16 runs; a run is complete when
+// a checked page says it ends there, or the next page begins above it. The
+// packer picks k for a page from the previous page's mean gap (the first
+// page's from 2^F/records). The file is 4096·(1+P) bytes.
+//
+// The example above in format 2 (testdata/tiny2.csvidx.txt): F = 32, W = 5;
+// one record page, first key 0x7f89c7ec00000000 (u2's fingerprint), 3
+// rows, 2 runs, k = 30, 51 bits: run 0 is c = 1 ("1") and offset 13
+// (01101); run 1 is the gap 0x9dc02546 - 0x7f89c7ec - 1 (q = 0: "1" and
+// 30 bits), c = 2 ("010"), then L = 4: the low bits 8 and 2, and the high
+// parts 0 and 1 as "1" and "01".
 //
 // # Lookup
 //

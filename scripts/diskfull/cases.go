@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,13 +86,17 @@ func (c fullCase) run(w *world) result {
 		}
 	}
 	if c.merge {
-		// Room for the tail (a quarter of the main index: the CSV grew by a
-		// fifth of what it was) but not for a merged main index.
-		st, err := os.Stat(idx)
-		if err != nil {
-			return fail("%v", err)
+		// Room for the tail, in format 1 (16 bytes per row; the CSV grew by
+		// a quarter of the rows the main index has) and half the main
+		// index, but not for a merged main index (in format 2, the main
+		// index and a quarter more) beside it.
+		hdr, err := os.ReadFile(idx)
+		if err != nil || len(hdr) < 96 {
+			return fail("read %s: %v", idx, err)
 		}
-		c.room = st.Size() * 2 / 5
+		rows := int64(binary.LittleEndian.Uint64(hdr[88:])) // the header's rows (index/format.go)
+		tail := ((rows/4+254)/255 + 1) * 4096
+		c.room = tail + int64(len(hdr))/2
 	}
 	full := idxDir
 	switch c.mount {
