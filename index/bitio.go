@@ -17,8 +17,22 @@ type bitWriter struct {
 	n   int // bits written
 }
 
-// raw writes the low width bits of v (width <= 64).
+// raw writes the low width bits of v (width <= 64): a word or two at a
+// time, or, within 16 bytes of buf's end, a byte at a time.
 func (w *bitWriter) raw(v uint64, width int) {
+	if width < 64 {
+		v &= 1<<uint(width) - 1
+	}
+	at, shift := w.n>>3, uint(w.n&7)
+	if at+16 <= len(w.buf) {
+		le := binary.LittleEndian
+		le.PutUint64(w.buf[at:], le.Uint64(w.buf[at:])|v<<shift)
+		if int(shift)+width > 64 {
+			le.PutUint64(w.buf[at+8:], le.Uint64(w.buf[at+8:])|v>>(64-shift))
+		}
+		w.n += width
+		return
+	}
 	for width > 0 {
 		byteAt, shift := w.n>>3, w.n&7
 		take := min(width, 8-shift)
@@ -29,6 +43,12 @@ func (w *bitWriter) raw(v uint64, width int) {
 	}
 }
 
+// one writes a one bit.
+func (w *bitWriter) one() {
+	w.buf[w.n>>3] |= 1 << uint(w.n&7)
+	w.n++
+}
+
 // gammaLen returns the bits gamma writes for n >= 1.
 func gammaLen(n uint64) int { return 2*bits.Len64(n) - 1 }
 
@@ -37,7 +57,7 @@ func gammaLen(n uint64) int { return 2*bits.Len64(n) - 1 }
 func (w *bitWriter) gamma(n uint64) {
 	b := bits.Len64(n) - 1
 	w.n += b // zeros: buf is zero here
-	w.raw(1, 1)
+	w.one()
 	w.raw(n, b) // the bits below the top one
 }
 
@@ -61,7 +81,7 @@ func riceLen(x uint64, k, width int) int {
 func (w *bitWriter) rice(x uint64, k, width int) {
 	if q := x >> uint(k); q < riceEscape {
 		w.n += int(q)
-		w.raw(1, 1)
+		w.one()
 		w.raw(x, k)
 		return
 	}

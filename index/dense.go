@@ -73,7 +73,7 @@ func (w *bitWriter) writeOffsets(offs []uint64, width int) {
 	for _, o := range offs {
 		high := o >> uint(l)
 		w.n += int(high - prev) // zeros: buf is zero here
-		w.raw(1, 1)
+		w.one()
 		prev = high
 	}
 }
@@ -270,11 +270,46 @@ func (p *densePacker) flush() error {
 }
 
 // addBatch takes records sorted by (masked hash, offset), continuing the
-// order: a batch of the sorter's.
+// order: a batch of the sorter's. It takes a fingerprint's records at a
+// time, as add would one by one.
 func (p *densePacker) addBatch(recs []sorter.Record) error {
-	for _, r := range recs {
-		if err := p.add(r.Hash, r.Offset); err != nil {
-			return err
+	for len(recs) > 0 {
+		fp := recs[0].Hash >> p.shift
+		if !p.some || fp != p.run {
+			if p.some {
+				if fp < p.run {
+					return fmt.Errorf("index records out of order: fingerprint %#x after %#x", fp, p.run)
+				}
+				if err := p.place(true); err != nil {
+					return err
+				}
+			}
+			p.run, p.offs, p.some = fp, p.offs[:0], true
+		}
+		n := 1
+		for n < len(recs) && recs[n].Hash>>p.shift == fp && len(p.offs)+n < maxPending {
+			n++
+		}
+		prev := uint64(0)
+		if k := len(p.offs); k > 0 {
+			prev = p.offs[k-1] + 1 // the least offset the next may have
+		}
+		for _, r := range recs[:n] {
+			if r.Offset < prev {
+				return fmt.Errorf("index records out of order: offset %d after %d", r.Offset, prev-1)
+			}
+			prev = r.Offset + 1
+			p.offs = append(p.offs, r.Offset)
+		}
+		if (prev-1)>>uint(p.width) != 0 {
+			return fmt.Errorf("offset %d beyond the CSV's %d bits", prev-1, p.width)
+		}
+		p.records += uint64(n)
+		recs = recs[n:]
+		if len(p.offs) == maxPending {
+			if err := p.place(false); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
