@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/csvidx/csvidx/internal/mapping"
-	"github.com/csvidx/csvidx/sorter"
 )
 
 // CompactOptions say where the index is.
@@ -102,7 +101,7 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, w
 	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end
 	tail.m.Advise(mapping.Sequential)
 	mask := ^uint64(0) << w.shift
-	var ms recordStream = &denseCursor{p: main}
+	var ms batchStream = &denseCursor{p: main}
 	if !main.h.dense() {
 		ms = newMaskedCursor(main, mask)
 	}
@@ -152,30 +151,4 @@ func mergedHeader(m, t *header, shadowed uint64) *header {
 		}
 	}
 	return &h
-}
-
-// mergeCheckPages is how many pages of records are merged between checks
-// for cancellation.
-const mergeCheckPages = 1024
-
-// cursor walks the records of a part in order, checking each page before
-// reading it.
-type cursor struct {
-	p *part
-	i uint64
-}
-
-// next returns the next record, or false at the end.
-func (c *cursor) next() (sorter.Record, bool, error) {
-	if c.i >= c.p.h.records {
-		return sorter.Record{}, false, nil
-	}
-	if c.i%recordsPerPage == 0 {
-		if err := c.p.checkPage(c.i / recordsPerPage); err != nil {
-			return sorter.Record{}, false, err
-		}
-	}
-	r := sorter.Record{Hash: c.p.hashAt(c.i), Offset: c.p.offsetAt(c.i)}
-	c.i++
-	return r, true, nil
 }

@@ -16,51 +16,49 @@ import (
 // its records are sorted by full hash, so the records of one fingerprint
 // stand together, in one run per hash, and the runs are merged by offset.
 
-// recordStream yields records in (hash, offset) order.
-type recordStream interface {
-	next() (sorter.Record, bool, error)
+// A batchStream yields records in (hash, offset) order, a batch at a time:
+// nil at the end. A batch is valid until the next call.
+type batchStream interface {
+	batch() ([]sorter.Record, error)
 }
+
+// mergeBatch is the records a stream hands over at a time, about.
+const mergeBatch = 8192
 
 // denseCursor walks the records of a format 2 file, a page at a time,
 // checking each page whole.
 type denseCursor struct {
 	p    *part
 	pg   uint64
-	recs []sorter.Record // the page's records not yet returned
-	last sorter.Record   // the last record returned, for the order across pages
-	any  bool
+	buf  []sorter.Record
+	last sorter.Record // the last record of the page before, for the order across pages
 }
 
-func (c *denseCursor) next() (sorter.Record, bool, error) {
-	for len(c.recs) == 0 {
-		if c.pg == c.p.h.pages {
-			return sorter.Record{}, false, nil
-		}
-		d, err := c.p.densePageAt(c.pg)
-		if err != nil {
-			return sorter.Record{}, false, err
-		}
-		err = d.each(func(fp uint64, offs []uint64) error {
-			for _, o := range offs {
-				c.recs = append(c.recs, sorter.Record{Hash: fp << d.shift, Offset: o})
-			}
-			return nil
-		})
-		if err != nil {
-			return sorter.Record{}, false, c.p.corrupt("record page %d: %v", c.pg, err)
-		}
-		if c.any && len(c.recs) > 0 && !recordBefore(c.last, c.recs[0]) {
-			return sorter.Record{}, false, c.p.corrupt("record page %d does not come after the page before", c.pg)
-		}
-		c.pg++
+func (c *denseCursor) batch() ([]sorter.Record, error) {
+	if c.pg == c.p.h.pages {
+		return nil, nil
 	}
-	r := c.recs[0]
-	c.recs = c.recs[1:]
-	if len(c.recs) == 0 {
-		c.recs = c.recs[:0:0] // the next page decodes into a fresh slice's room
+	d, err := c.p.densePageAt(c.pg)
+	if err != nil {
+		return nil, err
 	}
-	c.last, c.any = r, true
-	return r, true, nil
+	c.buf = c.buf[:0]
+	err = d.each(func(fp uint64, offs []uint64) error {
+		key := fp << d.shift
+		for _, o := range offs {
+			c.buf = append(c.buf, sorter.Record{Hash: key, Offset: o})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, c.p.corrupt("record page %d: %v", c.pg, err)
+	}
+	if c.pg > 0 && !recordBefore(c.last, c.buf[0]) {
+		return nil, c.p.corrupt("record page %d does not come after the page before", c.pg)
+	}
+	c.last = c.buf[len(c.buf)-1]
+	c.pg++
+	return c.buf, nil
 }
 
 // recordBefore reports whether a sorts before b.
@@ -69,14 +67,109 @@ func recordBefore(a, b sorter.Record) bool {
 }
 
 // maskedCursor walks the records of a format 1 file with their hashes
-// masked, in (masked hash, offset) order: within the records of one masked
-// hash, which stand together, the runs of each full hash are merged by
-// offset, so it holds a cursor per hash of the group and no records.
+// masked, in (masked hash, offset) order. The records of one masked hash
+// stand together (a group); a group of one hash is in order already, and
+// the runs of a group of several are merged by offset, with a cursor per
+// run: it holds no records beyond a batch.
 type maskedCursor struct {
-	c     cursor // the file's records, in order
-	mask  uint64
-	ahead *sorter.Record // the first record of the next group, read already
-	group runHeap        // the runs of the current group
+	p      *part
+	mask   uint64
+	i      uint64 // the next record
+	end    uint64 // the end of the current group
+	heap   runHeap
+	inHeap bool // the current group is being merged from heap
+	buf    []sorter.Record
+}
+
+func newMaskedCursor(p *part, mask uint64) *maskedCursor {
+	return &maskedCursor{p: p, mask: mask}
+}
+
+// at returns record i, checking its page when i starts one.
+func (m *maskedCursor) at(i uint64) (uint64, uint64, error) {
+	if i%recordsPerPage == 0 {
+		if err := m.p.checkPage(i / recordsPerPage); err != nil {
+			return 0, 0, err
+		}
+	}
+	return m.p.hashAt(i), m.p.offsetAt(i), nil
+}
+
+func (m *maskedCursor) batch() ([]sorter.Record, error) {
+	n := m.p.h.records
+	m.buf = m.buf[:0]
+	for len(m.buf) < mergeBatch {
+		if m.inHeap { // a group of several hashes, merged by offset
+			if len(m.heap) == 0 {
+				m.inHeap = false
+				continue
+			}
+			top := &m.heap[0]
+			m.buf = append(m.buf, sorter.Record{Hash: m.p.hashAt(top.i) & m.mask, Offset: m.p.offsetAt(top.i)})
+			if top.i++; top.i == top.end {
+				heap.Pop(&m.heap)
+			} else {
+				heap.Fix(&m.heap, 0)
+			}
+			continue
+		}
+		if m.i == m.end { // the next group
+			if m.i == n {
+				break
+			}
+			if err := m.nextGroup(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// A group of one hash: its records as they are.
+		for ; m.i < m.end && len(m.buf) < mergeBatch; m.i++ {
+			h, o, err := m.at(m.i)
+			if err != nil {
+				return nil, err
+			}
+			m.buf = append(m.buf, sorter.Record{Hash: h & m.mask, Offset: o})
+		}
+	}
+	if len(m.buf) == 0 {
+		return nil, nil
+	}
+	return m.buf, nil
+}
+
+// nextGroup finds the group that starts at m.i: its end, and, when it holds
+// several hashes, their runs, in the heap.
+func (m *maskedCursor) nextGroup() error {
+	n := m.p.h.records
+	h0, _, err := m.at(m.i)
+	if err != nil {
+		return err
+	}
+	key, prev := h0&m.mask, h0
+	runs := []runCursor{{p: m.p, i: m.i}}
+	e := m.i + 1
+	for ; e < n; e++ {
+		h, _, err := m.at(e)
+		if err != nil {
+			return err
+		}
+		if h&m.mask != key {
+			break
+		}
+		if h != prev {
+			runs[len(runs)-1].end = e
+			runs = append(runs, runCursor{p: m.p, i: e})
+			prev = h
+		}
+	}
+	runs[len(runs)-1].end = e
+	m.end = e
+	if len(runs) > 1 {
+		m.heap, m.inHeap = runs, true
+		heap.Init(&m.heap)
+		m.i = e // the heap has the group's records
+	}
+	return nil
 }
 
 // runCursor is the rest of one run of equal hashes in a format 1 file:
@@ -99,107 +192,70 @@ func (h *runHeap) Pop() any {
 	return x
 }
 
-func newMaskedCursor(p *part, mask uint64) *maskedCursor {
-	return &maskedCursor{c: cursor{p: p}, mask: mask}
-}
-
-func (m *maskedCursor) next() (sorter.Record, bool, error) {
-	if len(m.group) == 0 {
-		if err := m.readGroup(); err != nil || len(m.group) == 0 {
-			return sorter.Record{}, false, err
-		}
-	}
-	top := &m.group[0]
-	r := sorter.Record{Hash: top.p.hashAt(top.i) & m.mask, Offset: top.p.offsetAt(top.i)}
-	if top.i++; top.i == top.end {
-		heap.Pop(&m.group)
-	} else {
-		heap.Fix(&m.group, 0)
-	}
-	return r, true, nil
-}
-
-// readGroup reads the runs of the next masked hash, checking their pages
-// (the cursor checks each page as it enters it).
-func (m *maskedCursor) readGroup() error {
-	first := m.ahead
-	if first == nil {
-		r, ok, err := m.c.next()
-		if err != nil || !ok {
-			return err
-		}
-		first = &r
-	}
-	m.ahead = nil
-	start := m.c.i - 1
-	key, hash := first.Hash&m.mask, first.Hash
-	runStart := start
-	for {
-		r, ok, err := m.c.next()
-		if err != nil {
-			return err
-		}
-		if !ok || r.Hash&m.mask != key {
-			m.group = append(m.group, runCursor{p: m.c.p, i: runStart, end: m.c.i - boolInt(ok)})
-			if ok {
-				m.ahead = &r
-			}
-			break
-		}
-		if r.Hash != hash {
-			m.group = append(m.group, runCursor{p: m.c.p, i: runStart, end: m.c.i - 1})
-			runStart, hash = m.c.i-1, r.Hash
-		}
-	}
-	heap.Init(&m.group)
-	return nil
-}
-
-func boolInt(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // mergeDense writes to w the records of main, less those at or past the
 // tail's base (which the tail rescanned), merged with the tail's, and
 // returns how many it left out.
-func mergeDense(ctx context.Context, main, tail recordStream, base uint64, w *densePacker) (uint64, error) {
+func mergeDense(ctx context.Context, main, tail batchStream, base uint64, w *densePacker) (uint64, error) {
 	var shadowed uint64
-	m, mok, err := main.next()
+	out := make([]sorter.Record, 0, mergeBatch)
+	flush := func() error {
+		err := w.addBatch(out)
+		out = out[:0]
+		return err
+	}
+	mb, err := main.batch()
 	if err != nil {
 		return 0, err
 	}
-	t, tok, err := tail.next()
+	tb, err := tail.batch()
 	if err != nil {
 		return 0, err
 	}
-	for n := 0; mok || tok; n++ {
-		if n%(mergeCheckPages*recordsPerPage) == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
+	for batches := 0; mb != nil || tb != nil; {
+		for len(mb) > 0 && len(out) < cap(out) {
+			if len(tb) > 0 && !recordBefore(mb[0], tb[0]) {
+				out = append(out, tb[0])
+				tb = tb[1:]
+				if len(tb) == 0 {
+					break
+				}
+				continue
 			}
-		}
-		if mok && (!tok || recordBefore(m, t)) {
-			if m.Offset >= base {
+			if mb[0].Offset >= base {
 				shadowed++
-			} else if err := w.add(m.Hash, m.Offset); err != nil {
+			} else {
+				out = append(out, mb[0])
+			}
+			mb = mb[1:]
+		}
+		if mb == nil { // main has ended: the tail's rest
+			for len(tb) > 0 && len(out) < cap(out) {
+				out = append(out, tb[0])
+				tb = tb[1:]
+			}
+		}
+		if len(out) == cap(out) {
+			if err := flush(); err != nil {
 				return 0, err
 			}
-			if m, mok, err = main.next(); err != nil {
+			if batches++; batches%64 == 0 {
+				if err := ctx.Err(); err != nil {
+					return 0, err
+				}
+			}
+		}
+		if mb != nil && len(mb) == 0 {
+			if mb, err = main.batch(); err != nil {
 				return 0, err
 			}
-			continue
 		}
-		if err := w.add(t.Hash, t.Offset); err != nil {
-			return 0, err
-		}
-		if t, tok, err = tail.next(); err != nil {
-			return 0, err
+		if tb != nil && len(tb) == 0 {
+			if tb, err = tail.batch(); err != nil {
+				return 0, err
+			}
 		}
 	}
-	return shadowed, nil
+	return shadowed, flush()
 }
 
 // shadowedRecords returns how many records of main the tail shadows: its
