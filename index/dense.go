@@ -172,8 +172,12 @@ func (p *densePacker) place(ended bool) error {
 		free := denseCapacity - p.w.n - 8*restartSize*(p.runs/restartEvery)
 		head := p.fpLen(p.run)
 		fits := func(c int) bool { return head+gammaLen(uint64(c))+offsetsLen(p.offs[:c], p.width) <= free }
-		// The largest count that fits (the length grows with the count).
+		// The largest count that fits (the length grows with the count):
+		// mostly the whole run.
 		lo, hi := 0, len(p.offs)
+		if fits(hi) {
+			lo = hi
+		}
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
 			if fits(mid) {
