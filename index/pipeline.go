@@ -209,9 +209,7 @@ func (p *pipeline) pack(ctx context.Context, srt *sorter.Sorter, sink pageSink, 
 		records := h.rows - h.shortRows // one record per row with a key
 		d := newDensePacker(sink, p.fence, records, h.scanned)
 		srt.MaskHashes(^uint64(0) << d.shift)
-		a := newAsyncPacker(d)
-		defer a.stop()
-		w = a
+		w = d
 	}
 	err := srt.Finish(func(batch []sorter.Record) error {
 		if p.csv.releaseAfterScan {
