@@ -43,6 +43,26 @@ func (w *bitWriter) raw(v uint64, width int) {
 	}
 }
 
+// lows writes the low l bits of each of vs (l < 64), gathering them in a
+// word before writing it.
+func (w *bitWriter) lows(vs []uint64, l int) {
+	if l == 0 {
+		return
+	}
+	mask := uint64(1)<<uint(l) - 1
+	var acc uint64
+	n := 0
+	for _, v := range vs {
+		if n+l > 64 {
+			w.raw(acc, n)
+			acc, n = 0, 0
+		}
+		acc |= (v & mask) << uint(n)
+		n += l
+	}
+	w.raw(acc, n)
+}
+
 // one writes a one bit.
 func (w *bitWriter) one() {
 	w.buf[w.n>>3] |= 1 << uint(w.n&7)

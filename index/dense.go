@@ -66,9 +66,7 @@ func (w *bitWriter) writeOffsets(offs []uint64, width int) {
 		return
 	}
 	l := efLow(len(offs), width)
-	for _, o := range offs {
-		w.raw(o, l)
-	}
+	w.lows(offs, l)
 	prev := uint64(0)
 	for _, o := range offs {
 		high := o >> uint(l)
