@@ -2,7 +2,10 @@ package index
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"math/bits"
+	"slices"
 
 	"github.com/csvidx/csvidx/internal/crcpage"
 )
@@ -79,19 +82,9 @@ func (d *densePage) readRun(r *bitReader, i int, prev uint64, dst []uint64) (uin
 	if n == 1 {
 		dst = append(dst, r.raw(d.width))
 	} else {
-		l := efLow(n, d.width)
-		low := *r
-		r.skip(n * l)
-		high, most := uint64(0), 2<<uint(d.width-l)
-		last := -1
-		for range n {
-			high += uint64(r.zeros(most))
-			o := high<<uint(l) | low.raw(l)
-			if r.bad || o>>uint(d.width) != 0 || last >= 0 && o <= dst[last] {
-				return 0, dst, fmt.Errorf("run %d: offsets out of order or range", i)
-			}
-			dst = append(dst, o)
-			last = len(dst) - 1
+		var err error
+		if dst, err = d.readEF(r, n, dst); err != nil {
+			return 0, dst, fmt.Errorf("run %d: %w", i, err)
 		}
 	}
 	if r.bad {
@@ -178,4 +171,61 @@ func (d *densePage) lookup(fp uint64, dst []uint64) (_ []uint64, more bool, _ er
 		return dst, false, nil // the next restart's fingerprint is beyond fp
 	}
 	return dst, true, nil
+}
+
+// errOffsets means a run's offsets are not increasing or not below 2^W.
+var errOffsets = errors.New("offsets out of order or range")
+
+// readEF reads n > 1 offsets in Elias–Fano code (see writeOffsets) at r's
+// position and appends them to dst. The high parts' unary gaps are read a
+// word at a time: each one bit found ends an offset's gap.
+func (d *densePage) readEF(r *bitReader, n int, dst []uint64) ([]uint64, error) {
+	if n > r.n-r.pos { // each offset takes a bit at least: a count no stream holds
+		return dst, errOffsets
+	}
+	l := efLow(n, d.width)
+	low := *r
+	r.skip(n * l)
+	if r.bad {
+		return dst, errOffsets
+	}
+	mask := uint64(1)<<uint(l) - 1
+	limit := uint64(1) << uint(d.width-l) // high parts are below it
+	dst = slices.Grow(dst, n)
+	first := len(dst)
+	var high uint64
+	v, avail := r.peek(), 57 // bits of v still to look at, from its bit 0
+	for k := 0; k < n; k++ {
+		for v == 0 { // no one among the bits left: step past them
+			high += uint64(avail)
+			r.pos += avail
+			if high >= limit || r.pos >= r.n {
+				return dst, errOffsets
+			}
+			v, avail = r.peek(), 57
+		}
+		z := bits.TrailingZeros64(v)
+		high += uint64(z)
+		r.pos += z + 1
+		v >>= uint(z + 1) // z < avail: the one is among the bits left
+		avail -= z + 1
+		if avail <= 0 {
+			v, avail = r.peek(), 57
+		}
+		var o uint64
+		if l <= 56 {
+			o = high<<uint(l) | low.peek()&mask // peek gives 57 bits
+			low.pos += l
+		} else {
+			o = high<<uint(l) | low.raw(l)
+		}
+		if high >= limit || k > 0 && o <= dst[len(dst)-1] {
+			return dst[:first], errOffsets
+		}
+		dst = append(dst, o)
+	}
+	if r.pos > r.n {
+		return dst[:first], errOffsets
+	}
+	return dst, nil
 }
