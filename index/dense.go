@@ -122,32 +122,7 @@ func newDensePacker(sink pageSink, fence func(uint64) error, n, size uint64) *de
 // add takes the next record: hash must be masked to F bits, and (hash,
 // offset) must follow the last record's in order.
 func (p *densePacker) add(hash, offset uint64) error {
-	fp := hash >> p.shift
-	if p.some && fp == p.run {
-		if n := len(p.offs); n > 0 && offset <= p.offs[n-1] || offset>>uint(p.width) != 0 {
-			return fmt.Errorf("index records out of order: offset %d after %d", offset, p.offs[n-1])
-		}
-		p.offs = append(p.offs, offset)
-		p.records++
-		if len(p.offs) == maxPending {
-			return p.place(false)
-		}
-		return nil
-	}
-	if p.some {
-		if fp < p.run {
-			return fmt.Errorf("index records out of order: fingerprint %#x after %#x", fp, p.run)
-		}
-		if err := p.place(true); err != nil {
-			return err
-		}
-	}
-	if offset>>uint(p.width) != 0 {
-		return fmt.Errorf("offset %d beyond the CSV's %d bits", offset, p.width)
-	}
-	p.run, p.offs, p.some = fp, append(p.offs[:0], offset), true
-	p.records++
-	return nil
+	return p.addBatch([]sorter.Record{{Hash: hash, Offset: offset}})
 }
 
 // fpLen returns the bits the fingerprint of a new run on the page takes,

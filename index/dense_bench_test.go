@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,28 +12,10 @@ import (
 // BenchmarkDensePack packs 1M records shaped like the benchmark CSV's (about
 // 8 rows per key, a fifth on heavy keys) into format 2 pages.
 func BenchmarkDensePack(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 1))
-	const n, size = 1 << 20, 50 << 20
-	recs := make([]sorter.Record, n)
-	for i := range recs {
-		k := r.Uint64N(n / 8)
-		if r.IntN(5) == 0 {
-			k = r.Uint64N(10)
-		}
-		recs[i] = sorter.Record{Hash: (k * 0x9e3779b97f4a7c15) &^ (1<<32 - 1), Offset: uint64(i) * (size / n)}
-	}
-	slices.SortFunc(recs, func(a, b sorter.Record) int {
-		if a.Hash != b.Hash {
-			if a.Hash < b.Hash {
-				return -1
-			}
-			return 1
-		}
-		return int(a.Offset) - int(b.Offset)
-	})
-	b.SetBytes(n)
+	recs := benchRecords()
+	b.SetBytes(benchN)
 	for b.Loop() {
-		p := newDensePacker(&countSink{}, nil, n, size)
+		p := newDensePacker(&countSink{}, nil, benchN, benchSize)
 		if err := p.addBatch(recs); err != nil {
 			b.Fatal(err)
 		}
@@ -45,34 +28,16 @@ func BenchmarkDensePack(b *testing.B) {
 // BenchmarkDenseDecode reads back every page BenchmarkDensePack's records
 // make, whole, as compact does.
 func BenchmarkDenseDecode(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 1))
-	const n, size = 1 << 20, 50 << 20
-	recs := make([]sorter.Record, n)
-	for i := range recs {
-		k := r.Uint64N(n / 8)
-		if r.IntN(5) == 0 {
-			k = r.Uint64N(10)
-		}
-		recs[i] = sorter.Record{Hash: (k * 0x9e3779b97f4a7c15) &^ (1<<32 - 1), Offset: uint64(i) * (size / n)}
-	}
-	slices.SortFunc(recs, func(a, b sorter.Record) int {
-		if a.Hash != b.Hash {
-			if a.Hash < b.Hash {
-				return -1
-			}
-			return 1
-		}
-		return int(a.Offset) - int(b.Offset)
-	})
+	recs := benchRecords()
 	sink := &pagesSink{}
-	p := newDensePacker(sink, nil, n, size)
+	p := newDensePacker(sink, nil, benchN, benchSize)
 	if err := p.addBatch(recs); err != nil {
 		b.Fatal(err)
 	}
 	if err := p.flush(); err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(n)
+	b.SetBytes(benchN)
 	for b.Loop() {
 		got := 0
 		for i, pg := range sink.pages {
@@ -84,8 +49,29 @@ func BenchmarkDenseDecode(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if got != n {
-			b.Fatalf("%d records back of %d", got, n)
+		if got != benchN {
+			b.Fatalf("%d records back of %d", got, benchN)
 		}
 	}
+}
+
+const benchN, benchSize = 1 << 20, 50 << 20 // the benchmarks' records and CSV size
+
+// benchRecords returns benchN records shaped like the benchmark CSV's
+// (about 8 rows per key, a fifth on 10 heavy keys), masked to 32-bit
+// fingerprints and sorted.
+func benchRecords() []sorter.Record {
+	r := rand.New(rand.NewPCG(1, 1))
+	recs := make([]sorter.Record, benchN)
+	for i := range recs {
+		k := r.Uint64N(benchN / 8)
+		if r.IntN(5) == 0 {
+			k = r.Uint64N(10)
+		}
+		recs[i] = sorter.Record{Hash: (k * 0x9e3779b97f4a7c15) &^ (1<<32 - 1), Offset: uint64(i) * (benchSize / benchN)}
+	}
+	slices.SortFunc(recs, func(a, b sorter.Record) int {
+		return cmp.Or(cmp.Compare(a.Hash, b.Hash), cmp.Compare(a.Offset, b.Offset))
+	})
+	return recs
 }

@@ -146,7 +146,7 @@ func (m *maskedCursor) nextGroup() error {
 		return err
 	}
 	key, prev := h0&m.mask, h0
-	runs := []runCursor{{p: m.p, i: m.i}}
+	runs := append(m.heap[:0], runCursor{p: m.p, i: m.i}) // the heap is empty between groups: its room is reused
 	e := m.i + 1
 	for ; e < n; e++ {
 		h, _, err := m.at(e)

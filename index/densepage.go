@@ -27,24 +27,24 @@ type densePage struct {
 
 // openDensePage checks the fields of record page no (its CRC checked) and
 // returns it opened.
-func openDensePage(page []byte, no uint64, fpBits, width int) (*densePage, error) {
+func openDensePage(page []byte, no uint64, fpBits, width int) (densePage, error) {
 	le := binary.LittleEndian
-	d := &densePage{page: page, fpBits: fpBits, width: width, shift: uint(64 - fpBits),
+	d := densePage{page: page, fpBits: fpBits, width: width, shift: uint(64 - fpBits),
 		runs: int(le.Uint16(page[denseRuns:])), rows: int(le.Uint32(page[denseRows:])),
 		rice: int(page[denseRice]), more: page[denseFlags] == flagContinues, nbits: int(le.Uint16(page[denseBits:]))}
 	key := le.Uint64(page)
 	d.first = key >> d.shift
 	switch {
 	case uint64(le.Uint32(page[densePageNo:])) != no:
-		return nil, fmt.Errorf("record page %d says it is page %d", no, le.Uint32(page[densePageNo:]))
+		return densePage{}, fmt.Errorf("record page %d says it is page %d", no, le.Uint32(page[densePageNo:]))
 	case key != d.first<<d.shift:
-		return nil, fmt.Errorf("record page %d: its first key %#x has bits below the fingerprint's %d", no, key, fpBits)
+		return densePage{}, fmt.Errorf("record page %d: its first key %#x has bits below the fingerprint's %d", no, key, fpBits)
 	case d.runs == 0 || d.rows < d.runs:
-		return nil, fmt.Errorf("record page %d: %d runs of %d rows", no, d.runs, d.rows)
+		return densePage{}, fmt.Errorf("record page %d: %d runs of %d rows", no, d.runs, d.rows)
 	case d.rice > fpBits || page[denseFlags]&^flagContinues != 0:
-		return nil, fmt.Errorf("record page %d: Rice parameter %d, flags %#x", no, d.rice, page[denseFlags])
+		return densePage{}, fmt.Errorf("record page %d: Rice parameter %d, flags %#x", no, d.rice, page[denseFlags])
 	case d.nbits > denseCapacity-8*restartSize*d.restarts():
-		return nil, fmt.Errorf("record page %d: %d bits of stream do not fit", no, d.nbits)
+		return densePage{}, fmt.Errorf("record page %d: %d bits of stream do not fit", no, d.nbits)
 	}
 	return d, nil
 }

@@ -48,14 +48,14 @@ func (p *part) firstKeyAt(pg uint64) uint64 {
 
 // densePageAt returns record page pg, checked: its CRC and its fields (a
 // page is checked once per open index).
-func (p *part) densePageAt(pg uint64) (*densePage, error) {
+func (p *part) densePageAt(pg uint64) (densePage, error) {
 	page := p.data[pageSize*(1+pg):][:pageSize]
 	if !p.checked.has(pg) && !crcpage.Intact(page) {
-		return nil, p.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg, pageSize*(1+pg), pageSize*(2+pg))
+		return densePage{}, p.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg, pageSize*(1+pg), pageSize*(2+pg))
 	}
 	d, err := openDensePage(page, pg, int(p.h.fpBits), int(p.h.offBits))
 	if err != nil {
-		return nil, p.corrupt("%v", err)
+		return densePage{}, p.corrupt("%v", err)
 	}
 	p.checked.add(pg)
 	return d, nil
