@@ -90,20 +90,27 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 			}
 			return b.h, nil
 		}
-		return merge(ctx, csv, main, tail, shadow, newDensePacker(sink, fence, records, tail.h.scanned))
+		return merge(ctx, csv, main, tail, shadow, res.threads(), newDensePacker(sink, fence, records, tail.h.scanned))
 	})
 }
 
 // merge writes to w the records of main and its tail, merged, of which
 // shadow of main's the tail shadows, and the header of the main index they
-// make, and returns that header.
-func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, w *densePacker) (*header, error) {
+// make, and returns that header. With threads above 1, main's pages are
+// decoded on a goroutine of their own.
+func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, threads int, w *densePacker) (*header, error) {
 	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end
 	tail.m.Advise(mapping.Sequential)
 	mask := ^uint64(0) << w.shift
 	var ms batchStream = &denseCursor{p: main}
 	if !main.h.dense() {
 		ms = newMaskedCursor(main, mask)
+	}
+	if threads > 1 {
+		// main is decoded on a core of its own while this one merges and packs.
+		ahead := readAhead(ms, main.m)
+		defer ahead.stop()
+		ms = ahead
 	}
 	var shadowed uint64
 	err := mapping.Guard(func() error {

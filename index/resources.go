@@ -3,6 +3,7 @@ package index
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 
 	"github.com/csvidx/csvidx/scan/chunked"
 	"github.com/csvidx/csvidx/sorter"
@@ -105,4 +106,13 @@ func (r Resources) limit() int64 {
 		return sorter.DefaultMemLimit
 	}
 	return r.MemLimit
+}
+
+// threads returns how many threads a merge may use: Threads, or one per
+// core when zero.
+func (r Resources) threads() int {
+	if r.Threads > 0 {
+		return r.Threads
+	}
+	return runtime.GOMAXPROCS(0)
 }

@@ -1,0 +1,118 @@
+package index
+
+import (
+	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/sorter"
+)
+
+// aheadBuffers is how many batches a readAhead stream holds: one the reader
+// has, one waiting, one being filled.
+const aheadBuffers = 3
+
+// aheadBatchRecords is how many records, about, an aheadStream hands over
+// at a time: the batches of many pages, since waking the other goroutine
+// costs tens of microseconds on a virtual machine.
+const aheadBatchRecords = 1 << 16
+
+// An aheadStream reads a batchStream on a goroutine of its own, a batch or
+// two ahead of its reader, so that a compaction decodes the main index on
+// one core while it merges and packs on the other. Its batches are copies,
+// valid until the next call, as batchStream says. stop ends the goroutine;
+// the reader calls it before the stream's files are closed.
+type aheadStream struct {
+	batches chan aheadBatch
+	free    chan []sorter.Record
+	done    chan struct{}
+	cur     []sorter.Record
+	stopped bool
+}
+
+// aheadBatch is one batch, or the error that ended the stream.
+type aheadBatch struct {
+	recs []sorter.Record
+	err  error
+}
+
+// readAhead starts reading s, whose batches come from maps: a fault on them
+// (a file that shrank) ends the stream with mapping.ErrFault, as it would in
+// the reader's own mapping.Guard.
+func readAhead(s batchStream, maps ...*mapping.Map) *aheadStream {
+	a := &aheadStream{
+		batches: make(chan aheadBatch, aheadBuffers-1),
+		free:    make(chan []sorter.Record, aheadBuffers),
+		done:    make(chan struct{}),
+	}
+	for range aheadBuffers {
+		a.free <- make([]sorter.Record, 0, aheadBatchRecords+mergeBatch)
+	}
+	go a.fill(s, maps)
+	return a
+}
+
+// fill copies the batches of s into free buffers and hands them over until s
+// ends, fails, or the reader stops.
+func (a *aheadStream) fill(s batchStream, maps []*mapping.Map) {
+	defer close(a.batches)
+	err := mapping.Guard(func() error {
+		for {
+			var buf []sorter.Record
+			select {
+			case buf = <-a.free:
+			case <-a.done:
+				return nil
+			}
+			buf = buf[:0]
+			for len(buf) < aheadBatchRecords {
+				b, err := s.batch()
+				if err != nil {
+					return err
+				}
+				if b == nil {
+					break
+				}
+				buf = append(buf, b...)
+			}
+			if len(buf) == 0 {
+				return nil
+			}
+			select {
+			case a.batches <- aheadBatch{recs: buf}:
+			case <-a.done:
+				return nil
+			}
+		}
+	}, maps...)
+	if err != nil {
+		select {
+		case a.batches <- aheadBatch{err: err}:
+		case <-a.done:
+		}
+	}
+}
+
+func (a *aheadStream) batch() ([]sorter.Record, error) {
+	if a.cur != nil {
+		a.free <- a.cur // never blocks: free holds every buffer
+		a.cur = nil
+	}
+	r, ok := <-a.batches
+	if !ok {
+		return nil, nil
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	a.cur = r.recs
+	return r.recs, nil
+}
+
+// stop ends the goroutine and waits for it; it may be called more than once.
+func (a *aheadStream) stop() {
+	if a.stopped {
+		return
+	}
+	a.stopped = true
+	close(a.done)
+	for range a.batches { // until fill has returned
+	}
+}
