@@ -1,10 +1,13 @@
 // Command formats measures index format 2 against format 1 in one run: the
 // index sizes, builds, cold compactions and lookups of the same CSV by a
 // csvidx that writes format 2 (-bin) and one that writes format 1 (-old, or
-// built from -old-rev), in turns (see run.Turns). It prints a table and
+// built from -old-rev), in turns (see run.Turns). With -growth-csv, a CSV of
+// twice the rows, it also times builds of both CSVs at -growth-mib, where
+// both spill: how build time grows past memory. It prints a table and
 // writes the figures as JSON (run.SaveResults).
 //
 //	go run ./scripts/formats -rows 100000000 -rounds 4
+//	go run ./scripts/formats -csv big.csv -growth-csv twice.csv -rounds 4
 package main
 
 import (
@@ -34,6 +37,7 @@ type side struct {
 	Warm        lookup    `json:"warm"`
 	Cold        lookup    `json:"cold"`
 	HeavyCold   lookup    `json:"heavy_cold"`
+	Growth      *growth   `json:"growth,omitempty"`
 
 	idx string
 }
@@ -53,6 +57,9 @@ func main() {
 	oldRev := flag.String("old-rev", formatOneRev, "the commit -old is built from")
 	rounds := flag.Int("rounds", 4, "timed builds of each format, in turns")
 	compact := flag.Bool("compact", true, "time a cold compact of a tail of a tenth of the rows (copies the CSV)")
+	growthCSV := flag.String("growth-csv", "", "a CSV of twice -csv's rows: time builds of both at -growth-mib")
+	growthMiB := flag.Int("growth-mib", 256, "the memory limit of the -growth-csv builds")
+	keysFlag := flag.String("keys", "", "ordinary keys to look up, one per line (when empty, those csvgen writes to the workspace's keys.txt with the CSV)")
 	flag.Parse()
 	remove, err := s.Workspace("csvidx-formats")
 	if err != nil {
@@ -67,7 +74,10 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	keys := filepath.Join(s.Work, "keys.txt")
+	keys := *keysFlag
+	if keys == "" {
+		keys = filepath.Join(s.Work, "keys.txt")
+	}
 	heavy := filepath.Join(s.Work, "heavy.txt")
 	if err := os.WriteFile(heavy, []byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"), 0o644); err != nil {
 		log.Fatal(err)
@@ -119,6 +129,11 @@ func main() {
 	}
 	if *compact {
 		if err := timeCompacts(s, sides, *rounds/2); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if *growthCSV != "" {
+		if err := timeGrowth(s, sides, s.CSV, *growthCSV, *growthMiB, *rounds/2); err != nil {
 			log.Fatal(err)
 		}
 	}

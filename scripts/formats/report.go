@@ -32,8 +32,17 @@ func report(sides []*side) {
 	row("cold: index pages per lookup", a.Cold.IndexPages, b.Cold.IndexPages, "")
 	row("heavy key, cold p50", a.HeavyCold.P50Micros, b.HeavyCold.P50Micros, "us")
 	row("heavy key: index pages per lookup", a.HeavyCold.IndexPages, b.HeavyCold.IndexPages, "")
+	if a.Growth != nil {
+		row(fmt.Sprintf("build at %d MiB (median)", a.Growth.LimitMiB), run.MedianOf(a.Growth.Small), run.MedianOf(b.Growth.Small), "s")
+		row("the same, twice the rows", run.MedianOf(a.Growth.Large), run.MedianOf(b.Growth.Large), "s")
+		row("growth: twice the rows / once", a.Growth.ratio(), b.Growth.ratio(), "x")
+	}
 	w.Flush()
 	fmt.Printf("\nbuilds (s): %s %s; %s %s\n", a.Name, run.Seconds(a.Build), b.Name, run.Seconds(b.Build))
+	if a.Growth != nil {
+		fmt.Printf("builds at %d MiB (s): %s %s, twice the rows %s; %s %s, twice the rows %s\n", a.Growth.LimitMiB,
+			a.Name, run.Seconds(a.Growth.Small), run.Seconds(a.Growth.Large), b.Name, run.Seconds(b.Growth.Small), run.Seconds(b.Growth.Large))
+	}
 	if len(a.Compact) > 0 {
 		fmt.Printf("compacts (s): %s %s; %s %s\n", a.Name, run.Seconds(a.Compact), b.Name, run.Seconds(b.Compact))
 	}
