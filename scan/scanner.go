@@ -68,6 +68,8 @@ type Scanner struct {
 	limit      int // no record starting at or past it is read
 
 	blanks int64 // blank lines skipped so far
+
+	comp *composite // the key's columns, for a composite key (see InitComposite)
 }
 
 // New returns a scanner over data that decodes field keyCol (0-based) of
@@ -124,6 +126,10 @@ func (s *Scanner) Next() bool {
 		return false
 	}
 	s.start = i
+	if s.comp != nil {
+		s.compositeRecord(i)
+		return true
+	}
 	// Most records hold no quote at all: then a record is a line and its
 	// fields are what lies between delimiters. The position of the next
 	// quote in the data tells, for the price of one search per quote.
@@ -151,6 +157,10 @@ func (s *Scanner) At(off int) bool {
 		return false
 	}
 	s.start = i
+	if s.comp != nil {
+		s.compositeRecord(i)
+		return true
+	}
 	if nl := indexFrom(s.data, i, '\n'); bytes.IndexByte(s.data[i:nl], quote) < 0 {
 		s.plainRecord(i, nl)
 	} else {
@@ -300,7 +310,9 @@ func (s *Scanner) Terminated() bool { return s.terminated }
 // needs unescaping is built in a buffer the scanner reuses, and a long one
 // of those (see [Scanner.LongKey]) only when Key is called.
 func (s *Scanner) Key() ([]byte, bool) {
-	if s.long {
+	if s.long && s.comp != nil {
+		s.buildComposite()
+	} else if s.long {
 		s.decodeLong()
 	}
 	return s.key, s.hasKey
@@ -322,6 +334,9 @@ func (s *Scanner) LongKey() bool { return s.long }
 // without building it, and returns the first error from w. It writes
 // nothing when the record has no key.
 func (s *Scanner) WriteKey(w io.Writer) error {
+	if s.comp != nil && s.hasKey {
+		return s.writeComposite(w)
+	}
 	if s.long {
 		var err error
 		s.scratch, err = s.longKey.writeTo(w, s.scratch)

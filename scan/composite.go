@@ -1,0 +1,224 @@
+package scan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// A composite key is the fields of several columns of a record, in the
+// key's order. It is handled as one byte string, its encoding: the fields'
+// values joined by the separator 00 00, with every 00 byte within a value
+// written as 00 ff. Two records have equal composite keys exactly when
+// their encodings are equal, so the hash of a composite key is the hash
+// of its encoding, and a lookup compares encodings. A key of one column
+// is its value, unencoded.
+
+// MaxKeyColumns is the most columns a composite key may have.
+const MaxKeyColumns = 64
+
+// ErrKeyColumns is returned for a composite key's columns that are fewer
+// than two, more than MaxKeyColumns, negative or repeated.
+var ErrKeyColumns = errors.New("a composite key needs 2 to 64 distinct columns, none negative")
+
+// AppendComposite appends the encoding of the composite key whose fields
+// are fields, in order, to dst.
+func AppendComposite(dst []byte, fields [][]byte) []byte {
+	for i, f := range fields {
+		if i > 0 {
+			dst = append(dst, 0, 0)
+		}
+		dst = appendEscaped(dst, f)
+	}
+	return dst
+}
+
+// appendEscaped appends v to dst with every 00 byte written as 00 ff.
+func appendEscaped(dst, v []byte) []byte {
+	for {
+		j := bytes.IndexByte(v, 0)
+		if j < 0 {
+			return append(dst, v...)
+		}
+		dst = append(append(dst, v[:j+1]...), 0xff)
+		v = v[j+1:]
+	}
+}
+
+// CompositeValue parses value, one record in the dialect of delim (quotes
+// and all; a final newline is allowed), as the value of a composite key of
+// n columns, and returns its encoding. A value of another number of fields
+// is an error that says how many were expected.
+func CompositeValue(value []byte, delim byte, n int) ([]byte, error) {
+	fields, end, _ := Fields(value, 0, delim)
+	if end < len(value) {
+		return nil, fmt.Errorf("key %q holds more than one record (a newline outside quotes)", value)
+	}
+	if len(fields) != n {
+		return nil, fmt.Errorf("key %q has %d fields; the index's key has %d columns", value, len(fields), n)
+	}
+	return AppendComposite(nil, fields), nil
+}
+
+// keyPart is the value of one column of a composite key in the current
+// record.
+type keyPart struct {
+	value []byte      // the decoded value, unless long
+	buf   []byte      // where a value that needs unescaping is built
+	field quotedField // the field, when long
+	long  bool
+}
+
+// composite is what a Scanner of a composite key keeps.
+type composite struct {
+	cols  []int     // the key's columns, in its order
+	posOf []int     // for each column up to the last key column, its place in the key, or -1
+	parts []keyPart // the current record's key fields, in key order
+	enc   []byte    // the current record's key, encoded
+}
+
+// newComposite checks cols and returns what a scanner of their composite
+// key keeps.
+func newComposite(cols []int) (*composite, error) {
+	if len(cols) < 2 || len(cols) > MaxKeyColumns {
+		return nil, ErrKeyColumns
+	}
+	last := slices.Max(cols)
+	c := &composite{cols: slices.Clone(cols), posOf: make([]int, last+1), parts: make([]keyPart, len(cols))}
+	for i := range c.posOf {
+		c.posOf[i] = -1
+	}
+	for i, col := range cols {
+		if col < 0 || c.posOf[col] >= 0 {
+			return nil, ErrKeyColumns
+		}
+		c.posOf[col] = i
+	}
+	return c, nil
+}
+
+// InitComposite makes s a scanner like [Scanner.Init] whose key is the
+// composite key of the fields cols (0-based, in the key's order): its
+// [Scanner.Key] is the key's encoding (see [AppendComposite]), and a record
+// that lacks any of the columns has no key.
+func (s *Scanner) InitComposite(data []byte, delim byte, cols []int) error {
+	c, err := newComposite(cols)
+	if err != nil {
+		return err
+	}
+	if err := s.Init(data, delim, 0); err != nil {
+		return err
+	}
+	s.comp = c
+	return nil
+}
+
+// compositeRecord reads the record starting at i, field by field up to
+// the last key column, and then finds its end.
+func (s *Scanner) compositeRecord(i int) {
+	data, delim, c := s.data, s.delim, s.comp
+	s.key, s.hasKey, s.long = nil, false, false
+	for col := 0; ; col++ {
+		var e int
+		if k := c.posOf[col]; k < 0 {
+			e = skipField(data, i, delim)
+		} else {
+			p := &c.parts[k]
+			e, p.value, p.buf, p.field, p.long = decodeField(data, i, delim, p.buf, longField)
+			s.long = s.long || p.long
+		}
+		lineEnds := e >= len(data) || data[e] == '\n'
+		if col == len(c.posOf)-1 {
+			s.hasKey = true
+			if lineEnds {
+				s.setEnd(e)
+			} else {
+				s.end, s.terminated = recordEnd(data, e+1, delim)
+				s.pos = s.end
+			}
+			break
+		}
+		if lineEnds { // too short to have every key column
+			s.setEnd(e)
+			s.long = false
+			return
+		}
+		i = e + 1
+	}
+	if !s.long {
+		s.buildComposite()
+	}
+}
+
+// buildComposite encodes the current record's composite key into enc.
+func (s *Scanner) buildComposite() {
+	c := s.comp
+	c.enc = c.enc[:0]
+	for k := range c.parts {
+		p := &c.parts[k]
+		if k > 0 {
+			c.enc = append(c.enc, 0, 0)
+		}
+		if p.long {
+			p.buf = p.field.appendTo(p.buf[:0])
+			p.value, p.long = p.buf, false
+		}
+		c.enc = appendEscaped(c.enc, p.value)
+	}
+	s.key, s.long = c.enc, false
+}
+
+// writeComposite writes the current record's composite key, encoded, to w
+// in pieces: a long field is never held whole.
+func (s *Scanner) writeComposite(w io.Writer) error {
+	ew := escapingWriter{w: w}
+	for k := range s.comp.parts {
+		p := &s.comp.parts[k]
+		if k > 0 {
+			if _, err := w.Write(separator[:]); err != nil {
+				return err
+			}
+		}
+		var err error
+		if p.long {
+			s.scratch, err = p.field.writeTo(&ew, s.scratch)
+		} else {
+			_, err = ew.Write(p.value)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// escapingWriter writes to w what is written to it with every 00 byte
+// written as 00 ff, in place: a piece of gigabytes is not copied.
+type escapingWriter struct{ w io.Writer }
+
+func (e *escapingWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		j := bytes.IndexByte(p, 0)
+		if j < 0 {
+			_, err := e.w.Write(p)
+			return n, err
+		}
+		if _, err := e.w.Write(p[:j+1]); err != nil {
+			return 0, err
+		}
+		if _, err := e.w.Write(escapedZero[:]); err != nil {
+			return 0, err
+		}
+		p = p[j+1:]
+	}
+	return n, nil
+}
+
+// separator stands between the fields of an encoding.
+var separator = [2]byte{0, 0}
+
+// escapedZero is what follows a 00 byte of a value in an encoding.
+var escapedZero = [1]byte{0xff}
