@@ -24,12 +24,13 @@ package index
 //	0     8     magic "\x89csvidx\n"
 //	8     4     version: 1 or 2
 //	12    4     flags: 1 = tail file (rows appended after a main index),
-//	                   2 = the first record of the CSV is a header
+//	                   2 = the first record of the CSV is a header,
+//	                   4 = a composite key (bytes 3800 on)
 //	16    1     delimiter
 //	17    1     quote = '"'
 //	18    1     format 2: F, the fingerprint bits (32 to 64); format 1: zero
 //	19    1     format 2: W, the offset bits (1 to 63); format 1: zero
-//	20    4     key column, 0-based
+//	20    4     key column, 0-based (a composite key's first)
 //	24    8     generation: XXH3-64 of the CRC of every record page in
 //	            order (4 bytes each) followed by this page's bytes [0, 4092)
 //	            with this field zeroed; it names the file's content
@@ -50,9 +51,19 @@ package index
 //	120   8     XXH3-64 of CSV bytes [0, min(65536, scanned))
 //	128   8     XXH3-64 of CSV bytes [max(0, scanned-65536), scanned)
 //	136   2     key name length n, at most 1024
-//	138   n     key name: the decoded header field of the key column
+//	138   n     key name: the decoded header field of the key column; for
+//	            a composite key, the header fields of its columns as one
+//	            CSV record, comma-separated (empty if longer than 1024)
+//	...         zero
+//	3800  2     a composite key's column count c (2 to 64), else zero
+//	3802  4·c   its columns, 0-based, in the key's order
 //	...         zero
 //	4092  4     CRC-32 (IEEE) of bytes [0, 4092)
+//
+// A composite key's hash is the XXH3-64 of its encoding: the values of its
+// columns in order, joined by the bytes 00 00, with each 00 byte of a value
+// written as 00 ff (scan.AppendComposite). A row that lacks any of the
+// columns is short.
 //
 // Record page p (file page p+1), for p in [0, P):
 //
@@ -171,7 +182,9 @@ const (
 	defaultDelim   = ','               // used when no delimiter is given
 	flagTail       = 1 << 0            // header flag: a tail file
 	flagHeader     = 1 << 1            // header flag: the CSV's first record is a header
-	knownFlags     = flagTail | flagHeader
+	flagComposite  = 1 << 2            // header flag: the key is composite (keyColsOffset)
+	knownFlags     = flagTail | flagHeader | flagComposite
+	keyColsOffset  = 3800              // a composite key's column count and columns in the header
 	maxOffset      = 1 << 62 // no file offset or size in a valid header is larger
 )
 

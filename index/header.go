@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/csvidx/csvidx/internal/crcpage"
+	"github.com/csvidx/csvidx/scan"
 )
 
 // header is the decoded header page; the fields are described in format.go.
@@ -32,6 +33,7 @@ type header struct {
 	headChecksum uint64
 	tailChecksum uint64
 	keyName      []byte
+	keyCols      []uint32 // a composite key's columns (flagComposite), in the key's order; keyCol is the first
 }
 
 // encode writes h into page (pageSize bytes, zero on entry) and seals it
@@ -63,6 +65,12 @@ func (h *header) encode(page []byte) {
 	name := h.keyName[:min(len(h.keyName), maxKeyName)]
 	le.PutUint16(page[136:], uint16(len(name)))
 	copy(page[keyNameOffset:], name)
+	if h.flags&flagComposite != 0 {
+		le.PutUint16(page[keyColsOffset:], uint16(len(h.keyCols)))
+		for i, c := range h.keyCols {
+			le.PutUint32(page[keyColsOffset+2+4*i:], c)
+		}
+	}
 	crcpage.Seal(page)
 }
 
@@ -107,7 +115,10 @@ func decodeHeader(page []byte) (*header, error) {
 		tailChecksum: le.Uint64(page[128:]),
 	}
 	nameLen := int(le.Uint16(page[136:]))
-	var problem string
+	var problem, dense string
+	if v == versionDense {
+		dense = h.checkDense(page[18], page[19])
+	}
 	switch {
 	case h.flags&^knownFlags != 0:
 		problem = fmt.Sprintf("unknown flags %#x", h.flags)
@@ -119,15 +130,18 @@ func decodeHeader(page []byte) (*header, error) {
 		problem = fmt.Sprintf("bad delimiter %q", h.delim)
 	case nameLen > maxKeyName:
 		problem = fmt.Sprintf("key name of %d bytes", nameLen)
-	case !allZero(page[keyNameOffset+nameLen : crcOffset]):
+	case nameLen <= maxKeyName && !allZero(page[keyNameOffset+nameLen:keyColsOffset]):
 		problem = "reserved bytes are not zero"
+	case h.flags&flagComposite == 0 && !allZero(page[keyColsOffset:crcOffset]):
+		problem = "reserved bytes are not zero"
+	case h.flags&flagComposite != 0:
+		problem = h.decodeKeyCols(page)
 	case h.scanned > maxOffset || h.pages > maxOffset/pageSize:
 		problem = fmt.Sprintf("sizes out of range: %d bytes scanned, %d pages", h.scanned, h.pages)
 	case v == versionFlat && h.pages != recordPages(h.records):
 		problem = fmt.Sprintf("%d records on %d pages", h.records, h.pages)
-	case v == versionDense:
-		h.fpBits, h.offBits = page[18], page[19]
-		problem = h.checkDense()
+	case dense != "":
+		problem = dense
 	case h.records > h.rows:
 		problem = fmt.Sprintf("%d records for %d rows", h.records, h.rows)
 	case h.base > h.resume || h.resume > h.scanned:
@@ -142,9 +156,10 @@ func decodeHeader(page []byte) (*header, error) {
 	return h, nil
 }
 
-// checkDense returns what is wrong with the fields of a format 2 header, or
-// "".
-func (h *header) checkDense() string {
+// checkDense sets F and W of a format 2 header and returns what is wrong
+// with its fields, or "".
+func (h *header) checkDense(fpBits, offBits uint8) string {
+	h.fpBits, h.offBits = fpBits, offBits
 	switch {
 	case h.flags&flagTail != 0:
 		return "a tail in format 2" // tails keep the 16-byte records of format 1
@@ -179,4 +194,44 @@ func allZero(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// decodeKeyCols reads the columns of a composite key from the header page
+// and returns what is wrong with them, or "".
+func (h *header) decodeKeyCols(page []byte) string {
+	le := binary.LittleEndian
+	n := int(le.Uint16(page[keyColsOffset:]))
+	if n < 2 || n > scan.MaxKeyColumns {
+		return fmt.Sprintf("a composite key of %d columns", n)
+	}
+	end := keyColsOffset + 2 + 4*n
+	if !allZero(page[end:crcOffset]) {
+		return "reserved bytes are not zero"
+	}
+	h.keyCols = make([]uint32, n)
+	seen := map[uint32]bool{}
+	for i := range h.keyCols {
+		c := le.Uint32(page[keyColsOffset+2+4*i:])
+		if seen[c] || c > maxColumn {
+			return fmt.Sprintf("composite key columns %v", h.keyCols[:i+1])
+		}
+		seen[c], h.keyCols[i] = true, c
+	}
+	if h.keyCols[0] != h.keyCol {
+		return fmt.Sprintf("key column %d, but the composite key's first is %d", h.keyCol, h.keyCols[0])
+	}
+	return ""
+}
+
+// keyColumns returns the key's columns, in its order: one, or a composite
+// key's.
+func (h *header) keyColumns() []int {
+	if h.flags&flagComposite == 0 {
+		return []int{int(h.keyCol)}
+	}
+	cols := make([]int, len(h.keyCols))
+	for i, c := range h.keyCols {
+		cols[i] = int(c)
+	}
+	return cols
 }
