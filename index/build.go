@@ -37,19 +37,19 @@ type BuildOptions struct {
 // spec is the dialect and the key of an index: with the CSV's bytes, what
 // defines its contents.
 type spec struct {
-	delim  byte
-	header bool   // the first record is a header
-	keyCol int    // the key column, or -1 to resolve key by name
-	key    string // the key column's name or number, as given
+	delim   byte
+	header  bool   // the first record is a header
+	keyCols []int  // the key's columns, or nil to resolve key
+	key     string // the key spec, as given (see keyspec.go)
 }
 
 // specOf returns the spec an index was built with, from its header.
 func specOf(h *header) spec {
-	return spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCol: int(h.keyCol)}
+	return spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCols: h.keyColumns()}
 }
 
 func (o *BuildOptions) spec() (spec, error) {
-	sp := spec{delim: o.Delimiter, header: !o.NoHeader, keyCol: -1, key: o.Key}
+	sp := spec{delim: o.Delimiter, header: !o.NoHeader, key: o.Key}
 	if sp.delim == 0 {
 		sp.delim = defaultDelim
 	}
@@ -129,17 +129,14 @@ func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 	if err := checkTerminators(csv, sp.delim, h); err != nil {
 		return nil, 0, err
 	}
-	if sp.keyCol < 0 {
-		col, err := resolveKey(sp.key, fields, found)
+	if sp.keyCols == nil {
+		cols, err := resolveKeySpec(sp.key, fields, found)
 		if err != nil {
 			return nil, 0, err // Build names the CSV
 		}
-		sp.keyCol = col
+		sp.keyCols = cols
 	}
-	if sp.keyCol < len(fields) {
-		h.keyName = fields[sp.keyCol]
-	}
-	h.keyCol = uint32(sp.keyCol)
+	h.setKey(sp.keyCols, fields)
 	return h, start, nil
 }
 
@@ -151,6 +148,10 @@ func noKeyColumn(csv *csvFile, delim byte, h *header) error {
 		fields, _, _ := scan.Fields(csv.data, int(h.headerStart), delim)
 		what = "the header has " + describeFields(fields)
 	}
+	if h.flags&flagComposite != 0 {
+		return fmt.Errorf("%w: no row has all of the columns %s (%s; delimiter %q); give columns that exist, or the file's delimiter",
+			ErrNoKeys, strings.ReplaceAll(columnsSpec(h.keyColumns()), ",", ", "), what, string([]byte{delim}))
+	}
 	return fmt.Errorf("%w %d (%s; delimiter %q); give a column that exists, or the file's delimiter",
 		ErrNoKeys, h.keyCol, what, string([]byte{delim}))
 }
@@ -159,7 +160,7 @@ func noKeyColumn(csv *csvFile, delim byte, h *header) error {
 // key and CSV header record, covering the CSV from where main stops.
 func tailHeader(main *header, size int) (*header, int) {
 	return &header{
-		flags: main.flags | flagTail, delim: main.delim, keyCol: main.keyCol, keyName: main.keyName,
+		flags: main.flags | flagTail, delim: main.delim, keyCol: main.keyCol, keyName: main.keyName, keyCols: main.keyCols,
 		headerStart: main.headerStart, headerEnd: main.headerEnd,
 		parent: main.generation, base: main.resume,
 	}, int(main.resume)

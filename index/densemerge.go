@@ -265,8 +265,8 @@ func shadowedRecords(csv *csvFile, main *header) (uint64, error) {
 	if main.resume >= main.scanned {
 		return 0, nil
 	}
-	s, err := scan.New(csv.data[:main.scanned], main.delim, int(main.keyCol))
-	if err != nil {
+	s := new(scan.Scanner)
+	if err := main.initScanner(s, csv.data[:main.scanned]); err != nil {
 		return 0, err
 	}
 	s.Reset(int(main.resume))

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -69,14 +70,33 @@ type RebuildError struct {
 	Built *Definition
 }
 
+// Key returns the key spec a build that makes the index again is given:
+// KeyName, else the column numbers ("3", or "1,4" for a composite key).
+func (d *Definition) Key() string {
+	switch {
+	case d.KeyName != "" && d.KeyColumns != nil:
+		return d.KeyName // a record already
+	case d.KeyName != "":
+		return string(appendRecord(nil, [][]byte{[]byte(d.KeyName)}, ',')) // quoted if it holds a comma
+	case d.KeyColumns != nil:
+		return columnsSpec(d.KeyColumns)
+	}
+	return strconv.Itoa(d.KeyColumn)
+}
+
 // Definition is what an index was built with besides the CSV bytes: the
 // key column and the dialect, which a build that makes it again is given.
 type Definition struct {
-	// KeyColumn is the key column, 0-based.
+	// KeyColumn is the key column, 0-based; for a composite key, its
+	// first.
 	KeyColumn int
-	// KeyName is the key column's header field, when the CSV has a header
-	// and the field is not empty; "" otherwise. A build given the name
-	// finds the column by it.
+	// KeyColumns are a composite key's columns, in its order; nil for a
+	// key of one column.
+	KeyColumns []int
+	// KeyName is the key column's header field (for a composite key, its
+	// columns' as one CSV record), when the CSV has a header and the field
+	// is not empty; "" otherwise. A build given the name finds the column
+	// by it.
 	KeyName string
 	// NoHeader says the CSV's first record is data, not a header.
 	NoHeader bool
@@ -108,7 +128,7 @@ func (e *RebuildError) Unwrap() error { return e.Err }
 func mustRebuild(csvPath, idxPath string, h *header, err error) *RebuildError {
 	e := &RebuildError{CSVPath: csvPath, IndexPath: idxPath, Err: err}
 	if h != nil {
-		e.Built = &Definition{KeyColumn: int(h.keyCol), NoHeader: h.flags&flagHeader == 0, Delimiter: h.delim}
+		e.Built = &Definition{KeyColumn: int(h.keyCol), KeyColumns: h.compositeColumns(), NoHeader: h.flags&flagHeader == 0, Delimiter: h.delim}
 		if !e.Built.NoHeader {
 			e.Built.KeyName = string(h.keyName)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -73,7 +74,7 @@ func TestRebuildError(t *testing.T) {
 			if e.CSVPath != csv || e.IndexPath != want || e.Update != tc.update {
 				t.Errorf("CSVPath %q, IndexPath %q, Update %v; want %q, %q, %v", e.CSVPath, e.IndexPath, e.Update, csv, want, tc.update)
 			}
-			if (e.Built == nil) != (tc.built == nil) || e.Built != nil && *e.Built != *tc.built {
+			if !reflect.DeepEqual(e.Built, tc.built) {
 				t.Errorf("Built = %+v, want %+v", e.Built, tc.built)
 			}
 			facts := strings.TrimPrefix(e.Facts(), strings.TrimSuffix(csv, "t.csv"))

@@ -184,7 +184,7 @@ const (
 	flagHeader     = 1 << 1            // header flag: the CSV's first record is a header
 	flagComposite  = 1 << 2            // header flag: the key is composite (keyColsOffset)
 	knownFlags     = flagTail | flagHeader | flagComposite
-	keyColsOffset  = 3800              // a composite key's column count and columns in the header
+	keyColsOffset  = 3800    // a composite key's column count and columns in the header
 	maxOffset      = 1 << 62 // no file offset or size in a valid header is larger
 )
 

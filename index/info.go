@@ -25,11 +25,14 @@ type Info struct {
 	// without rows).
 	BytesPerRow float64 `json:"bytes_per_row"`
 
-	KeyColumn int    `json:"key_column"`           // 0-based
-	KeyName   string `json:"key_name,omitempty"`   // the header field of the key column
-	Header    bool   `json:"header"`               // the CSV's first record is a header
-	Delimiter string `json:"delimiter"`            // one byte
-	HeaderEnd int64  `json:"header_end,omitempty"` // where the data records start
+	KeyColumn int    `json:"key_column"`         // 0-based; a composite key's first
+	KeyName   string `json:"key_name,omitempty"` // the header field of the key column; for a composite key, its columns' as one CSV record
+	// KeyColumns are a composite key's columns, 0-based, in the key's
+	// order; nil for a key of one column.
+	KeyColumns []int  `json:"key_columns,omitempty"`
+	Header     bool   `json:"header"`               // the CSV's first record is a header
+	Delimiter  string `json:"delimiter"`            // one byte
+	HeaderEnd  int64  `json:"header_end,omitempty"` // where the data records start
 
 	Rows       int64 `json:"rows"`        // data records read
 	Records    int64 `json:"records"`     // index records: rows with a key
@@ -110,6 +113,7 @@ func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {
 		Generation:      fmt.Sprintf("%016x", h.generation),
 		KeyColumn:       int(h.keyCol),
 		KeyName:         string(h.keyName),
+		KeyColumns:      h.compositeColumns(),
 		Header:          h.flags&flagHeader != 0,
 		Delimiter:       string([]byte{h.delim}),
 		HeaderEnd:       int64(h.headerEnd),

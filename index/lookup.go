@@ -24,7 +24,7 @@ func (ix *Index) Lookup(key []byte, fn func(row []byte) error) error {
 func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 	return ix.guard(func() error {
 		var s scan.Scanner
-		if err := s.Init(ix.csv.data, ix.main.h.delim, int(ix.main.h.keyCol)); err != nil {
+		if err := ix.main.h.initScanner(&s, ix.csv.data); err != nil {
 			return err
 		}
 		keys = distinct(keys)
@@ -63,7 +63,7 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 func (ix *Index) Count(key []byte) (n int64, err error) {
 	err = ix.guard(func() error {
 		var s scan.Scanner
-		if err := s.Init(ix.csv.data, ix.main.h.delim, int(ix.main.h.keyCol)); err != nil {
+		if err := ix.main.h.initScanner(&s, ix.csv.data); err != nil {
 			return err
 		}
 		h := ix.hash(key)
@@ -222,7 +222,8 @@ func (ix *Index) still(p *part, off uint64, key []byte) bool {
 	if !ix.grown(p, off) {
 		return true
 	}
-	s, err := scan.New(ix.csv.data, p.h.delim, int(p.h.keyCol))
+	s := new(scan.Scanner)
+	err := p.h.initScanner(s, ix.csv.data)
 	if err != nil || !s.At(int(off)) {
 		return false
 	}

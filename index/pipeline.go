@@ -177,7 +177,7 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 	h.scanned = uint64(len(data))
 	h.headChecksum, h.tailChecksum = fingerprint(data)
 
-	s := chunked.Scan{Data: data, Map: csv.m, Delim: sp.delim, KeyCol: int(h.keyCol), Hash: testHash, Plan: plan, Progress: p.progress}
+	s := chunked.Scan{Data: data, Map: csv.m, Delim: sp.delim, KeyCol: int(h.keyCol), KeyCols: h.compositeColumns(), Hash: testHash, Plan: plan, Progress: p.progress}
 	r, err := s.Run(ctx, start, srt)
 	if err != nil {
 		return nil, err

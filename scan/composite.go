@@ -57,7 +57,11 @@ func CompositeValue(value []byte, delim byte, n int) ([]byte, error) {
 		return nil, fmt.Errorf("key %q holds more than one record (a newline outside quotes)", value)
 	}
 	if len(fields) != n {
-		return nil, fmt.Errorf("key %q has %d fields; the index's key has %d columns", value, len(fields), n)
+		what := "fields"
+		if len(fields) == 1 {
+			what = "field"
+		}
+		return nil, fmt.Errorf("key %q has %d %s; the index's key has %d columns: give a field for each, as one CSV record", value, len(fields), what, n)
 	}
 	return AppendComposite(nil, fields), nil
 }

@@ -127,7 +127,7 @@ func TestCompositeValue(t *testing.T) {
 		{value: "42\tx,y", delim: "\t", n: 2, want: []string{"42", "x,y"}},
 		{value: "42,shipped\n", delim: ",", n: 2, want: []string{"42", "shipped"}},
 		{value: `"a""b",`, delim: ",", n: 2, want: []string{`a"b`, ""}},
-		{value: "42", delim: ",", n: 2, err: "has 1 fields; the index's key has 2 columns"},
+		{value: "42", delim: ",", n: 2, err: "has 1 field; the index's key has 2 columns"},
 		{value: "1,2,3", delim: ",", n: 2, err: "has 3 fields"},
 		{value: "1,2\n3,4", delim: ",", n: 2, err: "more than one record"},
 	} {

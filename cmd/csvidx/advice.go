@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/csvidx/csvidx/index"
@@ -26,11 +25,7 @@ func rebuildAdvice(e *index.RebuildError) string {
 	if b := e.Built; b == nil {
 		cmd += " --key COLUMN"
 	} else {
-		key := strconv.Itoa(b.KeyColumn)
-		if b.KeyName != "" {
-			key = b.KeyName
-		}
-		cmd += " --key " + shellQuote(key)
+		cmd += " --key " + shellQuote(b.Key())
 		if b.NoHeader {
 			cmd += " --no-header"
 		}

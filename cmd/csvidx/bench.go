@@ -67,14 +67,11 @@ searches the index without its fence file, for comparison.`,
 			if o.rounds < 1 || o.rounds > maxRounds {
 				return fmt.Errorf("--rounds %d: give 1 to %d", o.rounds, maxRounds)
 			}
-			keys, err := readKeys(args[1], "keys file", s.in)
+			data, err := readKeysFile(args[1], "keys file", s.in)
 			if err != nil {
 				return err
 			}
-			if len(keys) == 0 {
-				return fmt.Errorf("%s holds no keys", args[1])
-			}
-			res, err := bench(args[0], keys, g, &o)
+			res, err := bench(args[0], &keyInput{file: data}, args[1], g, &o)
 			if err != nil {
 				return err
 			}
@@ -115,7 +112,7 @@ searches the index without its fence file, for comparison.`,
 // maxRounds is the largest --rounds: bench keeps every latency it measures.
 const maxRounds = 10_000
 
-func bench(csvPath string, keys [][]byte, g *globals, o *benchOptions) (*benchResult, error) {
+func bench(csvPath string, given *keyInput, keysPath string, g *globals, o *benchOptions) (*benchResult, error) {
 	start := time.Now()
 	opts := g.options()
 	opts.NoFence = o.noFence
@@ -124,6 +121,13 @@ func bench(csvPath string, keys [][]byte, g *globals, o *benchOptions) (*benchRe
 		return nil, err
 	}
 	defer ix.Close()
+	_, keys, err := given.keys(ix)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%s holds no keys", keysPath)
+	}
 	res := &benchResult{Cold: o.cold, Fence: ix.HasFence(), Keys: len(keys), OpenLatency: int64(time.Since(start))}
 	var rows int64
 	visit := func([]byte) error {

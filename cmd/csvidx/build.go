@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -168,12 +169,21 @@ func printJSON(w io.Writer, v any) error {
 	return err
 }
 
-// describeKey names the key column for people.
+// describeKey names the key column, or a composite key's columns, for
+// people.
 func describeKey(info *index.Info) string {
-	if info.KeyName != "" {
-		return fmt.Sprintf("%q (column %d)", info.KeyName, info.KeyColumn)
+	cols := fmt.Sprintf("column %d", info.KeyColumn)
+	if info.KeyColumns != nil {
+		nums := make([]string, len(info.KeyColumns))
+		for i, c := range info.KeyColumns {
+			nums[i] = strconv.Itoa(c)
+		}
+		cols = "columns " + strings.Join(nums, ", ")
 	}
-	return fmt.Sprintf("column %d", info.KeyColumn)
+	if info.KeyName != "" {
+		return fmt.Sprintf("%q (%s)", info.KeyName, cols)
+	}
+	return cols
 }
 
 // formatBytes writes n in the largest binary unit that keeps it above 1.

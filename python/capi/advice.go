@@ -31,10 +31,10 @@ func rebuildAdvice(e *index.RebuildError) string {
 	if b := e.Built; b == nil {
 		call += "COLUMN"
 	} else {
-		if b.KeyName != "" {
-			call += pyRepr(b.KeyName)
-		} else {
+		if b.KeyName == "" && b.KeyColumns == nil {
 			call += strconv.Itoa(b.KeyColumn)
+		} else {
+			call += pyRepr(b.Key())
 		}
 		if b.NoHeader {
 			call += ", no_header=True"

@@ -24,7 +24,13 @@ type adder func([]sorter.Record) ([]sorter.Record, error)
 // it, with where it stopped and what it counted: a scan from that point
 // finds the rest.
 func (s *Scan) scanRange(from, limit int, buf []sorter.Record, add adder) (int, Tally, error) {
-	sc, err := scan.New(s.Data, s.Delim, s.KeyCol)
+	sc := new(scan.Scanner)
+	var err error
+	if s.KeyCols != nil {
+		err = sc.InitComposite(s.Data, s.Delim, s.KeyCols)
+	} else {
+		err = sc.Init(s.Data, s.Delim, s.KeyCol)
+	}
 	if err != nil {
 		return 0, Tally{}, err
 	}

@@ -22,6 +22,10 @@ type Scan struct {
 	// Delim is the field delimiter, KeyCol the 0-based key column.
 	Delim  byte
 	KeyCol int
+	// KeyCols, when set, are the columns of a composite key, in its order
+	// (KeyCol is then ignored): the key is their encoding (see
+	// scan.AppendComposite).
+	KeyCols []int
 	// Hash is the key hash; nil for XXH3-64 (scan.Scanner streams a long
 	// key into it only then).
 	Hash func(key []byte) uint64
