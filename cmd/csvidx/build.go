@@ -30,12 +30,15 @@ func newBuildCommand(g *globals, s streams) *cobra.Command {
 	var o buildOptions
 	cmd := &cobra.Command{
 		Use:   "build FILE --key COLUMN",
-		Short: "Index a CSV file by one column",
+		Short: "Index a CSV file by a column, or by a composite key",
 		Long: `Build reads FILE once and writes its index, FILE.csvidx, replacing any old
 one atomically: until the new index is complete, the old one stays usable.
 
 COLUMN is a header field's name or, if no header field has that name, a
-0-based column number. The dialect (delimiter, header) is stored in the
+0-based column number. Several columns, as one CSV record (comma-separated
+whatever the file's delimiter: user_id,status), make a composite key, whose
+values get takes as one record of the file's dialect (42,shipped); quote a
+name that holds a comma: '"a,b",c'. The dialect (delimiter, header) is stored in the
 index, so get and verify need no flags.
 
 The file is scanned in chunks by --threads workers (all cores by default);
@@ -49,6 +52,7 @@ Build reports what it did in one line on standard error (--json prints
 the index's description on standard output instead, for scripts; --quiet
 prints nothing but warnings).`,
 		Example: `  csvidx build orders.csv --key user_id
+  csvidx build orders.csv --key user_id,status --index by-user-status.csvidx
   csvidx build events.tsv --key 3 --delimiter '\t' --no-header
   csvidx build huge.csv --key user_id --mem-limit-mib 256 --tmp-dir /scratch`,
 		Args: exactFile,
@@ -99,7 +103,7 @@ prints nothing but warnings).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.key, "key", "k", "", "key `COLUMN`: a header name or a 0-based number (required)")
+	f.StringVarP(&o.key, "key", "k", "", "key `COLUMN`: a header name or a 0-based number, or several as one CSV record for a composite key (required)")
 	f.BoolVarP(&o.noHeader, "no-header", "n", false, "the first record is data, not a header (alias --no-headers)")
 	f.StringVarP(&o.delimiter, "delimiter", "d", ",", "field delimiter: one byte, or '\\t' for tabs")
 	f.BoolVar(&o.noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")

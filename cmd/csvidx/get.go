@@ -25,13 +25,18 @@ func newGetCommand(g *globals, s streams) *cobra.Command {
 		Long: `Get prints every row of FILE whose key is one of the KEYs, verbatim and in
 file order, each row once. Keys are compared byte for byte: "007" is not "7".
 
+For a composite key, each KEY is one CSV record in the file's dialect with a
+field per column (42,shipped, or '42,"a,b"'), and the keys file holds such
+records; for a key of one column, a KEY or a line is the key, whole.
+
 The exit status is 0 when a row matched, 1 when none did, 2 on error.
 When FILE has grown since it was indexed, get answers from the indexed
 part and warns how many bytes are not indexed.`,
 		Example: `  csvidx get orders.csv 8841207
   csvidx get orders.csv --header 17 42 > two-users.csv
   cut -d, -f2 vip.csv | csvidx get orders.csv --keys-file -
-  csvidx get orders.csv --count 17 42`,
+  csvidx get orders.csv --count 17 42
+  csvidx get orders.csv --index by-user-status.csvidx 42,shipped`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("get needs FILE and a KEY or --keys-file (see csvidx get --help)")
@@ -57,8 +62,8 @@ part and warns how many bytes are not indexed.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.keysFile, "keys-file", "", "read more keys from `PATH`, one per line ('-' for standard input)")
-	f.BoolVarP(&o.count, "count", "c", false, "print KEY<TAB>COUNT per distinct key instead of the rows")
+	f.StringVar(&o.keysFile, "keys-file", "", "read more keys from `PATH`, one per line (a CSV record each for a composite key; '-' for standard input)")
+	f.BoolVarP(&o.count, "count", "c", false, "print KEY<TAB>COUNT per distinct key, as given, instead of the rows")
 	f.BoolVar(&o.header, "header", false, "print the header record first, so the output is a CSV file")
 	return cmd
 }

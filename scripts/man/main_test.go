@@ -49,7 +49,7 @@ func TestPages(t *testing.T) {
 	}
 	if _, err := exec.LookPath("man"); err == nil {
 		out, err := exec.Command("man", "-l", "-Tutf8", filepath.Join(dir, "csvidx-build.1")).CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "Index a CSV file by one column") {
+		if err != nil || !strings.Contains(string(out), "Index a CSV file by a column") {
 			t.Errorf("man -l csvidx-build.1: %v\n%s", err, out)
 		}
 	}
