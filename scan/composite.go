@@ -81,6 +81,7 @@ type composite struct {
 	posOf []int     // for each column up to the last key column, its place in the key, or -1
 	parts []keyPart // the current record's key fields, in key order
 	enc   []byte    // the current record's key, encoded
+	multi *multiKeys // for a scanner of several keys (see InitKeys); nil for one composite key
 }
 
 // newComposite checks cols and returns what a scanner of their composite
@@ -89,6 +90,12 @@ func newComposite(cols []int) (*composite, error) {
 	if len(cols) < 2 || len(cols) > MaxKeyColumns {
 		return nil, ErrKeyColumns
 	}
+	return columnParts(cols)
+}
+
+// columnParts returns what a scanner keeps to read the fields of cols, of
+// any number, and ErrKeyColumns for a negative or repeated column.
+func columnParts(cols []int) (*composite, error) {
 	last := slices.Max(cols)
 	c := &composite{cols: slices.Clone(cols), posOf: make([]int, last+1), parts: make([]keyPart, len(cols))}
 	for i := range c.posOf {
@@ -147,9 +154,16 @@ func (s *Scanner) compositeRecord(i int) {
 		if lineEnds { // too short to have every key column
 			s.setEnd(e)
 			s.long = false
+			if c.multi != nil {
+				c.multi.fields = col + 1
+			}
 			return
 		}
 		i = e + 1
+	}
+	if c.multi != nil {
+		c.multi.fields = len(c.posOf)
+		return // each key is made when asked for (see KeyOf)
 	}
 	if !s.long {
 		s.buildComposite()
