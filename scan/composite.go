@@ -77,10 +77,10 @@ type keyPart struct {
 
 // composite is what a Scanner of a composite key keeps.
 type composite struct {
-	cols  []int     // the key's columns, in its order
-	posOf []int     // for each column up to the last key column, its place in the key, or -1
-	parts []keyPart // the current record's key fields, in key order
-	enc   []byte    // the current record's key, encoded
+	cols  []int      // the key's columns, in its order
+	posOf []int      // for each column up to the last key column, its place in the key, or -1
+	parts []keyPart  // the current record's key fields, in key order
+	enc   []byte     // the current record's key, encoded
 	multi *multiKeys // for a scanner of several keys (see InitKeys); nil for one composite key
 }
 
