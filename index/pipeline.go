@@ -182,10 +182,10 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 	if err != nil {
 		return nil, err
 	}
-	if p.main == nil && r.Rows > 0 && r.Short == r.Rows {
+	if p.main == nil && r.Rows > 0 && r.Short[0] == r.Rows {
 		return nil, noKeyColumn(csv, sp.delim, h)
 	}
-	h.rows, h.shortRows, h.blanks = r.Rows, r.Short, h.blanks+r.Blanks
+	h.rows, h.shortRows, h.blanks = r.Rows, r.Short[0], h.blanks+r.Blanks
 	h.resume = uint64(len(data))
 	if r.Resume >= 0 {
 		h.resume = uint64(r.Resume)

@@ -70,7 +70,7 @@ func TestGuessStartRight(t *testing.T) {
 			wrong, guesses := 0, 0
 			expect := start
 			for bound := start + chunk; bound < len(data); bound += chunk {
-				stop, _, err := s.scanRange(expect, bound, nil, func(r []sorter.Record) ([]sorter.Record, error) { return r[:0], nil })
+				stop, _, err := s.scanRange(expect, bound, [][]sorter.Record{nil}, []adder{func(r []sorter.Record) ([]sorter.Record, error) { return r[:0], nil }})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,6 +1,8 @@
 // Package chunked scans a CSV held in memory on several cores at once and
 // hands the index records of its keyed rows, in file order, to a [Sink]
-// (the sorter of an index build).
+// (the sorter of an index build). A scan of several keys (Scan.Keys) reads
+// each record once and hands each key's records to a sink of its own, so
+// that one pass over a file builds several indexes.
 //
 // # Guessed chunk boundaries with repair
 //

@@ -2,6 +2,7 @@ package chunked
 
 import (
 	"errors"
+	"io"
 
 	"github.com/csvidx/csvidx/internal/xxh3"
 	"github.com/csvidx/csvidx/scan"
@@ -17,13 +18,16 @@ var errChunkFull = errors.New("chunk full")
 type adder func([]sorter.Record) ([]sorter.Record, error)
 
 // scanRange scans the records of s.Data that start at or after from and
-// before limit, appending their index records to buf and calling add
-// whenever it is full, and once at the end if it holds any. It returns
-// where it stopped: the end of the last record read. If add returns
-// errChunkFull before the range's end, scanRange stops there and returns
-// it, with where it stopped and what it counted: a scan from that point
-// finds the rest.
-func (s *Scan) scanRange(from, limit int, buf []sorter.Record, add adder) (int, Tally, error) {
+// before limit, appending the index records of key j to bufs[j] and
+// calling adds[j] whenever it is full, and once at the end if it holds
+// any. It returns where it stopped: the end of the last record read. If an
+// adder returns errChunkFull before the range's end, scanRange stops after
+// that record and returns it, with where it stopped and what it counted: a
+// scan from that point finds the rest.
+func (s *Scan) scanRange(from, limit int, bufs [][]sorter.Record, adds []adder) (int, Tally, error) {
+	if len(s.Keys) > 1 {
+		return s.scanRangeKeys(from, limit, bufs, adds)
+	}
 	sc := new(scan.Scanner)
 	var err error
 	if s.KeyCols != nil {
@@ -37,7 +41,7 @@ func (s *Scan) scanRange(from, limit int, buf []sorter.Record, add adder) (int, 
 	sc.Reset(from)
 	sc.SetLimit(limit)
 	t := Tally{Resume: -1}
-	batch := buf[:0]
+	batch, add := bufs[0][:0], adds[0]
 	var long *xxh3.Hasher // for keys the scanner calls long
 	custom := s.Hash
 	for sc.Next() {
@@ -47,7 +51,7 @@ func (s *Scan) scanRange(from, limit int, buf []sorter.Record, add adder) (int, 
 		}
 		var h uint64
 		if sc.LongKey() && custom == nil {
-			h = hashLong(sc, &long) // only xxh3 can take a key in pieces
+			h = hashLong(sc.WriteKey, &long) // only xxh3 can take a key in pieces
 		} else if key, ok := sc.Key(); ok {
 			if custom != nil {
 				h = custom(key)
@@ -55,7 +59,7 @@ func (s *Scan) scanRange(from, limit int, buf []sorter.Record, add adder) (int, 
 				h = xxh3.Hash(key) // a direct call: this loop runs once per row
 			}
 		} else {
-			t.Short++
+			t.Short[0]++
 			continue
 		}
 		batch = append(batch, sorter.Record{Hash: h, Offset: uint64(sc.Start())})
@@ -73,6 +77,67 @@ func (s *Scan) scanRange(from, limit int, buf []sorter.Record, add adder) (int, 
 		// errChunkFull here comes with the range read to its end: success.
 		if _, err := add(batch); err != nil && err != errChunkFull {
 			return 0, t, err
+		}
+	}
+	return sc.Pos(), t, nil
+}
+
+// scanRangeKeys is scanRange for a scan of several keys: each record is
+// read once, and each of its keys makes a record for its own buffer.
+func (s *Scan) scanRangeKeys(from, limit int, bufs [][]sorter.Record, adds []adder) (int, Tally, error) {
+	sc := new(scan.Scanner)
+	if err := sc.InitKeys(s.Data, s.Delim, s.Keys); err != nil {
+		return 0, Tally{}, err
+	}
+	sc.Reset(from)
+	sc.SetLimit(limit)
+	t := Tally{Resume: -1}
+	for j := range bufs {
+		bufs[j] = bufs[j][:0]
+	}
+	var long *xxh3.Hasher
+	custom := s.Hash
+	for sc.Next() {
+		t.Rows++
+		if !sc.Terminated() {
+			t.Resume = int64(sc.Start())
+		}
+		full := false
+		for j := range bufs {
+			var h uint64
+			if sc.LongKeyOf(j) && custom == nil {
+				h = hashLong(func(w io.Writer) error { return sc.WriteKeyOf(j, w) }, &long)
+			} else if key, ok := sc.KeyOf(j); ok {
+				if custom != nil {
+					h = custom(key)
+				} else {
+					h = xxh3.Hash(key)
+				}
+			} else {
+				t.Short[j]++
+				continue
+			}
+			bufs[j] = append(bufs[j], sorter.Record{Hash: h, Offset: uint64(sc.Start())})
+			if len(bufs[j]) == cap(bufs[j]) {
+				var err error
+				if bufs[j], err = adds[j](bufs[j]); err == errChunkFull {
+					full = true
+				} else if err != nil {
+					return 0, t, err
+				}
+			}
+		}
+		if full { // every key has the record; the rest is the stitcher's
+			t.Blanks = uint64(sc.Blanks())
+			return sc.Pos(), t, errChunkFull
+		}
+	}
+	t.Blanks = uint64(sc.Blanks())
+	for j := range bufs {
+		if len(bufs[j]) > 0 {
+			if _, err := adds[j](bufs[j]); err != nil && err != errChunkFull {
+				return 0, t, err
+			}
 		}
 	}
 	return sc.Pos(), t, nil
@@ -106,13 +171,13 @@ func collect(recs *[]sorter.Record, limit int) adder {
 }
 
 // hashLong hashes the current key, a long one that needs unescaping (over
-// 64 KiB), as the scanner streams it: a key field of gigabytes takes no
+// 64 KiB), as write streams it: a key field of gigabytes takes no
 // memory. The result is xxh3.Hash of the decoded key.
-func hashLong(s *scan.Scanner, h **xxh3.Hasher) uint64 {
+func hashLong(write func(io.Writer) error, h **xxh3.Hasher) uint64 {
 	if *h == nil {
 		*h = xxh3.New()
 	}
 	(*h).Reset()
-	s.WriteKey(*h) // a Hasher's Write never fails
+	write(*h) // a Hasher's Write never fails
 	return (*h).Sum64()
 }

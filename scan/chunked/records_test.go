@@ -22,7 +22,7 @@ func TestLongKeyStreamed(t *testing.T) {
 	add := func(b []sorter.Record) ([]sorter.Record, error) { got = append(got, b...); return b[:0], nil }
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	if _, _, err := s.scanRange(0, math.MaxInt, buf, add); err != nil {
+	if _, _, err := s.scanRange(0, math.MaxInt, [][]sorter.Record{buf}, []adder{add}); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -41,14 +41,14 @@ func TestCustomHash(t *testing.T) {
 	s := &Scan{Data: []byte("a,1\n\"" + long + "\"\"\",2\nb\n"), Delim: ',', Hash: func(k []byte) uint64 { return uint64(len(k)) }}
 	var got []sorter.Record
 	add := func(b []sorter.Record) ([]sorter.Record, error) { got = append(got, b...); return b[:0], nil }
-	_, tally, err := s.scanRange(0, math.MaxInt, make([]sorter.Record, 0, 4), add)
+	_, tally, err := s.scanRange(0, math.MaxInt, [][]sorter.Record{make([]sorter.Record, 0, 4)}, []adder{add})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 3 || got[0].Hash != 1 || got[1].Hash != uint64(len(long)+1) || got[2].Hash != 1 {
 		t.Fatalf("records %v: want hashes 1, %d, 1", got, len(long)+1)
 	}
-	if tally.Rows != 3 || tally.Short != 0 {
+	if tally.Rows != 3 || tally.Short[0] != 0 {
 		t.Fatalf("tally %+v: want 3 rows, none short", tally)
 	}
 }

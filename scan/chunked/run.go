@@ -19,7 +19,7 @@ import (
 // kept per chunk: a file of any size scans in fixed memory.
 type run struct {
 	s      *Scan
-	sink   Sink
+	sinks  []Sink // key j's records go to sinks[j]
 	start  int // where the first record starts
 	chunks int
 	cols   int // fields most records have, for guessing where chunks start (see guessStart); 0 unknown
@@ -30,31 +30,31 @@ type run struct {
 	// handed out only with a token, which comes back once the chunk is
 	// stitched, so no two chunks in flight share a channel.
 	results []chan chunkResult
-	// Groups go round between the workers and the stitcher. The sink takes
-	// a large group's buffer over and hands back one it spilled, if any:
-	// fresh memory is slow to touch, and a sync.Pool would drop the buffers
-	// at each GC.
-	groups   chan *sorter.Group
+	// Groups go round between the workers and the stitcher, a set of one
+	// per sink. The sink takes a large group's buffer over and hands back
+	// one it spilled, if any: fresh memory is slow to touch, and a
+	// sync.Pool would drop the buffers at each GC.
+	groups   chan []*sorter.Group
 	stitched atomic.Int64 // where the next chunk really starts, as far as known
 	admitted *admission   // whether workers scan from their guesses
 }
 
 // chunkResult is a worker's result for a chunk: where it guessed the chunk
 // starts and, if it scanned the chunk from there, its records grouped by
-// partition for the sink; or from -1 when no record starts in the chunk.
+// partition for each sink; or from -1 when no record starts in the chunk.
 type chunkResult struct {
 	from, stop int
 	full       bool // the scan stopped at the records a chunk may hold (the rest may be empty)
 	unscanned  bool // only guessed, not scanned (see admission)
-	group      *sorter.Group
+	groups     []*sorter.Group // one per sink
 	t          Tally
 	err        error
 }
 
-// newRun prepares a parallel scan of s's records from start to sink.
-func (s *Scan) newRun(start int, sink Sink) *run {
+// newRun prepares a parallel scan of s's records from start to sinks.
+func (s *Scan) newRun(start int, sinks []Sink) *run {
 	p := s.Plan
-	r := &run{s: s, sink: sink, start: start, chunks: 1 + (len(s.Data)-1-start)/p.ChunkBytes,
+	r := &run{s: s, sinks: sinks, start: start, chunks: 1 + (len(s.Data)-1-start)/p.ChunkBytes,
 		cols:     usualFields(s.Data, start, s.Delim),
 		tokens:   make(chan struct{}, p.Threads*chunksPerWorker),
 		jobs:     make(chan int),
@@ -64,7 +64,7 @@ func (s *Scan) newRun(start int, sink Sink) *run {
 	for i := range r.results {
 		r.results[i] = make(chan chunkResult, 1)
 	}
-	r.groups = make(chan *sorter.Group, cap(r.tokens)+p.Threads)
+	r.groups = make(chan []*sorter.Group, cap(r.tokens)+p.Threads)
 	r.stitched.Store(int64(start))
 	return r
 }
@@ -116,8 +116,11 @@ func (r *run) handOut(ctx context.Context) {
 // starts and, if admitted, scans it from there and groups its records.
 func (r *run) work() {
 	limit := r.s.Plan.ChunkRecords
-	recs := make([]sorter.Record, 0, min(batchRecords, limit)) // grows to the largest chunk's records, up to ChunkRecords
-	dist := r.sink.NewDistributor()
+	recs := newBuffers(len(r.sinks), min(batchRecords, limit)) // each grows to the largest chunk's records, up to ChunkRecords
+	dists := make([]*sorter.Distributor, len(r.sinks))
+	for j, sink := range r.sinks {
+		dists[j] = sink.NewDistributor()
+	}
 	for k := range r.jobs {
 		if r.limit(k) <= int(r.stitched.Load()) {
 			// A record stitched already runs past this chunk (a field of
@@ -127,14 +130,21 @@ func (r *run) work() {
 		}
 		var c chunkResult
 		fromGuess := r.admitted.admit(k)
-		c, recs = r.scanChunk(k, recs, fromGuess)
+		c = r.scanChunk(k, recs, fromGuess)
 		if c.err == nil && fromGuess {
 			select {
-			case c.group = <-r.groups:
+			case c.groups = <-r.groups:
 			default:
-				c.group = new(sorter.Group)
+				c.groups = make([]*sorter.Group, len(r.sinks))
+				for j := range c.groups {
+					c.groups[j] = new(sorter.Group)
+				}
 			}
-			c.err = dist.Group(c.group, recs)
+			for j, d := range dists {
+				if c.err == nil {
+					c.err = d.Group(c.groups[j], recs[j])
+				}
+			}
 		}
 		if fromGuess {
 			r.admitted.done()
@@ -144,10 +154,10 @@ func (r *run) work() {
 }
 
 // scanChunk scans chunk k from its guessed start (chunk 0 from start, where
-// the data's records begin), collecting up to ChunkRecords records in recs,
-// whose room is reused; it returns the records. Unless fromGuess, it only
-// guesses the start (see admission).
-func (r *run) scanChunk(k int, recs []sorter.Record, fromGuess bool) (chunkResult, []sorter.Record) {
+// the data's records begin), collecting up to ChunkRecords records per sink
+// in recs, whose room is reused, and leaving them there. Unless fromGuess,
+// it only guesses the start (see admission).
+func (r *run) scanChunk(k int, recs [][]sorter.Record, fromGuess bool) chunkResult {
 	s, hold, limit := r.s, r.s.Plan.ChunkRecords, r.limit(k)
 	c := chunkResult{from: r.start, unscanned: !fromGuess, t: Tally{Resume: -1}}
 	c.err = s.guard(func() error {
@@ -158,17 +168,21 @@ func (r *run) scanChunk(k int, recs []sorter.Record, fromGuess bool) (chunkResul
 			return nil
 		}
 		var err error
-		recs = recs[:0:min(cap(recs), hold)]
+		adds := make([]adder, len(recs))
+		for j := range recs {
+			recs[j] = recs[j][:0:min(cap(recs[j]), hold)]
+			adds[j] = collect(&recs[j], hold)
+		}
 		if s.Map != nil {
 			s.Map.Populate(c.from, limit)
 		}
-		c.stop, c.t, err = s.scanRange(c.from, limit, recs, collect(&recs, hold))
+		c.stop, c.t, err = s.scanRange(c.from, limit, recs, adds)
 		if err == errChunkFull {
 			c.full, err = true, nil
 		}
 		return err
 	})
-	return c, recs
+	return c
 }
 
 // stitch takes the chunks' results in order, checks each guess against
@@ -178,7 +192,7 @@ func (r *run) stitch(ctx context.Context) (Result, error) {
 	s := r.s
 	res := Result{Tally: Tally{Resume: -1}, Stats: Stats{Chunks: r.chunks}}
 	expect := r.start // where the next chunk really starts
-	buf := make([]sorter.Record, 0, batchRecords)
+	bufs, adds := newBuffers(len(r.sinks), batchRecords), toSinks(r.sinks)
 	for k := range r.chunks {
 		var c chunkResult
 		select {
@@ -195,7 +209,7 @@ func (r *run) stitch(ctx context.Context) (Result, error) {
 		}
 		if rest >= 0 {
 			r.admitted.begin()
-			stop, t, err := s.scanRange(rest, r.limit(k), buf, toSink(r.sink))
+			stop, t, err := s.scanRange(rest, r.limit(k), bufs, adds)
 			r.admitted.done()
 			if err != nil {
 				return res, err
@@ -206,10 +220,10 @@ func (r *run) stitch(ctx context.Context) (Result, error) {
 		res.add(c.t)
 		expect = c.stop
 		r.stitched.Store(int64(expect))
-		r.sink.InputDone(int64(expect-r.start), int64(len(s.Data)-r.start))
-		if c.group != nil {
+		inputDone(r.sinks, int64(expect-r.start), int64(len(s.Data)-r.start))
+		if c.groups != nil {
 			select {
-			case r.groups <- c.group:
+			case r.groups <- c.groups:
 			default:
 			}
 		}
@@ -240,8 +254,10 @@ func (r *run) settle(k int, c *chunkResult, expect int, st *Stats) (int, error) 
 		c.t = Tally{Resume: -1}
 		return expect, nil
 	case c.from == expect && !c.unscanned:
-		if err := r.sink.AddGroup(c.group); err != nil {
-			return -1, err
+		for j, sink := range r.sinks {
+			if err := sink.AddGroup(c.groups[j]); err != nil {
+				return -1, err
+			}
 		}
 		if c.full { // rows too short for the chunk's share of memory
 			st.Full++

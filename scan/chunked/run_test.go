@@ -77,7 +77,7 @@ func TestRunScansCounted(t *testing.T) {
 		data := garbage(r, 200, 300)
 		tu := Tuning{ChunkBytes: 7, ChunkRecords: []int{0, 2}[i%2], PauseAt: 1, NeverPause: i/2%2 == 0}
 		s := &Scan{Data: data, Delim: ',', KeyCol: 1, Plan: NewPlan(2, 1<<20, 0, tu)}
-		run := s.newRun(0, newSorter(t))
+		run := s.newRun(0, []Sink{newSorter(t)})
 		res, err := run.scan(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -138,12 +138,12 @@ func TestScanChunkTruncated(t *testing.T) {
 	}
 	defer m.Close()
 	s := &Scan{Data: m.Bytes(), Map: m, Delim: ',', Plan: Plan{Threads: 2, ChunkBytes: 20 << 10, ChunkRecords: 100}}
-	run := s.newRun(40<<10, nil) // chunk 3 is [100 KiB, 120 KiB); newRun reads the data's start
+	run := s.newRun(40<<10, []Sink{nil}) // chunk 3 is [100 KiB, 120 KiB); newRun reads the data's start
 	if err := os.Truncate(p, 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, fromGuess := range []bool{false, true} {
-		c, _ := run.scanChunk(3, nil, fromGuess)
+		c := run.scanChunk(3, [][]sorter.Record{nil}, fromGuess)
 		if !errors.Is(c.err, mapping.ErrFault) {
 			t.Fatalf("scanning from the guess %v: %v; want mapping.ErrFault", fromGuess, c.err)
 		}
@@ -161,13 +161,14 @@ func TestScanChunkHoldsAtMost(t *testing.T) {
 	}
 	s := &Scan{Data: b.Bytes(), Delim: ','}
 	var all []sorter.Record
-	if _, _, err := s.scanRange(0, math.MaxInt, nil, collect(&all, math.MaxInt)); err != nil {
+	if _, _, err := s.scanRange(0, math.MaxInt, [][]sorter.Record{nil}, []adder{collect(&all, math.MaxInt)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, most := range []int{1, 7, 1000, 12345, 49999, 50000, 50001} {
 		s.Plan = Plan{Threads: 2, ChunkBytes: b.Len() + 1, ChunkRecords: most} // one chunk
-		recs := make([]sorter.Record, 0, 5)
-		c, recs := s.newRun(0, nil).scanChunk(0, recs, true)
+		bufs := [][]sorter.Record{make([]sorter.Record, 0, 5)}
+		c := s.newRun(0, []Sink{nil}).scanChunk(0, bufs, true)
+		recs := bufs[0]
 		if c.err != nil {
 			t.Fatal(c.err)
 		}
@@ -181,7 +182,7 @@ func TestScanChunkHoldsAtMost(t *testing.T) {
 		got := slices.Clone(recs)
 		if c.full {
 			var rest []sorter.Record
-			if _, _, err := s.scanRange(c.stop, math.MaxInt, nil, collect(&rest, math.MaxInt)); err != nil {
+			if _, _, err := s.scanRange(c.stop, math.MaxInt, [][]sorter.Record{nil}, []adder{collect(&rest, math.MaxInt)}); err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, rest...)

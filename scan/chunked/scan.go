@@ -2,9 +2,11 @@ package chunked
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/sorter"
 )
 
@@ -26,6 +28,12 @@ type Scan struct {
 	// (KeyCol is then ignored): the key is their encoding (see
 	// scan.AppendComposite).
 	KeyCols []int
+	// Keys, when it holds two keys or more, are the keys of a scan that
+	// makes the records of several indexes in one pass: each is the
+	// columns of a key, one or those of a composite key, and key j's
+	// records go to the j-th sink given to [Scan.RunKeys]. KeyCol and
+	// KeyCols are then ignored.
+	Keys [][]int
 	// Hash is the key hash; nil for XXH3-64 (scan.Scanner streams a long
 	// key into it only then).
 	Hash func(key []byte) uint64
@@ -39,14 +47,16 @@ type Scan struct {
 // Tally is what a scan counts.
 type Tally struct {
 	Rows   uint64 // records read
-	Short  uint64 // records without the key field: no index record
+	Short  [scan.MaxKeys]uint64 // records without the key's fields, per key: no index record
 	Blanks uint64 // blank lines skipped
 	Resume int64  // start of an unterminated last record, or -1
 }
 
 func (t *Tally) add(u Tally) {
 	t.Rows += u.Rows
-	t.Short += u.Short
+	for j := range t.Short {
+		t.Short[j] += u.Short[j]
+	}
 	t.Blanks += u.Blanks
 	if u.Resume >= 0 {
 		t.Resume = u.Resume
@@ -78,21 +88,55 @@ const (
 // sink in file order: with s.Plan's workers, or sequentially for one thread
 // or a file of one chunk. It stops at ctx's cancellation.
 func (s *Scan) Run(ctx context.Context, from int, sink Sink) (Result, error) {
+	return s.RunKeys(ctx, from, []Sink{sink})
+}
+
+// RunKeys is Run for a scan of several keys (see Scan.Keys): key j's
+// records go to sinks[j]. With one sink, it is Run.
+func (s *Scan) RunKeys(ctx context.Context, from int, sinks []Sink) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if s.Plan.Threads <= 1 || len(s.Data)-from <= s.Plan.ChunkBytes {
-		return s.sequential(ctx, from, sink)
+	if n := max(1, len(s.Keys)); len(sinks) != n {
+		return Result{}, fmt.Errorf("chunked: %d sinks for %d keys", len(sinks), n)
 	}
-	r := s.newRun(from, sink)
+	if s.Plan.Threads <= 1 || len(s.Data)-from <= s.Plan.ChunkBytes {
+		return s.sequential(ctx, from, sinks)
+	}
+	r := s.newRun(from, sinks)
 	return r.scan(ctx)
+}
+
+// newBuffers returns a batch buffer per sink, of n records each.
+func newBuffers(sinks, n int) [][]sorter.Record {
+	bufs := make([][]sorter.Record, sinks)
+	for j := range bufs {
+		bufs[j] = make([]sorter.Record, 0, n)
+	}
+	return bufs
+}
+
+// toSinks returns an adder per sink (see toSink).
+func toSinks(sinks []Sink) []adder {
+	adds := make([]adder, len(sinks))
+	for j, sink := range sinks {
+		adds[j] = toSink(sink)
+	}
+	return adds
+}
+
+// inputDone tells every sink how much of the scan is done.
+func inputDone(sinks []Sink, done, total int64) {
+	for _, sink := range sinks {
+		sink.InputDone(done, total)
+	}
 }
 
 // sequential scans in one goroutine, a piece at a time so that it can
 // report progress and notice cancellation.
-func (s *Scan) sequential(ctx context.Context, from int, sink Sink) (Result, error) {
+func (s *Scan) sequential(ctx context.Context, from int, sinks []Sink) (Result, error) {
 	res := Result{Tally: Tally{Resume: -1}, Stats: Stats{Chunks: 1}}
-	buf := make([]sorter.Record, 0, batchRecords)
+	bufs, adds := newBuffers(len(sinks), batchRecords), toSinks(sinks)
 	pos := from
 	for limit := from + progressEvery; ; limit += progressEvery {
 		if err := ctx.Err(); err != nil {
@@ -104,13 +148,13 @@ func (s *Scan) sequential(ctx context.Context, from int, sink Sink) (Result, err
 		if s.Map != nil {
 			s.Map.Populate(pos, limit) // one system call, not a fault every few pages
 		}
-		stop, t, err := s.scanRange(pos, limit, buf, toSink(sink))
+		stop, t, err := s.scanRange(pos, limit, bufs, adds)
 		if err != nil {
 			return res, err
 		}
 		res.add(t)
 		pos = stop
-		sink.InputDone(int64(pos-from), int64(len(s.Data)-from))
+		inputDone(sinks, int64(pos-from), int64(len(s.Data)-from))
 		if limit == math.MaxInt {
 			return res, nil
 		}
