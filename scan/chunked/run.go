@@ -20,7 +20,7 @@ import (
 type run struct {
 	s      *Scan
 	sinks  []Sink // key j's records go to sinks[j]
-	start  int // where the first record starts
+	start  int    // where the first record starts
 	chunks int
 	cols   int // fields most records have, for guessing where chunks start (see guessStart); 0 unknown
 
@@ -44,8 +44,8 @@ type run struct {
 // partition for each sink; or from -1 when no record starts in the chunk.
 type chunkResult struct {
 	from, stop int
-	full       bool // the scan stopped at the records a chunk may hold (the rest may be empty)
-	unscanned  bool // only guessed, not scanned (see admission)
+	full       bool            // the scan stopped at the records a chunk may hold (the rest may be empty)
+	unscanned  bool            // only guessed, not scanned (see admission)
 	groups     []*sorter.Group // one per sink
 	t          Tally
 	err        error

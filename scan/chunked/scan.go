@@ -46,10 +46,10 @@ type Scan struct {
 
 // Tally is what a scan counts.
 type Tally struct {
-	Rows   uint64 // records read
+	Rows   uint64               // records read
 	Short  [scan.MaxKeys]uint64 // records without the key's fields, per key: no index record
-	Blanks uint64 // blank lines skipped
-	Resume int64  // start of an unterminated last record, or -1
+	Blanks uint64               // blank lines skipped
+	Resume int64                // start of an unterminated last record, or -1
 }
 
 func (t *Tally) add(u Tally) {
