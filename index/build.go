@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -59,48 +58,20 @@ func (o *BuildOptions) spec() (spec, error) {
 	return sp, nil
 }
 
-// Build indexes the CSV at csvPath and writes the index atomically: until
-// Build returns successfully, the previous index (if any) is intact. A nil
-// opts is the zero BuildOptions. It returns a description of the new index.
+// Build indexes the CSV at csvPath by opts.Key and writes the index
+// atomically: until Build returns successfully, the previous index (if
+// any) is intact. The index goes to opts.IndexPath or, when that is empty,
+// where the file's indexes go (see [BuildIndexes]). A nil opts is the zero
+// BuildOptions. It returns a description of the new index.
 func Build(ctx context.Context, csvPath string, opts *BuildOptions) (_ *Info, err error) {
 	if opts == nil {
 		opts = &BuildOptions{} // Key "" names a header field of that name, if there is one
 	}
-	defer namePath(&err, csvPath, opts.IndexPath)
-	sp, err := opts.spec()
+	infos, err := BuildIndexes(ctx, csvPath, []string{opts.Key}, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := opts.Resources.Validate(); err != nil {
-		return nil, err
-	}
-	idxPath := opts.IndexPath
-	if idxPath == "" {
-		idxPath = DefaultIndexPath(csvPath)
-	}
-	lock, err := lockIndex(csvPath, idxPath, opts.NoWait)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.unlock()
-	csv, err := openCSV(csvPath, mapping.Sequential)
-	if err != nil {
-		return nil, err
-	}
-	defer csv.close()
-	csv.releaseAfterScan = true
-	p := &pipeline{csv: csv, spec: sp, res: opts.Resources, progress: opts.Progress}
-	b, err := p.writeMain(ctx, idxPath)
-	if err != nil {
-		return nil, err
-	}
-	info := newInfo(csvPath, idxPath, b.h, int64(b.h.size()), int64(b.h.scanned))
-	info.Build = b.scan
-	info.setState()
-	if n, err := strconv.Atoi(opts.Key); err == nil && n != info.KeyColumn {
-		info.KeyNote = fmt.Sprintf("the key %q is the name of column %d, which was taken, not column %d; for column %d, give its name from the header", opts.Key, info.KeyColumn, n, n)
-	}
-	return info, nil
+	return infos[0], nil
 }
 
 // mainHeader starts the header of a main index: it finds the CSV's header

@@ -12,6 +12,9 @@ import (
 type CompactOptions struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
+	// By, when IndexPath is empty, picks the index among the CSV's by its
+	// key spec, as [Locate] does; empty: the CSV's only index.
+	By string
 	// NoWait fails at once, with ErrLocked, if another process is writing
 	// the index.
 	NoWait bool
@@ -28,8 +31,11 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (_ *Info
 		opts = &CompactOptions{}
 	}
 	defer namePath(&err, csvPath, opts.IndexPath)
-	o := &Options{IndexPath: opts.IndexPath}
-	idxPath := o.indexPath(csvPath)
+	o := &Options{IndexPath: opts.IndexPath, By: opts.By}
+	idxPath, err := o.locate(csvPath)
+	if err != nil {
+		return nil, err
+	}
 	lock, err := lockIndex(csvPath, idxPath, opts.NoWait)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,9 @@ import (
 type DropOptions struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
+	// By, when IndexPath is empty, picks the index among the CSV's by its
+	// key spec, as [Locate] does; empty: the CSV's only index.
+	By string
 	// NoWait fails at once, with ErrLocked, if another process is writing
 	// the index, instead of waiting for it.
 	NoWait bool
@@ -34,8 +37,12 @@ func Drop(csvPath string, opts *DropOptions) (_ []string, err error) {
 		opts = &DropOptions{}
 	}
 	defer namePath(&err, csvPath, opts.IndexPath)
-	o := &Options{IndexPath: opts.IndexPath}
-	ix := indexFiles(o.indexPath(csvPath))
+	o := &Options{IndexPath: opts.IndexPath, By: opts.By}
+	idxPath, err := o.locate(csvPath)
+	if err != nil {
+		return nil, err
+	}
+	ix := indexFiles(idxPath)
 	var present []string
 	for _, f := range ix.roles() {
 		if _, err := os.Lstat(f.path); err == nil {

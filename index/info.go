@@ -133,7 +133,10 @@ func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {
 // stale one: Info.Stale says why it could not be used. A broken or missing
 // index file is an error.
 func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
-	idxPath := opts.indexPath(csvPath)
+	idxPath, err := opts.locate(csvPath)
+	if err != nil {
+		return nil, err
+	}
 	defer namePath(&err, csvPath, idxPath)
 	ix := indexFiles(idxPath)
 	o, err := ix.openFiles(csvPath, true)

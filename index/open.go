@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,16 +13,26 @@ import (
 type Options struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
+	// By, when IndexPath is empty, picks the index among the CSV's by its
+	// key spec, as [Locate] does; empty: the CSV's only index.
+	By string
 	// NoFence searches the index without its fence file, for comparison:
 	// the answers are the same.
 	NoFence bool
 }
 
-func (o *Options) indexPath(csvPath string) string {
-	if o == nil || o.IndexPath == "" {
-		return DefaultIndexPath(csvPath)
+// locate returns the path of the index o names: IndexPath, else the CSV's
+// index by By (see Locate).
+func (o *Options) locate(csvPath string) (string, error) {
+	switch {
+	case o == nil:
+		return Locate(csvPath, "")
+	case o.IndexPath != "" && o.By != "":
+		return "", errors.New("an index path and a key to pick an index by: give one")
+	case o.IndexPath != "":
+		return o.IndexPath, nil
 	}
-	return o.IndexPath
+	return Locate(csvPath, o.By)
 }
 
 // Index is an open index with its CSV: the main index and, when rows were
@@ -43,7 +54,10 @@ type Index struct {
 // tail, with an error that says what to do; a tail left over from an
 // interrupted compact or build (made for another main index) is ignored.
 func Open(csvPath string, opts *Options) (_ *Index, err error) {
-	idxPath := opts.indexPath(csvPath)
+	idxPath, err := opts.locate(csvPath)
+	if err != nil {
+		return nil, err
+	}
 	defer namePath(&err, csvPath, idxPath)
 	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: keyHash(), noFence: opts != nil && opts.NoFence}
 	if err := ix.open(); err != nil {

@@ -174,18 +174,25 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 			return nil, err
 		}
 	}
-	h.scanned = uint64(len(data))
-	h.headChecksum, h.tailChecksum = fingerprint(data)
-
 	s := chunked.Scan{Data: data, Map: csv.m, Delim: sp.delim, KeyCol: int(h.keyCol), KeyCols: h.compositeColumns(), Hash: testHash, Plan: plan, Progress: p.progress}
 	r, err := s.Run(ctx, start, srt)
 	if err != nil {
 		return nil, err
 	}
-	if p.main == nil && r.Rows > 0 && r.Short[0] == r.Rows {
-		return nil, noKeyColumn(csv, sp.delim, h)
+	return p.scanned(h, r, 0, plan.Threads)
+}
+
+// scanned completes the header h of an index from the result of its scan
+// with threads workers, in which its key is key j, and returns what the
+// pipeline built.
+func (p *pipeline) scanned(h *header, r chunked.Result, j, threads int) (*built, error) {
+	data := p.csv.data
+	h.scanned = uint64(len(data))
+	h.headChecksum, h.tailChecksum = fingerprint(data)
+	if p.main == nil && r.Rows > 0 && r.Short[j] == r.Rows {
+		return nil, noKeyColumn(p.csv, h.delim, h)
 	}
-	h.rows, h.shortRows, h.blanks = r.Rows, r.Short[0], h.blanks+r.Blanks
+	h.rows, h.shortRows, h.blanks = r.Rows, r.Short[j], h.blanks+r.Blanks
 	h.resume = uint64(len(data))
 	if r.Resume >= 0 {
 		h.resume = uint64(r.Resume)
@@ -196,7 +203,7 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 	if p.progress != nil {
 		p.progress(int64(len(data)), int64(len(data)))
 	}
-	st := &BuildStats{Threads: plan.Threads, Chunks: r.Chunks, Repairs: r.Repairs, Skipped: r.Skipped, Full: r.Full, InOrder: r.InOrder}
+	st := &BuildStats{Threads: threads, Chunks: r.Chunks, Repairs: r.Repairs, Skipped: r.Skipped, Full: r.Full, InOrder: r.InOrder}
 	return &built{h: h, scan: st}, nil
 }
 

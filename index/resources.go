@@ -74,14 +74,22 @@ var testTuning chunked.Tuning
 // index writer's buffers w (writerFree of them outside the budget; none for
 // a verify) and the sort, for an index at idxPath of a CSV of size bytes.
 func (r Resources) plan(idxPath string, w writerShape, size int64) (chunked.Plan, sorter.Options) {
+	return r.planKeys(idxPath, w, size, 1)
+}
+
+// planKeys is plan for a scan that builds k indexes at once, each with a
+// writer of shape w: the chunks in flight hold k records per row, and each
+// index's sorter gets an equal share of what is left.
+func (r Resources) planKeys(idxPath string, w writerShape, size int64, k int) (chunked.Plan, sorter.Options) {
 	limit := r.limit()
-	plan := chunked.NewPlan(r.Threads, limit, size, testTuning)
+	plan := chunked.NewPlan(r.Threads, limit/int64(k), size, testTuning)
 	dir := r.TmpDir
 	if dir == "" {
 		dir = filepath.Dir(idxPath)
 	}
 	grow := max(int64(w.ceiling)*int64(w.size)-writerFree, 0)
-	return plan, sorter.Options{MemLimit: max(limit-plan.Memory-grow, 1), TmpDir: dir, TmpName: spillName(idxPath), Threads: plan.Threads}
+	per := (limit - int64(k)*(plan.Memory+grow)) / int64(k)
+	return plan, sorter.Options{MemLimit: max(per, 1), TmpDir: dir, TmpName: spillName(idxPath), Threads: plan.Threads}
 }
 
 // writeShape returns the index writer's buffers: writes of 4 MiB from a

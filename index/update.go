@@ -17,6 +17,9 @@ const compactShare = 10
 type UpdateOptions struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
+	// By, when IndexPath is empty, picks the index among the CSV's by its
+	// key spec, as [Locate] does; empty: the CSV's only index.
+	By string
 	// Resources bound the memory of the scan of the new rows.
 	Resources
 	// NoCompact keeps the tail, however large, instead of merging it into
@@ -62,8 +65,11 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (_ *Update
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}
-	o := &Options{IndexPath: opts.IndexPath}
-	idxPath := o.indexPath(csvPath)
+	o := &Options{IndexPath: opts.IndexPath, By: opts.By}
+	idxPath, err := o.locate(csvPath)
+	if err != nil {
+		return nil, err
+	}
 	lock, err := lockIndex(csvPath, idxPath, opts.NoWait)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,9 @@ import (
 type VerifyOptions struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
+	// By, when IndexPath is empty, picks the index among the CSV's by its
+	// key spec, as [Locate] does; empty: the CSV's only index.
+	By string
 	// Resources bound the rebuild's memory and say where it may spill.
 	Resources
 	// Progress, when set, is called now and then with the CSV bytes
@@ -50,8 +53,11 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (_ *Verify
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}
-	o := &Options{IndexPath: opts.IndexPath}
-	idxPath := o.indexPath(csvPath)
+	o := &Options{IndexPath: opts.IndexPath, By: opts.By}
+	idxPath, err := o.locate(csvPath)
+	if err != nil {
+		return nil, err
+	}
 	// A missing main index is an error; a broken file is a difference. A
 	// stale one needs no verdict: the rebuild over what it covers says how
 	// it differs.

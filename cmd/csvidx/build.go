@@ -16,7 +16,7 @@ import (
 )
 
 type buildOptions struct {
-	key       string
+	keys      []string
 	noHeader  bool
 	delimiter string
 	noWait    bool
@@ -29,17 +29,23 @@ type buildOptions struct {
 func newBuildCommand(g *globals, s streams) *cobra.Command {
 	var o buildOptions
 	cmd := &cobra.Command{
-		Use:   "build FILE --key COLUMN",
+		Use:   "build FILE --key COLUMNS [--key COLUMNS]...",
 		Short: "Index a CSV file by a column, or by a composite key",
-		Long: `Build reads FILE once and writes its index, FILE.csvidx, replacing any old
-one atomically: until the new index is complete, the old one stays usable.
+		Long: `Build reads FILE once and writes an index by each --key, replacing the old
+index by the same key atomically: until the new index is complete, the old
+one stays usable. The file's indexes by other keys stay as they are.
 
-COLUMN is a header field's name or, if no header field has that name, a
+COLUMNS is a header field's name or, if no header field has that name, a
 0-based column number. Several columns, as one CSV record (comma-separated
 whatever the file's delimiter: user_id,status), make a composite key, whose
 values get takes as one record of the file's dialect (42,shipped); quote a
 name that holds a comma: '"a,b",c'. The dialect (delimiter, header) is stored in the
 index, so get and verify need no flags.
+
+The first index of a file is FILE.csvidx; the others are named by their
+key's column numbers: FILE.by-3.csvidx, FILE.by-1-4.csvidx. Commands pick
+one with --by COLUMNS when the file has several. --index PATH puts a single
+index anywhere instead.
 
 The file is scanned in chunks by --threads workers (all cores by default);
 the index is the same at any number. The index records (16 bytes per row)
@@ -52,13 +58,17 @@ Build reports what it did in one line on standard error (--json prints
 the index's description on standard output instead, for scripts; --quiet
 prints nothing but warnings).`,
 		Example: `  csvidx build orders.csv --key user_id
+  csvidx build orders.csv --key order_id --key user_id,status
   csvidx build orders.csv --key user_id,status --index by-user-status.csvidx
   csvidx build events.tsv --key 3 --delimiter '\t' --no-header
   csvidx build huge.csv --key user_id --mem-limit-mib 256 --tmp-dir /scratch`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("key") {
-				return fmt.Errorf("build needs --key COLUMN, the column to index: a header name or a 0-based number (see csvidx build --help)")
+				return fmt.Errorf("build needs --key COLUMNS, the column to index: a header name or a 0-based number (see csvidx build --help)")
+			}
+			if g.by != "" {
+				return fmt.Errorf("build takes --key, not --by: --key names the index to build (see csvidx build --help)")
 			}
 			delim, err := scan.ParseDelimiter(o.delimiter)
 			if err != nil {
@@ -71,8 +81,7 @@ prints nothing but warnings).`,
 			start := time.Now()
 			report := reporter(s.err, o.quiet)
 			bar := newProgress(report, "indexing")
-			info, err := index.Build(cmd.Context(), args[0], &index.BuildOptions{
-				Key:       o.key,
+			infos, err := index.BuildIndexes(cmd.Context(), args[0], o.keys, &index.BuildOptions{
 				NoHeader:  o.noHeader,
 				Delimiter: delim,
 				IndexPath: g.indexPath,
@@ -87,23 +96,29 @@ prints nothing but warnings).`,
 			if err != nil {
 				return err
 			}
-			if info.KeyNote != "" {
-				fmt.Fprintf(s.err, "csvidx: note: %s\n", oneLine(info.KeyNote))
+			for _, info := range infos {
+				if info.KeyNote != "" {
+					fmt.Fprintf(s.err, "csvidx: note: %s\n", oneLine(info.KeyNote))
+				}
 			}
-			if o.asJSON {
-				return printJSON(s.out, info)
+			if o.asJSON && len(infos) == 1 {
+				return printJSON(s.out, infos[0])
+			} else if o.asJSON {
+				return printJSON(s.out, infos)
 			}
-			fmt.Fprintf(report, "csvidx: indexed %s of %s by %s in %.2f s: %s; the index is %s (%s)\n",
-				plural(info.Rows, "row"), oneLine(info.CSVPath), describeKey(info), time.Since(start).Seconds(),
-				describeKeyed(info), oneLine(info.IndexPath), formatBytes(info.IndexBytes))
+			for _, info := range infos {
+				fmt.Fprintf(report, "csvidx: indexed %s of %s by %s in %.2f s: %s; the index is %s (%s)\n",
+					plural(info.Rows, "row"), oneLine(info.CSVPath), describeKey(info), time.Since(start).Seconds(),
+					describeKeyed(info), oneLine(info.IndexPath), formatBytes(info.IndexBytes))
+			}
 			if o.verbose {
-				fmt.Fprintf(report, "csvidx: scan: %s\n", describeScan(info.Build))
+				fmt.Fprintf(report, "csvidx: scan: %s\n", describeScan(infos[0].Build))
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.key, "key", "k", "", "key `COLUMN`: a header name or a 0-based number, or several as one CSV record for a composite key (required)")
+	f.StringArrayVarP(&o.keys, "key", "k", nil, "key `COLUMNS`: a header name or a 0-based number, or several as one CSV record for a composite key (required; repeat it to build several indexes in one scan)")
 	f.BoolVarP(&o.noHeader, "no-header", "n", false, "the first record is data, not a header (alias --no-headers)")
 	f.StringVarP(&o.delimiter, "delimiter", "d", ",", "field delimiter: one byte, or '\\t' for tabs")
 	f.BoolVar(&o.noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")

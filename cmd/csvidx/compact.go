@@ -15,16 +15,23 @@ func newCompactCommand(g *globals, s streams) *cobra.Command {
 		Long: `Compact merges FILE.csvidx.tail into FILE.csvidx: the two sorted files are
 merged as they are, without parsing FILE, into a new main index that
 replaces the old one atomically; then the tail is removed. The result is
-byte for byte what csvidx build writes. Without a tail it does nothing.`,
+byte for byte what csvidx build writes. Without a tail it does nothing.
+It compacts every index of FILE, or the one --by or --index names.`,
 		Example: `  csvidx update orders.csv --no-compact && csvidx compact orders.csv`,
 		Args:    exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info, err := index.Compact(cmd.Context(), args[0], &index.CompactOptions{IndexPath: g.indexPath, NoWait: noWait})
+			paths, err := g.targets(args[0])
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(reporter(s.err, quiet), "csvidx: the index of %s has %s, %d with a key, in one file of %s\n",
-				oneLine(args[0]), plural(info.Rows, "row"), info.Records, formatBytes(info.IndexBytes))
+			for _, path := range paths {
+				info, err := index.Compact(cmd.Context(), args[0], &index.CompactOptions{IndexPath: path, NoWait: noWait})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(reporter(s.err, quiet), "csvidx: the index of %s has %s, %d with a key, in one file of %s%s\n",
+					oneLine(args[0]), plural(info.Rows, "row"), info.Records, formatBytes(info.IndexBytes), which(paths, path))
+			}
 			return nil
 		},
 	}

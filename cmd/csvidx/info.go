@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -17,30 +16,43 @@ func newInfoCommand(g *globals, s streams) *cobra.Command {
 		Short: "Describe the index of FILE and whether it is up to date",
 		Long: `Info prints what the index of FILE holds (key column, dialect, counts) and how
 it relates to FILE now: fresh, behind (rows appended since), or stale.
-A stale index is reported, not refused; a broken one is an error.`,
+A stale index is reported, not refused; a broken one is an error. A file
+with several indexes gets a description of each (--json: an array of the
+objects), unless --by or --index picks one.`,
 		Example: `  csvidx info orders.csv
   csvidx info orders.csv --json | jq .bytes_behind`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info, err := index.ReadInfo(args[0], g.options())
+			paths, err := g.targets(args[0])
 			if err != nil {
 				return err
 			}
-			if info.StaleError != nil {
-				info.Stale = advise(info.StaleError) // the fix in the CLI's words
-			}
-			if asJSON {
-				b, err := json.Marshal(info)
-				if err != nil {
+			infos := make([]*index.Info, len(paths))
+			for i, path := range paths {
+				if infos[i], err = index.ReadInfo(args[0], &index.Options{IndexPath: path}); err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(s.out, "%s\n", b)
-				return err
+				if infos[i].StaleError != nil {
+					infos[i].Stale = advise(infos[i].StaleError) // the fix in the CLI's words
+				}
 			}
-			return printInfo(s, info)
+			if asJSON && len(infos) == 1 {
+				return printJSON(s.out, infos[0])
+			} else if asJSON {
+				return printJSON(s.out, infos)
+			}
+			for i, info := range infos {
+				if i > 0 {
+					fmt.Fprintln(s.out)
+				}
+				if err := printInfo(s, info); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object, for scripts")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object (an array of them for several indexes), for scripts")
 	return cmd
 }
 

@@ -36,9 +36,10 @@ type streams struct {
 // globals are the flags every command takes.
 type globals struct {
 	indexPath string
+	by        string // the key spec of the index to use, among the file's
 }
 
-func (g *globals) options() *index.Options { return &index.Options{IndexPath: g.indexPath} }
+func (g *globals) options() *index.Options { return &index.Options{IndexPath: g.indexPath, By: g.by} }
 
 // cleanupAnnotation marks the commands that write files: Ctrl-C and SIGTERM
 // cancel their context, so that they remove their temporary files and
@@ -67,6 +68,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		prime := cmd.Annotations[cleanupAnnotation] != "" || keysFile != nil && keysFile.Value.String() != "" && keysFile.Value.String() != "-"
 		if err := checkDescriptors(prime); err != nil {
 			return err
+		}
+		if in, by := cmd.Flags().Lookup("index"), cmd.Flags().Lookup("by"); in != nil && by != nil && in.Changed && by.Changed {
+			return errIndexAndBy
 		}
 		if cmd.Annotations[cleanupAnnotation] == "" {
 			return nil
@@ -157,6 +161,7 @@ A lookup reads a page of the index and then only the rows it needs.
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.PersistentFlags().StringVar(&g.indexPath, "index", "", "index file `PATH` (default FILE.csvidx)")
+	root.PersistentFlags().StringVar(&g.by, "by", "", "use the file's index by `COLUMNS` (as build's --key names them), when it has several")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if c.Name() == "get" && strings.HasPrefix(err.Error(), "unknown") {
 			return fmt.Errorf("%w (a key that begins with - goes after --: csvidx get FILE -- -KEY; see csvidx get --help)", err)

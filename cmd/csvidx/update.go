@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/csvidx/csvidx/index"
 	"github.com/spf13/cobra"
@@ -26,7 +28,8 @@ may have been completed since). Lookups read the main index, then the tail.
 
 When the tail reaches a tenth of the main index, update merges the two
 (as csvidx compact does), unless --no-compact. An index whose CSV shrank or
-changed is stale and must be rebuilt.`,
+changed is stale and must be rebuilt. Update updates every index of FILE,
+one after the other, or the one --by or --index names.`,
 		Example: `  csvidx update orders.csv
   csvidx update orders.csv --no-compact`,
 		Args: exactFile,
@@ -36,35 +39,14 @@ changed is stale and must be rebuilt.`,
 				return err
 			}
 			report := reporter(s.err, o.quiet)
-			bar := newProgress(report, "updating")
-			r, err := index.Update(cmd.Context(), args[0], &index.UpdateOptions{
-				IndexPath: g.indexPath,
-				Resources: res,
-				NoCompact: o.noCompact,
-				NoWait:    o.noWait,
-				Progress:  bar.update,
-			})
-			bar.finish()
+			paths, err := g.targets(args[0])
 			if err != nil {
 				return err
 			}
-			info := r.Info
-			switch r.Action {
-			case "none":
-				fmt.Fprintf(report, "csvidx: %s is up to date: nothing appended since it was indexed\n", oneLine(args[0]))
-			case "tail":
-				fmt.Fprintf(report, "csvidx: indexed %d new bytes of %s into the tail: %s, %d with a key\n",
-					r.NewBytes, oneLine(args[0]), plural(info.Tail.Rows, "row"), info.Tail.Records)
-				if r.CompactError != nil {
-					fmt.Fprintf(s.err, "csvidx: warning: the new rows are indexed, in the tail, but %s; csvidx compact merges it later\n",
-						oneLine(advise(explainDiskFull(r.CompactError, "the index with its tail is complete"))))
+			for _, path := range paths {
+				if err := o.update(cmd.Context(), args[0], path, which(paths, path), res, report, s); err != nil {
+					return err
 				}
-			case "compact":
-				fmt.Fprintf(report, "csvidx: indexed %d new bytes of %s and merged the tail into the main index: %s, %d with a key\n",
-					r.NewBytes, oneLine(args[0]), plural(info.Rows, "row"), info.Records)
-			case "rebuild":
-				fmt.Fprintf(report, "csvidx: rebuilt the index of %s (its header record was incomplete): %s, %d with a key\n",
-					oneLine(args[0]), plural(info.Rows, "row"), info.Records)
 			}
 			return nil
 		},
@@ -75,4 +57,40 @@ changed is stale and must be rebuilt.`,
 	f.BoolVarP(&o.quiet, "quiet", "q", false, quietUsage)
 	o.res.addFlags(f)
 	return cmd
+}
+
+// update updates the index at path of the CSV at csvPath, reporting what it
+// did; where names the index in the reports, when update acts on several.
+func (o *updateOptions) update(ctx context.Context, csvPath, path, where string, res index.Resources, report io.Writer, s streams) error {
+	bar := newProgress(report, "updating")
+	r, err := index.Update(ctx, csvPath, &index.UpdateOptions{
+		IndexPath: path,
+		Resources: res,
+		NoCompact: o.noCompact,
+		NoWait:    o.noWait,
+		Progress:  bar.update,
+	})
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	info := r.Info
+	switch r.Action {
+	case "none":
+		fmt.Fprintf(report, "csvidx: %s is up to date: nothing appended since it was indexed%s\n", oneLine(csvPath), where)
+	case "tail":
+		fmt.Fprintf(report, "csvidx: indexed %d new bytes of %s into the tail: %s, %d with a key%s\n",
+			r.NewBytes, oneLine(csvPath), plural(info.Tail.Rows, "row"), info.Tail.Records, where)
+		if r.CompactError != nil {
+			fmt.Fprintf(s.err, "csvidx: warning: the new rows are indexed, in the tail, but %s; csvidx compact merges it later%s\n",
+				oneLine(advise(explainDiskFull(r.CompactError, "the index with its tail is complete"))), where)
+		}
+	case "compact":
+		fmt.Fprintf(report, "csvidx: indexed %d new bytes of %s and merged the tail into the main index: %s, %d with a key%s\n",
+			r.NewBytes, oneLine(csvPath), plural(info.Rows, "row"), info.Records, where)
+	case "rebuild":
+		fmt.Fprintf(report, "csvidx: rebuilt the index of %s (its header record was incomplete): %s, %d with a key%s\n",
+			oneLine(csvPath), plural(info.Rows, "row"), info.Records, where)
+	}
+	return nil
 }

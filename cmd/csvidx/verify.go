@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/csvidx/csvidx/index"
@@ -16,7 +17,8 @@ func newVerifyCommand(g *globals, s streams) *cobra.Command {
 with, over the bytes of FILE it covers, and compares it with the index file.
 It exits 0 when they are equal, 1 when they differ (saying where), 2 on
 error. It catches any edit of the indexed part, any corruption of the index,
-and a CSV that shrank.`,
+and a CSV that shrank. It verifies every index of FILE, or the one --by or
+--index names, and exits 1 if any differs.`,
 		Example: `  csvidx verify orders.csv || csvidx build orders.csv --key user_id`,
 		Args:    exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -24,31 +26,19 @@ and a CSV that shrank.`,
 			if err != nil {
 				return err
 			}
-			bar := newProgress(s.err, "verifying")
-			res, err := index.Verify(cmd.Context(), args[0], &index.VerifyOptions{
-				IndexPath: g.indexPath,
-				Resources: r,
-				Progress:  bar.update,
-			})
-			bar.finish()
+			paths, err := g.targets(args[0])
 			if err != nil {
 				return err
 			}
-			if res.Equal {
-				fmt.Fprintf(s.out, "ok: the index of %s equals a fresh build\n", args[0])
-			} else {
-				fmt.Fprintf(s.out, "the index of %s differs from a fresh build:\n", args[0])
-				for _, d := range res.Differences {
-					fmt.Fprintf(s.out, "  %s\n", d)
+			differ := false
+			for _, path := range paths {
+				equal, err := verifyIndex(cmd.Context(), args[0], path, which(paths, path), r, s)
+				if err != nil {
+					return err
 				}
+				differ = differ || !equal
 			}
-			for _, n := range res.Notes {
-				fmt.Fprintf(s.out, "note: %s\n", n)
-			}
-			if res.BytesBehind > 0 {
-				fmt.Fprintf(s.out, "note: %d bytes appended since the build are not indexed; run csvidx update\n", res.BytesBehind)
-			}
-			if !res.Equal {
+			if differ {
 				return errNoMatch
 			}
 			return nil
@@ -56,4 +46,35 @@ and a CSV that shrank.`,
 	}
 	rf.addFlags(cmd.Flags())
 	return cmd
+}
+
+// verifyIndex verifies the index at path of the CSV at csvPath and reports
+// it; where names the index, when verify acts on several. It returns
+// whether the index equals a fresh build.
+func verifyIndex(ctx context.Context, csvPath, path, where string, r index.Resources, s streams) (bool, error) {
+	bar := newProgress(s.err, "verifying")
+	res, err := index.Verify(ctx, csvPath, &index.VerifyOptions{
+		IndexPath: path,
+		Resources: r,
+		Progress:  bar.update,
+	})
+	bar.finish()
+	if err != nil {
+		return false, err
+	}
+	if res.Equal {
+		fmt.Fprintf(s.out, "ok: the index of %s equals a fresh build%s\n", csvPath, where)
+	} else {
+		fmt.Fprintf(s.out, "the index of %s differs from a fresh build%s:\n", csvPath, where)
+		for _, d := range res.Differences {
+			fmt.Fprintf(s.out, "  %s\n", d)
+		}
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(s.out, "note: %s\n", n)
+	}
+	if res.BytesBehind > 0 {
+		fmt.Fprintf(s.out, "note: %d bytes appended since the build are not indexed; run csvidx update\n", res.BytesBehind)
+	}
+	return res.Equal, nil
 }

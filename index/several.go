@@ -1,0 +1,254 @@
+package index
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+)
+
+// The indexes of a file.
+//
+// A CSV may have several indexes, each by its own key. The first one built
+// lives at CSV.csvidx, where csvidx has always put an index, so that an
+// index built before there could be several is found as it was. Each
+// other index is named by its key's columns, 0-based, in the key's order:
+// CSV.by-3.csvidx for column 3, CSV.by-1-4.csvidx for the composite key of
+// columns 1 and 4. Names made of numbers cannot clash between two keys, nor
+// with the .idx files of xsv and qsv, and they stay right when a header is
+// renamed. What an index is by is in its header, not its name: the name
+// only keeps two keys apart.
+//
+// A build puts the index of a key where the file's index of the same
+// columns is, if it has one; else at CSV.csvidx if nothing is there; else
+// at its by- name. --index puts a single index anywhere, outside this
+// scheme: such an index is found only through --index.
+
+// byPrefix and indexSuffix frame the name of an index of a CSV other than
+// its first: CSV.by-1-4.csvidx.
+const (
+	byPrefix    = ".by-"
+	indexSuffix = ".csvidx"
+)
+
+// byPath returns the by- path of the index of cols of the CSV at csvPath.
+func byPath(csvPath string, cols []int) string {
+	s := make([]string, len(cols))
+	for i, c := range cols {
+		s[i] = strconv.Itoa(c)
+	}
+	return csvPath + byPrefix + strings.Join(s, "-") + indexSuffix
+}
+
+// byColumns returns the columns of name, a file name, if it is a by- name
+// for the CSV named base (base.by-N[-N...].csvidx), and false if not.
+func byColumns(name, base string) ([]int, bool) {
+	mid, ok := strings.CutPrefix(name, base+byPrefix)
+	if !ok {
+		return nil, false
+	}
+	if mid, ok = strings.CutSuffix(mid, indexSuffix); !ok || mid == "" {
+		return nil, false
+	}
+	var cols []int
+	for _, n := range strings.Split(mid, "-") {
+		c, err := strconv.Atoi(n)
+		if err != nil || c < 0 || strings.Trim(n, "0123456789") != "" {
+			return nil, false
+		}
+		cols = append(cols, c)
+	}
+	return cols, true
+}
+
+// Indexes returns the paths of the indexes of the CSV at csvPath: the files
+// at CSV.csvidx and at the by- names (see the package documentation), the
+// first one first and the others by their columns: by-1, by-1-2, by-2. A path is listed if a regular
+// file is there, whether or not it is a sound index. It lists none for a
+// CSV without indexes.
+func Indexes(csvPath string) ([]string, error) {
+	var out []string
+	if st, err := os.Lstat(DefaultIndexPath(csvPath)); err == nil && st.Mode().IsRegular() {
+		out = append(out, DefaultIndexPath(csvPath))
+	}
+	dir, base := filepath.Split(csvPath)
+	entries, err := os.ReadDir(cmpDir(dir))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return out, nil
+		}
+		return nil, err
+	}
+	type byFile struct {
+		path string
+		cols []int
+	}
+	var by []byFile
+	for _, e := range entries {
+		if cols, ok := byColumns(e.Name(), base); ok && e.Type().IsRegular() {
+			by = append(by, byFile{dir + e.Name(), cols})
+		}
+	}
+	slices.SortFunc(by, func(a, b byFile) int {
+		return cmp.Or(slices.Compare(a.cols, b.cols), strings.Compare(a.path, b.path))
+	})
+	for _, b := range by {
+		out = append(out, b.path)
+	}
+	return out, nil
+}
+
+// cmpDir returns dir, a directory as filepath.Split leaves it, as a path to
+// read: "." for "".
+func cmpDir(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
+}
+
+// An IndexKey is one index of a CSV and the key it is by, as its header
+// says.
+type IndexKey struct {
+	Path    string // the index file
+	Columns []int  // the key's columns, 0-based, in its order; nil if the header cannot be read
+	Name    string // the key's name: its header fields as one CSV record, or its columns'
+	Err     error  // why the header cannot be read, if it cannot
+}
+
+// ReadIndexKeys returns each index of the CSV at csvPath (see [Indexes])
+// with its key.
+func ReadIndexKeys(csvPath string) ([]IndexKey, error) {
+	paths, err := Indexes(csvPath)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]IndexKey, len(paths))
+	for i, p := range paths {
+		out[i] = IndexKey{Path: p}
+		h, err := readHeaderOf(p)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		out[i].Columns = h.keyColumns()
+		out[i].Name = string(h.keyName)
+		if out[i].Name == "" {
+			out[i].Name = columnsSpec(out[i].Columns)
+		}
+	}
+	return out, nil
+}
+
+// readHeaderOf reads and checks the header page of the index file at path.
+func readHeaderOf(path string) (*header, error) {
+	page, err := readStart(path, pageSize)
+	if err != nil {
+		return nil, err
+	}
+	return decodeHeader(page)
+}
+
+// ErrSeveral means a CSV has several indexes and the call did not say which
+// one it is about (--by).
+var ErrSeveral = errors.New("several indexes")
+
+// Locate returns the path of the index of the CSV at csvPath whose key is
+// by, a key spec (see keyspec.go) resolved as a build resolves it, against
+// the CSV's header in each index's dialect. An empty by means the file's
+// only index: a file with several is ErrSeveral, in an error that lists
+// them. A file with no index gives CSV.csvidx, where a reader then finds
+// none.
+func Locate(csvPath, by string) (string, error) {
+	keys, err := ReadIndexKeys(csvPath)
+	if err != nil {
+		return "", err
+	}
+	if by == "" {
+		switch len(keys) {
+		case 0:
+			return DefaultIndexPath(csvPath), nil
+		case 1:
+			return keys[0].Path, nil
+		}
+		return "", fmt.Errorf("%w: %s has %d indexes (%s); say which with --by", ErrSeveral, csvPath, len(keys), listKeys(keys))
+	}
+	for _, k := range keys {
+		if k.Columns == nil {
+			continue
+		}
+		h, _ := readHeaderOf(k.Path)
+		cols, err := resolveOn(csvPath, specOf(h), by)
+		if err != nil {
+			return "", err
+		}
+		if slices.Equal(cols, k.Columns) {
+			return k.Path, nil
+		}
+	}
+	if len(keys) == 0 {
+		return "", &RebuildError{CSVPath: csvPath, IndexPath: DefaultIndexPath(csvPath), Err: fmt.Errorf("%w by %q", ErrNoIndex, by)}
+	}
+	return "", fmt.Errorf("%w by %q: %s has %s; build it", ErrNoIndex, by, csvPath, listKeys(keys))
+}
+
+// listKeys describes indexes for a message: "by user_id (orders.csv.csvidx),
+// by user_id,status (orders.csv.by-1-4.csvidx)".
+func listKeys(keys []IndexKey) string {
+	s := make([]string, len(keys))
+	for i, k := range keys {
+		if k.Columns == nil {
+			s[i] = fmt.Sprintf("an unreadable one (%s)", k.Path)
+			continue
+		}
+		s[i] = fmt.Sprintf("by %s (%s)", k.Name, k.Path)
+	}
+	return strings.Join(s, ", ")
+}
+
+// resolveOn resolves the key spec key against the header of the CSV at
+// csvPath read in sp's dialect, as a build would.
+func resolveOn(csvPath string, sp spec, key string) ([]int, error) {
+	csv, err := openCSV(csvPath, mapping.Random)
+	if err != nil {
+		return nil, err
+	}
+	defer csv.close()
+	sp.key, sp.keyCols = key, nil
+	h, _, err := mainHeader(csv, &sp)
+	if err != nil {
+		return nil, err
+	}
+	return h.keyColumns(), nil
+}
+
+// placeIndex returns where a build puts the index of cols of the CSV at
+// csvPath (see the package documentation), given the file's indexes and
+// the paths already taken by other indexes of the same build.
+func placeIndex(csvPath string, cols []int, keys []IndexKey, taken []string) string {
+	for _, k := range keys {
+		if slices.Equal(k.Columns, cols) && !slices.Contains(taken, k.Path) {
+			return k.Path
+		}
+	}
+	first := DefaultIndexPath(csvPath)
+	free := !slices.Contains(taken, first)
+	for _, k := range keys {
+		// A default path holding no readable index is the build's to
+		// replace, as it always was.
+		if k.Path == first && k.Columns != nil {
+			free = false
+		}
+	}
+	if free {
+		return first
+	}
+	return byPath(csvPath, cols)
+}
