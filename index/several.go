@@ -178,7 +178,7 @@ func Locate(csvPath, by string) (string, error) {
 		case 1:
 			return keys[0].Path, nil
 		}
-		return "", fmt.Errorf("%w: %s has %d indexes (%s); say which with --by", ErrSeveral, csvPath, len(keys), listKeys(keys))
+		return "", fmt.Errorf("%w: %s has %d indexes (%s); pick one by its key", ErrSeveral, csvPath, len(keys), listKeys(keys))
 	}
 	for _, k := range keys {
 		if k.Columns == nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/csvidx/csvidx/index"
@@ -13,9 +14,16 @@ import (
 // advise returns err's message with the fixes of an index to build again
 // and of a held lock worded as the CLI's (see index.Reword).
 func advise(err error) string {
-	return index.Reword(err, rebuildAdvice, func(e *index.LockedError) string {
+	msg := index.Reword(err, rebuildAdvice, func(e *index.LockedError) string {
 		return e.Facts() + "; try again when it is done, or leave out --no-wait to wait"
 	})
+	switch {
+	case errors.Is(err, index.ErrSeveral):
+		msg += " with --by COLUMNS"
+	case errors.Is(err, index.ErrNoIndex) && strings.HasSuffix(msg, "; build it"):
+		msg += " (csvidx build FILE --key COLUMNS)"
+	}
+	return msg
 }
 
 // rebuildAdvice is e's message with the command line that builds the index

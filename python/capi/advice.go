@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,9 +19,13 @@ import (
 // advise returns err's message with the fixes of an index to build again
 // and of a held lock worded as Python calls (see index.Reword).
 func advise(err error) string {
-	return index.Reword(err, rebuildAdvice, func(e *index.LockedError) string {
+	msg := index.Reword(err, rebuildAdvice, func(e *index.LockedError) string {
 		return e.Facts() + "; try again when it is done, or pass no_wait=False to wait"
 	})
+	if errors.Is(err, index.ErrSeveral) {
+		msg += " with by=..."
+	}
+	return msg
 }
 
 // rebuildAdvice is e's message with the csvidx.build call that builds the

@@ -36,11 +36,12 @@
 // # Functions
 //
 //	int csvidx_abi_version(void)
-//	int csvidx_build(path, key, no_header, delimiter, mem_limit_mib, threads, tmp_dir, index_path, no_wait, char **info_json, char **err)
-//	int csvidx_update(path, no_compact, mem_limit_mib, threads, tmp_dir, index_path, no_wait, char **result_json, char **err)
-//	int csvidx_compact(path, index_path, no_wait, char **info_json, char **err)
-//	int csvidx_verify(path, mem_limit_mib, threads, tmp_dir, index_path, char **result_json, char **err)
-//	int csvidx_open(path, index_path, int64_t *handle, char **err)
+//	int csvidx_build(path, keys, keys_len, nkeys, no_header, delimiter, mem_limit_mib, threads, tmp_dir, index_path, no_wait, char **info_json, char **err)
+//	int csvidx_indexes(path, char **paths_json, char **err)
+//	int csvidx_update(path, no_compact, mem_limit_mib, threads, tmp_dir, index_path, by, no_wait, char **result_json, char **err)
+//	int csvidx_compact(path, index_path, by, no_wait, char **info_json, char **err)
+//	int csvidx_verify(path, mem_limit_mib, threads, tmp_dir, index_path, by, char **result_json, char **err)
+//	int csvidx_open(path, index_path, by, int64_t *handle, char **err)
 //	int csvidx_info(handle, char **info_json, char **err)
 //	int csvidx_get(handle, keys, keys_len, nkeys, with_header, char **rows, int64_t *rows_len, char **err)
 //	int csvidx_count(handle, keys, keys_len, nkeys, int64_t *counts, char **err)
@@ -51,8 +52,14 @@
 //	int csvidx_close(handle, char **err)
 //	void csvidx_free(void *p)
 //
+// build's keys are key specs (a column, or a composite key's columns as one
+// CSV record), in the keys buffer format of get; by is a key spec too, or
+// NULL. For a composite index, get's and count's keys are values as CSV
+// records in the file's dialect (see index.Index.Key).
+//
 // The JSON documents are index.Info (as `csvidx info --json` prints it) for
-// build, compact and info; {"action", "new_bytes", "info"} for update;
+// build (an array of them for several keys), compact and info; an array of
+// paths for indexes; {"action", "new_bytes", "info"} for update;
 // {"equal", "differences", "bytes_behind"} for verify.
 package main
 
@@ -76,7 +83,7 @@ import (
 
 // abiVersion changes whenever a function's signature or meaning does, so the
 // Python package refuses a stale library instead of calling it wrongly.
-const abiVersion = 1
+const abiVersion = 2
 
 func main() {}
 
@@ -87,9 +94,17 @@ func csvidx_abi_version() C.int { return abiVersion }
 func csvidx_free(p unsafe.Pointer) { C.free(p) }
 
 //export csvidx_build
-func csvidx_build(path, key *C.char, noHeader C.int, delimiter *C.char, memLimitMiB C.int64_t, threads C.int,
+func csvidx_build(path, keys *C.char, keysLen, nkeys C.int64_t, noHeader C.int, delimiter *C.char, memLimitMiB C.int64_t, threads C.int,
 	tmpDir, indexPath *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
+		ks, err := splitKeys(keys, keysLen, nkeys)
+		if err != nil {
+			return err
+		}
+		specs := make([]string, len(ks))
+		for i, k := range ks {
+			specs[i] = string(k)
+		}
 		delim, err := scan.ParseDelimiter(goString(delimiter))
 		if err != nil {
 			return fmt.Errorf("delimiter=%q: %w", goString(delimiter), err)
@@ -99,8 +114,7 @@ func csvidx_build(path, key *C.char, noHeader C.int, delimiter *C.char, memLimit
 			return err
 		}
 		defer limitMemory(res.MemLimit)()
-		info, err := index.Build(context.Background(), goString(path), &index.BuildOptions{
-			Key:       goString(key),
+		infos, err := index.BuildIndexes(context.Background(), goString(path), specs, &index.BuildOptions{
 			NoHeader:  noHeader != 0,
 			Delimiter: delim,
 			IndexPath: goString(indexPath),
@@ -110,13 +124,27 @@ func csvidx_build(path, key *C.char, noHeader C.int, delimiter *C.char, memLimit
 		if err != nil {
 			return err
 		}
-		return setInfo(infoJSON, info)
+		if len(infos) == 1 {
+			return setInfo(infoJSON, infos[0])
+		}
+		return setJSON(infoJSON, infos)
+	})
+}
+
+//export csvidx_indexes
+func csvidx_indexes(path *C.char, pathsJSON, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		paths, err := index.Indexes(goString(path))
+		if err != nil {
+			return err
+		}
+		return setJSON(pathsJSON, paths)
 	})
 }
 
 //export csvidx_update
 func csvidx_update(path *C.char, noCompact C.int, memLimitMiB C.int64_t, threads C.int,
-	tmpDir, indexPath *C.char, noWait C.int, resultJSON, errOut **C.char) C.int {
+	tmpDir, indexPath, by *C.char, noWait C.int, resultJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		res, err := resources(memLimitMiB, threads, tmpDir)
 		if err != nil {
@@ -125,6 +153,7 @@ func csvidx_update(path *C.char, noCompact C.int, memLimitMiB C.int64_t, threads
 		defer limitMemory(res.MemLimit)()
 		r, err := index.Update(context.Background(), goString(path), &index.UpdateOptions{
 			IndexPath: goString(indexPath),
+			By:        goString(by),
 			Resources: res,
 			NoCompact: noCompact != 0,
 			NoWait:    noWait != 0,
@@ -141,10 +170,10 @@ func csvidx_update(path *C.char, noCompact C.int, memLimitMiB C.int64_t, threads
 }
 
 //export csvidx_compact
-func csvidx_compact(path, indexPath *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
+func csvidx_compact(path, indexPath, by *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		info, err := index.Compact(context.Background(), goString(path),
-			&index.CompactOptions{IndexPath: goString(indexPath), NoWait: noWait != 0})
+			&index.CompactOptions{IndexPath: goString(indexPath), By: goString(by), NoWait: noWait != 0})
 		if err != nil {
 			return err
 		}
@@ -153,7 +182,7 @@ func csvidx_compact(path, indexPath *C.char, noWait C.int, infoJSON, errOut **C.
 }
 
 //export csvidx_verify
-func csvidx_verify(path *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, indexPath *C.char,
+func csvidx_verify(path *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, indexPath, by *C.char,
 	resultJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		res, err := resources(memLimitMiB, threads, tmpDir)
@@ -163,6 +192,7 @@ func csvidx_verify(path *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, i
 		defer limitMemory(res.MemLimit)()
 		r, err := index.Verify(context.Background(), goString(path), &index.VerifyOptions{
 			IndexPath: goString(indexPath),
+			By:        goString(by),
 			Resources: res,
 		})
 		if err != nil {
@@ -177,9 +207,9 @@ func csvidx_verify(path *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, i
 }
 
 //export csvidx_open
-func csvidx_open(path, indexPath *C.char, h *C.int64_t, errOut **C.char) C.int {
+func csvidx_open(path, indexPath, by *C.char, h *C.int64_t, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		ix, err := index.Open(goString(path), &index.Options{IndexPath: goString(indexPath)})
+		ix, err := index.Open(goString(path), &index.Options{IndexPath: goString(indexPath), By: goString(by)})
 		if err != nil {
 			return err
 		}
@@ -207,6 +237,9 @@ func csvidx_get(h C.int64_t, keys *C.char, keysLen, nkeys C.int64_t, withHeader 
 		}
 		var b cbuf
 		done := false
+		if err := withIndex(int64(h), func(ix *index.Index) error { return keyValues(ix, ks) }); err != nil {
+			return err
+		}
 		defer func() {
 			if !done { // an error, or a panic on its way to call's recover
 				b.release()
@@ -250,6 +283,9 @@ func csvidx_count(h C.int64_t, keys *C.char, keysLen, nkeys C.int64_t, counts *C
 		}
 		out := unsafe.Slice(counts, len(ks))
 		return withIndex(int64(h), func(ix *index.Index) error {
+			if err := keyValues(ix, ks); err != nil {
+				return err
+			}
 			for i, k := range ks {
 				n, err := ix.Count(k)
 				if err != nil {
@@ -346,6 +382,22 @@ func goString(s *C.char) string {
 		return ""
 	}
 	return C.GoString(s)
+}
+
+// keyValues turns each of ks, a value as a user writes it, into the key ix
+// looks up (see index.Index.Key): for a composite key, ks are CSV records,
+// which Python quotes field by field.
+func keyValues(ix *index.Index, ks [][]byte) error {
+	if len(ix.KeyColumns()) < 2 {
+		return nil
+	}
+	for i, k := range ks {
+		var err error
+		if ks[i], err = ix.Key(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errKeys is a malformed key buffer: a bug in the caller, not bad input.

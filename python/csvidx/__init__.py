@@ -1,6 +1,6 @@
 """csvidx: the rows of one key of a huge CSV file, in about a millisecond.
 
-csvidx indexes a CSV by one column without importing it: the CSV stays as it
+csvidx indexes a CSV by a column, or several, without importing it: the CSV stays as it
 is and FILE.csvidx, next to it, maps key hashes to row offsets. This package
 is the Go library behind a small C ABI (python/capi), loaded with ctypes; the
 index files are the same as the csvidx command's.
@@ -13,6 +13,10 @@ index files are the same as the csvidx command's.
     idx.count([1, 2, 3])                         # {1: 8, 2: 5, 3: 0}, no rows read
     idx.get_bytes(42)                            # the rows' CSV bytes, no header
     csvidx.update("orders.csv")                  # after rows were appended
+
+    csvidx.build("orders.csv", key=["user_id", ("user_id", "status")])  # two indexes, one scan
+    idx = csvidx.Index("orders.csv", by=("user_id", "status"))
+    idx.get(("42", "shipped"))                   # a composite key: a field per column
 
 Keys are compared byte for byte with the key field's text: "007" is not "7".
 An int key means str(int); float, bool and None raise TypeError. Every

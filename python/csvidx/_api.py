@@ -1,5 +1,6 @@
 """csvidx's Python API over the C functions of the Go library."""
 
+import csv
 import dataclasses
 import io
 import json
@@ -60,49 +61,85 @@ def _json(ptr):
 
 def build(path, key, *, no_header=False, delimiter=",", mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0,
           tmp_dir=None, index_path=None, no_wait=False):
-    """Index the CSV at path by the column key, as ``csvidx build`` does,
-    and return the new index's description (``csvidx info --json``).
+    """Index the CSV at path by key, as ``csvidx build`` does, and return
+    the new index's description (``csvidx info --json``).
 
     key is a header field's name or, when no header field has that name, a
-    0-based column number (an int or its text). delimiter is one byte ("\\t"
-    for TSV). mem_limit_mib bounds the memory of the index records (beyond
-    it they spill to tmp_dir, next to the index by default); threads is 0 for
-    all cores. The index goes to PATH.csvidx unless index_path says
-    otherwise. A build waits for another writer of the same index unless
-    no_wait. The GIL is released during the build."""
-    if isinstance(key, int) and not isinstance(key, bool):
-        key = str(key)
-    key_b = _text(key, "key")
+    0-based column number (an int or its text); a tuple of those is a
+    composite key, as is their text as one CSV record ("user_id,status").
+    A list builds an index by each of its keys in one scan of the file
+    (``key=["user_id", ("user_id", "status")]``) and returns a list of
+    descriptions. The first index of a file is PATH.csvidx, the others
+    PATH.by-COLUMNS.csvidx; index_path puts a single index anywhere.
+    delimiter is one byte ("\\t" for TSV). mem_limit_mib bounds the memory of
+    the index records (beyond it they spill to tmp_dir, next to the index by
+    default); threads is 0 for all cores. A build waits for another writer
+    of the same index unless no_wait. The GIL is released during the build."""
+    several = isinstance(key, list)
+    specs = [_keys.key_spec(k) for k in (key if several else [key])]
     delim = _text(delimiter, "delimiter")
     mem, thr = _resources(mem_limit_mib, threads)
+    buf = _n.pack_keys(specs)
     out, err = _n.out_ptr(), _n.out_ptr()
-    _n.check(_n.lib.csvidx_build(_path(path), key_b, bool(no_header), delim, mem, thr, _path(tmp_dir, "tmp_dir"),
-                                 _path(index_path, "index_path"), bool(no_wait), _n.byref(out), _n.byref(err)), err)
-    return _json(out)
+    _n.check(_n.lib.csvidx_build(_path(path), buf, len(buf), len(specs), bool(no_header), delim, mem, thr,
+                                 _path(tmp_dir, "tmp_dir"), _path(index_path, "index_path"), bool(no_wait),
+                                 _n.byref(out), _n.byref(err)), err)
+    r = _json(out)
+    return r if several and len(specs) > 1 else [r] if several else r
+
+
+def _indexes(path, index_path, by):
+    """The index paths a maintenance call acts on: the one index_path or by
+    names (None: Go finds it), else each of the file's."""
+    if index_path is not None or by is not None:
+        return [index_path], False
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_indexes(_path(path), _n.byref(out), _n.byref(err)), err)
+    paths = _json(out) or [None]
+    return paths, len(paths) > 1
 
 
 def update(path, *, no_compact=False, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None,
-           index_path=None, no_wait=False):
+           index_path=None, by=None, no_wait=False):
     """Index the rows appended to the CSV at path since it was indexed, as
     ``csvidx update`` does: into the tail, merged into the main index when
     the tail reaches a tenth of it unless no_compact. Returns a dict:
     ``action`` ("none", "tail", "compact" or "rebuild"), ``new_bytes`` and
-    ``info``. An open Index keeps its snapshot: open a new one to see the
-    rows."""
+    ``info``. A file of several indexes has each updated, and a list of
+    those dicts returned, unless by (a key, as build takes it) or
+    index_path picks one. An open Index keeps its snapshot: open a new one
+    to see the rows."""
     mem, thr = _resources(mem_limit_mib, threads)
-    out, err = _n.out_ptr(), _n.out_ptr()
-    _n.check(_n.lib.csvidx_update(_path(path), bool(no_compact), mem, thr, _path(tmp_dir, "tmp_dir"),
-                                  _path(index_path, "index_path"), bool(no_wait), _n.byref(out), _n.byref(err)), err)
-    return _json(out)
+    by_b = _by(by)
+    paths, several = _indexes(path, index_path, by)
+    results = []
+    for p in paths:
+        out, err = _n.out_ptr(), _n.out_ptr()
+        _n.check(_n.lib.csvidx_update(_path(path), bool(no_compact), mem, thr, _path(tmp_dir, "tmp_dir"),
+                                      _path(p, "index_path"), by_b, bool(no_wait), _n.byref(out), _n.byref(err)),
+                 err)
+        results.append(_json(out))
+    return results if several else results[0]
 
 
-def compact(path, *, index_path=None, no_wait=False):
+def compact(path, *, index_path=None, by=None, no_wait=False):
     """Merge the tail of the index of path into its main index, as
-    ``csvidx compact`` does, and return the index's description."""
-    out, err = _n.out_ptr(), _n.out_ptr()
-    _n.check(_n.lib.csvidx_compact(_path(path), _path(index_path, "index_path"), bool(no_wait),
-                                   _n.byref(out), _n.byref(err)), err)
-    return _json(out)
+    ``csvidx compact`` does, and return the index's description (a list of
+    them for a file of several indexes, unless by or index_path picks one)."""
+    by_b = _by(by)
+    paths, several = _indexes(path, index_path, by)
+    results = []
+    for p in paths:
+        out, err = _n.out_ptr(), _n.out_ptr()
+        _n.check(_n.lib.csvidx_compact(_path(path), _path(p, "index_path"), by_b, bool(no_wait),
+                                       _n.byref(out), _n.byref(err)), err)
+        results.append(_json(out))
+    return results if several else results[0]
+
+
+def _by(by):
+    """The key spec of by (see build's key), as bytes, or None."""
+    return None if by is None else _keys.key_spec(by)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,17 +153,26 @@ class VerifyResult:
         return self.equal
 
 
-def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None, index_path=None):
+def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None, index_path=None, by=None):
     """Rebuild the index of path in memory and compare it with the index
     file byte for byte, as ``csvidx verify`` does. A difference (a broken or
     stale index included) is a VerifyResult with equal False, not an error;
-    errors are for what stops the comparison, such as a missing index."""
+    errors are for what stops the comparison, such as a missing index. A
+    file of several indexes has each verified (equal only if each is, the
+    differences of all), unless by or index_path picks one."""
     mem, thr = _resources(mem_limit_mib, threads)
-    out, err = _n.out_ptr(), _n.out_ptr()
-    _n.check(_n.lib.csvidx_verify(_path(path), mem, thr, _path(tmp_dir, "tmp_dir"), _path(index_path, "index_path"),
-                                  _n.byref(out), _n.byref(err)), err)
-    r = _json(out)
-    return VerifyResult(bool(r["equal"]), list(r["differences"] or []), int(r["bytes_behind"]))
+    by_b = _by(by)
+    paths, _ = _indexes(path, index_path, by)
+    equal, differences, behind = True, [], 0
+    for p in paths:
+        out, err = _n.out_ptr(), _n.out_ptr()
+        _n.check(_n.lib.csvidx_verify(_path(path), mem, thr, _path(tmp_dir, "tmp_dir"), _path(p, "index_path"),
+                                      by_b, _n.byref(out), _n.byref(err)), err)
+        r = _json(out)
+        equal = equal and bool(r["equal"])
+        differences += list(r["differences"] or [])
+        behind = max(behind, int(r["bytes_behind"]))
+    return VerifyResult(equal, differences, behind)
 
 
 def _pandas():
@@ -154,10 +200,11 @@ class Index:
 
     _handle = 0
 
-    def __init__(self, path, *, index_path=None):
+    def __init__(self, path, *, index_path=None, by=None):
         self._path = os.fspath(path)
         h, err = _n.out_i64(), _n.out_ptr()
-        _n.check(_n.lib.csvidx_open(_path(path), _path(index_path, "index_path"), _n.byref(h), _n.byref(err)), err)
+        _n.check(_n.lib.csvidx_open(_path(path), _path(index_path, "index_path"), _by(by), _n.byref(h),
+                                    _n.byref(err)), err)
         self._handle = h.value
         self._meta = None
         behind = self.bytes_behind
@@ -171,7 +218,7 @@ class Index:
         """The rows whose key is keys (one key, or a collection of keys):
         their bytes verbatim, each through its line terminator, in file
         order, each row once; no header. b"" when nothing matches."""
-        ks, _ = _keys.to_list(keys)
+        ks, _ = self._to_list(keys)
         return self._rows(ks, False)
 
     def get(self, keys, **read_csv_kwargs):
@@ -193,7 +240,7 @@ class Index:
         dtype={"user_id": "int64"}, or cast it after:
         df["user_id"].astype("int64")."""
         pd = _pandas()
-        ks, _ = _keys.to_list(keys)
+        ks, _ = self._to_list(keys)
         meta = self._metadata()
         data = self._rows(ks, meta["header"])
         kw = dict(read_csv_kwargs)
@@ -217,12 +264,13 @@ class Index:
         (bytearray and memoryview keys become bytes). The count is of index
         records with the key's 64-bit hash: the row count unless two keys
         share a hash."""
-        if _keys.is_single(keys):
-            ks = [_keys.key_bytes(keys)]
+        composite, delim = self._composite()
+        if _keys.is_single(keys, composite):
+            ks = [_keys.one_key(keys, composite, delim)]
             return self._counts(ks)[0]
         given = {}
         for k in keys:
-            b = _keys.key_bytes(k)
+            b = _keys.one_key(k, composite, delim)
             if isinstance(k, (bytearray, memoryview)):
                 k = b
             given.setdefault(k, b)
@@ -313,6 +361,15 @@ class Index:
         _n.check(_n.lib.csvidx_count(self._h(), buf, len(buf), len(ks), counts, _n.byref(err)), err)
         return list(counts)
 
+    def _composite(self):
+        """Whether the index's key is composite, and the file's delimiter."""
+        m = self._metadata()
+        return m["composite"], m["delimiter"].encode()
+
+    def _to_list(self, keys):
+        composite, delim = self._composite()
+        return _keys.to_list(keys, composite, delim)
+
     def _first_record(self):
         out, n, err = _n.out_ptr(), _n.out_i64(), _n.out_ptr()
         _n.check(_n.lib.csvidx_first_record(self._h(), _n.byref(out), _n.byref(n), _n.byref(err)), err)
@@ -327,6 +384,8 @@ class Index:
                 "delimiter": info["delimiter"],
                 "key_column": int(info["key_column"]),
                 "key_name": info.get("key_name"),
+                "composite": len(info.get("key_columns") or []) > 1,
+                "key_columns": info.get("key_columns") or [int(info["key_column"])],
             }
         return m
 
@@ -336,20 +395,32 @@ class Index:
         err = _n.out_ptr()
         _n.check(_n.lib.csvidx_drop_cache(self._h(), _n.byref(err)), err)
 
-    @staticmethod
-    def _key_as_text(kw, meta):
-        """Make read_csv read the key column as str unless the caller typed
-        it (or typed every column with one dtype)."""
-        col = meta["key_column"]
+    def _key_as_text(self, kw, meta):
+        """Make read_csv read the key columns as str unless the caller typed
+        them (or typed every column with one dtype)."""
         names = kw.get("names")
-        if names is not None and len(names) > col:
-            label = list(names)[col]
-        elif meta["header"] and kw.get("header", "infer") not in (None,):
-            label = meta["key_name"] if meta["key_name"] is not None else col
-        else:
-            label = col
+        labels = []
+        for i, col in enumerate(meta["key_columns"]):
+            if names is not None and len(names) > col:
+                label = list(names)[col]
+            elif meta["header"] and kw.get("header", "infer") not in (None,):
+                label = self._header_names()[i] if meta["composite"] else meta["key_name"]
+                if label is None:
+                    label = col
+            else:
+                label = col
+            labels.append((col, label))
         dtype = kw.get("dtype")
         if dtype is None:
-            kw["dtype"] = {label: str}
-        elif isinstance(dtype, Mapping) and label not in dtype and col not in dtype:
-            kw["dtype"] = {**dtype, label: str}
+            kw["dtype"] = {label: str for _, label in labels}
+        elif isinstance(dtype, Mapping):
+            extra = {label: str for col, label in labels if label not in dtype and col not in dtype}
+            if extra:
+                kw["dtype"] = {**dtype, **extra}
+
+    def _header_names(self):
+        """The header's names of a composite key's columns, in its order (None
+        for a column the header lacks)."""
+        rec = next(csv.reader(io.StringIO(self.header.decode("utf-8", "surrogateescape")),
+                              delimiter=self._metadata()["delimiter"]), [])
+        return [rec[c] if c < len(rec) else None for c in self._metadata()["key_columns"]]

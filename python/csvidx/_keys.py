@@ -7,6 +7,12 @@ is what an integer id column holds. A ``float`` is refused, because 7.0 is
 not the text "7" and 1e16 is not the text of any id; ``bool`` (an ``int``
 subclass whose str is "True") and ``None`` are refused too: each is almost
 always a mistake that would silently match nothing.
+
+For an index of a composite key, one key is a tuple with a field per
+column, each field a key as above (``("42", "shipped")``), or the fields as
+one CSV record in the file's dialect (``"42,shipped"``); a list of those is
+several keys. A tuple is quoted field by field into such a record, which
+the library parses: both ways give the same key.
 """
 
 import numbers
@@ -46,19 +52,50 @@ def _refusal(k):
     return f"csvidx keys are str, bytes or int: {why}"
 
 
-def is_single(keys):
-    """Whether keys is one key rather than a collection of keys."""
+def is_single(keys, composite=False):
+    """Whether keys is one key rather than a collection of keys; for a
+    composite index, a tuple is one key."""
+    if composite and isinstance(keys, tuple):
+        return True
     return keys is None or isinstance(keys, (str, bytes, bytearray, memoryview, numbers.Number))
 
 
-def to_list(keys):
+def one_key(k, composite=False, delim=b","):
+    """The bytes of one key: for a composite index, a tuple of fields
+    becomes one CSV record in the dialect of delim."""
+    if composite and isinstance(k, tuple):
+        return delim.join(b'"' + key_bytes(f).replace(b'"', b'""') + b'"' for f in k)
+    return key_bytes(k)
+
+
+def to_list(keys, composite=False, delim=b","):
     """The bytes of one key or of each key of a collection, as a list, and
     whether one key was given."""
-    if is_single(keys):
-        return [key_bytes(keys)], True
+    if is_single(keys, composite):
+        return [one_key(keys, composite, delim)], True
     try:
         it = iter(keys)
     except TypeError:
         raise TypeError(f"csvidx keys are str, bytes or int, or a collection of them: "
                         f"{type(keys).__name__} is neither") from None
-    return [key_bytes(k) for k in it], False
+    return [one_key(k, composite, delim) for k in it], False
+
+
+def key_spec(k):
+    """The key spec of k, as build and by take it: a column's name or number,
+    or for a composite key a tuple of them (or their text as one
+    comma-separated CSV record), as bytes."""
+    if isinstance(k, (tuple, list)):
+        if not k:
+            raise TypeError("a composite key needs columns: the tuple is empty")
+        return b",".join(_spec_field(key_spec(c)) for c in k)
+    if isinstance(k, bool) or k is None or isinstance(k, float):
+        raise TypeError(f"a key column is a name (str) or a 0-based number (int), not {k!r}")
+    return key_bytes(k)
+
+
+def _spec_field(name):
+    """A column's name as a field of a key spec: quoted if it needs it."""
+    if any(c in name for c in (b",", b'"', b"\n", b"\r")):
+        return b'"' + name.replace(b'"', b'""') + b'"'
+    return name
