@@ -17,7 +17,14 @@ an index with csvidx and compares, byte for byte:
 * ``verify`` on each freshly built index;
 * an unterminated last row (printed with a ``\\n`` added);
 * a grown CSV (old rows still answered, warning on stderr) and a shrunk CSV
-  (exit 2, one-line "stale" error).
+  (exit 2, one-line "stale" error);
+* three indexes of each file in one build (the key column, a composite key of
+  another column and the key, that other column alone), named in the key spec
+  by quoted header names or numbers: ``get --by`` for every distinct composite
+  value, as one CSV record of the file's dialect, by argument, by
+  ``--keys-file -`` (blank lines between) and with ``--count``; lookups by the
+  other column; ``get`` without ``--by`` refused; ``info --json`` as an array;
+  ``verify`` of each.
 
 Only inputs on which SPEC.md and Python's csv module must agree are generated:
 no bare ``\\r`` outside quotes, no record made of a lone empty unquoted field,
@@ -152,6 +159,7 @@ class CsvFile:
     header_bytes: bytes = b""
     rows: list = field(default_factory=list)   # (key or None, raw bytes)
     key_order: list = field(default_factory=list)  # distinct keys, first-seen
+    records: list = field(default_factory=list)  # each data row's fields, as csv.reader read them
     forced_quotes: int = 0
 
     def expected(self, keys):
@@ -340,6 +348,7 @@ def derive_expectations(f):
             raw += b"\n"  # csvidx adds \n after an unterminated last record
         key = rec[d.key_col] if len(rec) > d.key_col else None
         f.rows.append((key, raw))
+        f.records.append(rec)
         if key is not None and key not in seen:
             seen.add(key)
             f.key_order.append(key)
@@ -393,8 +402,7 @@ def check(f, what, args, got, want_rc, want_out=None, stderr_empty=True):
 def build_index(binary, f):
     """Run csvidx build on F with its dialect's key and delimiter options."""
     d = f.dialect
-    key = header_fields(d)[d.key_col] if d.key_by_name else str(d.key_col)
-    args = ["build", f.path, "--key", key]
+    args = ["build", f.path, "--key", spec_of(d, [d.key_col])]  # a name with a comma is quoted
     if not d.header:
         args.append("--no-header")
     if d.delimiter_arg:
@@ -538,6 +546,98 @@ def check_grown_and_shrunk(binary, f, rng):
              "one stderr line containing 'stale'", args, 2, got, b"")
 
 
+def spec_of(d, cols):
+    """The key spec of COLS for dialect D: header names as one comma-separated
+    CSV record (quoted where they need it) when the file has a header and the
+    key goes by name, else numbers."""
+    if d.header and d.key_by_name:
+        buf = io.StringIO(newline="")
+        csv.writer(buf, lineterminator="\n").writerow([header_fields(d)[c] for c in cols])
+        return buf.getvalue()[:-1]
+    return ",".join(str(c) for c in cols)
+
+
+def value_of(d, fields, rng):
+    """FIELDS as one CSV record of dialect D, without a terminator: the text
+    of a composite key's value."""
+    quoting = csv.QUOTE_ALL if rng.random() < 0.3 or any("\r" in x for x in fields) else csv.QUOTE_MINIMAL
+    buf = io.StringIO(newline="")
+    csv.writer(buf, delimiter=d.delimiter, lineterminator="\n", quoting=quoting).writerow(fields)
+    return buf.getvalue()[:-1]
+
+
+def check_several(binary, f, rng):
+    """Three indexes of F in one build: the key column, the composite key
+    (other, key) and the other column. Every distinct composite value is
+    looked up by argument, by --keys-file - and counted, against the rows
+    csv.reader read; then the two extra indexes are dropped."""
+    d = f.dialect
+    ncols = len(header_fields(d))
+    other = ncols - 1 if ncols - 1 != d.key_col else 0
+    comp = [other, d.key_col]
+    specs = [spec_of(d, [d.key_col]), spec_of(d, comp), spec_of(d, [other])]
+    args = ["build", f.path, "-q"]
+    for sp in specs:
+        args += ["--key", sp]
+    if not d.header:
+        args.append("--no-header")
+    if d.delimiter_arg:
+        args += ["--delimiter", d.delimiter_arg]
+    check(f, "build of three indexes in one scan", args, run(binary, args), 0)
+    for cols in (comp, [other]):
+        p = f.path + ".by-" + "-".join(str(c) for c in cols) + ".csvidx"
+        if not os.path.exists(p):
+            fail(f, "build of three indexes: %s is missing" % p, args, 0, run(binary, ["info", f.path]))
+    args = get_args(f, [f.key_order[0]])
+    got = run(binary, args)
+    if got.returncode != 2 or got.stdout or b"several indexes" not in got.stderr:
+        fail(f, "get without --by on a file of three indexes: want exit 2, 'several indexes'", args, 2, got, b"")
+
+    def matching(values):
+        wanted = set(values)
+        return b"".join(raw for rec, (_, raw) in zip(f.records, f.rows)
+                        if len(rec) > max(comp) and (rec[other], rec[d.key_col]) in wanted)
+
+    pairs = list(dict.fromkeys((rec[other], rec[d.key_col]) for rec in f.records if len(rec) > max(comp)))
+    absent = [("nope", "nope"), (pairs[0][1], pairs[0][0] + "x")]
+    by = ["--by", specs[1]]
+    for pair in pairs + absent:
+        want = matching([pair])
+        args = get_args(f, [value_of(d, list(pair), rng)], *by)
+        check(f, "get --by %s of the value %r" % (specs[1], pair), args, run(binary, args), 0 if want else 1, want)
+        STATS.key_queries += 1
+        STATS.rows_compared += want.count(b"\n")
+    stdin = b"".join(value_of(d, list(p), rng).encode() + b"\n" + (b"\n" if rng.random() < 0.2 else b"")
+                     for p in pairs + absent)
+    args = ["get", f.path, *by, "--keys-file", "-"]
+    check(f, "get --by %s --keys-file - of every value" % specs[1], args, run(binary, args, stdin), 0,
+          matching(pairs))
+    sample = rng.sample(pairs, min(len(pairs), 12)) + absent[:1]
+    values = [value_of(d, list(p), rng) for p in sample]
+    def count(pair):
+        return sum(1 for rec in f.records if len(rec) > max(comp) and (rec[other], rec[d.key_col]) == pair)
+
+    want = b"".join(v.encode() + b"\t" + str(count(p)).encode() + b"\n" for v, p in zip(values, sample))
+    args = get_args(f, values, *by, "--count")
+    check(f, "get --by %s --count" % specs[1], args, run(binary, args), 0, want)
+    for v in list(dict.fromkeys(rec[other] for rec in f.records if len(rec) > other))[:10]:
+        want = b"".join(raw for rec, (_, raw) in zip(f.records, f.rows) if len(rec) > other and rec[other] == v)
+        args = get_args(f, [v], "--by", specs[2])
+        check(f, "get --by %s %r" % (specs[2], v), args, run(binary, args), 0, want)
+    args = ["info", f.path, "--json"]
+    got = run(binary, args)
+    check(f, "info --json of three indexes", args, got, 0)
+    infos = json.loads(got.stdout)
+    # The first index, then the others by their columns.
+    if [i.get("key_columns") or [i["key_column"]] for i in infos] != [[d.key_col]] + sorted([comp, [other]]):
+        fail(f, "info --json of three indexes: key columns", args, 0, got)
+    args = ["verify", f.path]
+    check(f, "verify of three indexes", args, run(binary, args), 0, stderr_empty=False)
+    for sp in specs[1:]:
+        args = ["drop", f.path, "--by", sp]
+        check(f, "drop --by", args, run(binary, args), 0, stderr_empty=False)
+
+
 def build_binary(tmp):
     """Return the csvidx binary: $CSVIDX, or one built with go build into TMP."""
     if os.environ.get("CSVIDX"):
@@ -566,6 +666,7 @@ def test_file(binary, d, rng, tmp):
     check_count(binary, f, rng)
     check_header(binary, f, rng)
     check_keys_file(binary, f, rng, tmp)
+    check_several(binary, f, rng)
     check_grown_and_shrunk(binary, f, rng)
 
 
