@@ -78,6 +78,7 @@ type keyPart struct {
 // composite is what a Scanner of a composite key keeps.
 type composite struct {
 	cols  []int      // the key's columns, in its order
+	asc   []int      // the same, in ascending order
 	posOf []int      // for each column up to the last key column, its place in the key, or -1
 	parts []keyPart  // the current record's key fields, in key order
 	enc   []byte     // the current record's key, encoded
@@ -97,7 +98,7 @@ func newComposite(cols []int) (*composite, error) {
 // any number, and ErrKeyColumns for a negative or repeated column.
 func columnParts(cols []int) (*composite, error) {
 	last := slices.Max(cols)
-	c := &composite{cols: slices.Clone(cols), posOf: make([]int, last+1), parts: make([]keyPart, len(cols))}
+	c := &composite{cols: slices.Clone(cols), asc: slices.Sorted(slices.Values(cols)), posOf: make([]int, last+1), parts: make([]keyPart, len(cols))}
 	for i := range c.posOf {
 		c.posOf[i] = -1
 	}
@@ -168,6 +169,47 @@ func (s *Scanner) compositeRecord(i int) {
 	if !s.long {
 		s.buildComposite()
 	}
+}
+
+// plainComposite reads the record data[i:nl], terminated by the newline at
+// nl (or running to the end when nl is len(data)), which holds no quote: its
+// fields are what lies between delimiters, found a word at a time as in
+// plainRecord, column after column in ascending order.
+func (s *Scanner) plainComposite(i, nl int) {
+	data, c := s.data, s.comp
+	s.key, s.hasKey, s.long = nil, false, false
+	prev := -1 // the column whose field ends at i-1, or -1 at the record's start
+	for _, col := range c.asc {
+		start, stop, short := nthField(data, i, nl, s.delim, col-prev-1)
+		if short > 0 { // too short to have every key column
+			if c.multi != nil {
+				c.multi.fields = col - short + 1
+			}
+			s.setEnd(nl)
+			return
+		}
+		ended := stop == nl
+		if ended && stop > start && nl < len(data) && data[stop-1] == '\r' {
+			stop--
+		}
+		p := &c.parts[c.posOf[col]]
+		p.value, p.long = data[start:stop], false
+		if ended && col != c.asc[len(c.asc)-1] { // no field of a later column
+			if c.multi != nil {
+				c.multi.fields = col + 1
+			}
+			s.setEnd(nl)
+			return
+		}
+		prev, i = col, stop+1
+	}
+	s.hasKey = true
+	s.setEnd(nl)
+	if c.multi != nil {
+		c.multi.fields = len(c.posOf)
+		return
+	}
+	s.buildComposite()
 }
 
 // buildComposite encodes the current record's composite key into enc.

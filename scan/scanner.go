@@ -126,19 +126,21 @@ func (s *Scanner) Next() bool {
 		return false
 	}
 	s.start = i
-	if s.comp != nil {
-		s.compositeRecord(i)
-		return true
-	}
 	// Most records hold no quote at all: then a record is a line and its
 	// fields are what lies between delimiters. The position of the next
 	// quote in the data tells, for the price of one search per quote.
 	if s.nextQuote < i {
 		s.nextQuote = s.quoteFrom(i)
 	}
-	if nl := indexFrom(s.data, i, '\n'); nl < s.nextQuote {
+	nl := indexFrom(s.data, i, '\n')
+	switch {
+	case s.comp != nil && nl < s.nextQuote:
+		s.plainComposite(i, nl)
+	case s.comp != nil:
+		s.compositeRecord(i)
+	case nl < s.nextQuote:
 		s.plainRecord(i, nl)
-	} else {
+	default:
 		s.quotedRecord(i, s.nextQuote)
 	}
 	return true
@@ -157,13 +159,16 @@ func (s *Scanner) At(off int) bool {
 		return false
 	}
 	s.start = i
-	if s.comp != nil {
+	nl := indexFrom(s.data, i, '\n')
+	plain := bytes.IndexByte(s.data[i:nl], quote) < 0
+	switch {
+	case s.comp != nil && plain:
+		s.plainComposite(i, nl)
+	case s.comp != nil:
 		s.compositeRecord(i)
-		return true
-	}
-	if nl := indexFrom(s.data, i, '\n'); bytes.IndexByte(s.data[i:nl], quote) < 0 {
+	case plain:
 		s.plainRecord(i, nl)
-	} else {
+	default:
 		s.quotedRecord(i, -1)
 	}
 	return true
