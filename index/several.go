@@ -79,7 +79,7 @@ func Indexes(csvPath string) ([]string, error) {
 		out = append(out, DefaultIndexPath(csvPath))
 	}
 	dir, base := filepath.Split(csvPath)
-	entries, err := os.ReadDir(cmpDir(dir))
+	entries, err := os.ReadDir(readableDir(dir))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return out, nil
@@ -105,9 +105,9 @@ func Indexes(csvPath string) ([]string, error) {
 	return out, nil
 }
 
-// cmpDir returns dir, a directory as filepath.Split leaves it, as a path to
+// readableDir returns dir, a directory as filepath.Split leaves it, as a path to
 // read: "." for "".
-func cmpDir(dir string) string {
+func readableDir(dir string) string {
 	if dir == "" {
 		return "."
 	}
@@ -121,6 +121,8 @@ type IndexKey struct {
 	Columns []int  // the key's columns, 0-based, in its order; nil if the header cannot be read
 	Name    string // the key's name: its header fields as one CSV record, or its columns'
 	Err     error  // why the header cannot be read, if it cannot
+
+	h *header // the header, when it can be read
 }
 
 // ReadIndexKeys returns each index of the CSV at csvPath (see [Indexes])
@@ -138,7 +140,7 @@ func ReadIndexKeys(csvPath string) ([]IndexKey, error) {
 			out[i].Err = err
 			continue
 		}
-		out[i].Columns = h.keyColumns()
+		out[i].h, out[i].Columns = h, h.keyColumns()
 		out[i].Name = string(h.keyName)
 		if out[i].Name == "" {
 			out[i].Name = columnsSpec(out[i].Columns)
@@ -166,30 +168,51 @@ var ErrSeveral = errors.New("several indexes")
 // only index: a file with several is ErrSeveral, in an error that lists
 // them. A file with no index gives CSV.csvidx, where a reader then finds
 // none.
-func Locate(csvPath, by string) (string, error) {
+func Locate(csvPath, by string) (_ string, err error) {
+	defer namePath(&err, csvPath, "")
+	if by == "" {
+		// A lookup's path: the file names, without reading a header, unless
+		// the message needs them.
+		paths, err := Indexes(csvPath)
+		switch {
+		case err != nil:
+			return "", err
+		case len(paths) == 0:
+			return DefaultIndexPath(csvPath), nil
+		case len(paths) == 1:
+			return paths[0], nil
+		}
+		keys, err := ReadIndexKeys(csvPath)
+		if err != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("%w: %s has %d indexes (%s); pick one by its key", ErrSeveral, csvPath, len(keys), listKeys(keys))
+	}
 	keys, err := ReadIndexKeys(csvPath)
 	if err != nil {
 		return "", err
 	}
-	if by == "" {
-		switch len(keys) {
-		case 0:
-			return DefaultIndexPath(csvPath), nil
-		case 1:
-			return keys[0].Path, nil
+	var csv *csvFile // opened for the first index whose key is readable
+	defer func() {
+		if csv != nil {
+			csv.close()
 		}
-		return "", fmt.Errorf("%w: %s has %d indexes (%s); pick one by its key", ErrSeveral, csvPath, len(keys), listKeys(keys))
-	}
+	}()
 	for _, k := range keys {
-		if k.Columns == nil {
+		if k.h == nil {
 			continue
 		}
-		h, _ := readHeaderOf(k.Path)
-		cols, err := resolveOn(csvPath, specOf(h), by)
-		if err != nil {
+		if csv == nil {
+			if csv, err = openCSV(csvPath, mapping.Random); err != nil {
+				return "", err
+			}
+		}
+		sp := specOf(k.h)
+		sp.key, sp.keyCols = by, nil
+		if _, _, err := mainHeader(csv, &sp); err != nil {
 			return "", err
 		}
-		if slices.Equal(cols, k.Columns) {
+		if slices.Equal(sp.keyCols, k.Columns) {
 			return k.Path, nil
 		}
 	}
@@ -211,22 +234,6 @@ func listKeys(keys []IndexKey) string {
 		s[i] = fmt.Sprintf("by %s (%s)", k.Name, k.Path)
 	}
 	return strings.Join(s, ", ")
-}
-
-// resolveOn resolves the key spec key against the header of the CSV at
-// csvPath read in sp's dialect, as a build would.
-func resolveOn(csvPath string, sp spec, key string) ([]int, error) {
-	csv, err := openCSV(csvPath, mapping.Random)
-	if err != nil {
-		return nil, err
-	}
-	defer csv.close()
-	sp.key, sp.keyCols = key, nil
-	h, _, err := mainHeader(csv, &sp)
-	if err != nil {
-		return nil, err
-	}
-	return h.keyColumns(), nil
 }
 
 // placeIndex returns where a build puts the index of cols of the CSV at

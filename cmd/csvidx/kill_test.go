@@ -111,22 +111,9 @@ func TestKillWriters(t *testing.T) {
 
 		// Whatever state the kill left, answers match what the index covers.
 		out, err := run("info", m.path, "--json")
-		if err != nil {
+		covered, ok := coveredBytes(out)
+		if err != nil || !ok {
 			t.Fatalf("round %d: info after a kill: %s", round, out)
-		}
-		var info struct {
-			Scanned int64 `json:"scanned_bytes"`
-			Stale   string
-			Tail    *struct {
-				Scanned int64 `json:"scanned_bytes"`
-			}
-		}
-		if err := json.Unmarshal([]byte(out), &info); err != nil || info.Stale != "" {
-			t.Fatalf("round %d: info after a kill: %s", round, out)
-		}
-		covered := info.Scanned
-		if info.Tail != nil {
-			covered = info.Tail.Scanned
 		}
 		if covered < prevCovered {
 			t.Fatalf("round %d: the index covers %d bytes, less than the %d it covered before the writer was killed", round, covered, prevCovered)
@@ -216,19 +203,9 @@ func TestKillWritersSeveral(t *testing.T) {
 		cmd.Wait()
 		for _, by := range bys {
 			out, err := run("info", m.path, "--by", by, "--json")
-			var info struct {
-				Scanned int64 `json:"scanned_bytes"`
-				Stale   string
-				Tail    *struct {
-					Scanned int64 `json:"scanned_bytes"`
-				}
-			}
-			if err != nil || json.Unmarshal([]byte(out), &info) != nil || info.Stale != "" {
+			covered, ok := coveredBytes(out)
+			if err != nil || !ok {
 				t.Fatalf("round %d: info --by %s after a kill: %s", round, by, out)
-			}
-			covered := info.Scanned
-			if info.Tail != nil {
-				covered = info.Tail.Scanned
 			}
 			if covered < prev[by] {
 				t.Fatalf("round %d: the index by %s covers %d bytes, less than the %d it covered before", round, by, covered, prev[by])
@@ -267,6 +244,26 @@ func TestKillWritersSeveral(t *testing.T) {
 		t.Fatalf("verify after the kills: %s", out)
 	}
 	t.Logf("%d writers of three indexes killed with SIGKILL, 0 broken states", kills)
+}
+
+// coveredBytes returns the CSV bytes an index covers, its tail's when it
+// has one, from info --json of one index; false if it is stale or the
+// output is not such a description.
+func coveredBytes(out string) (int64, bool) {
+	var info struct {
+		Scanned int64 `json:"scanned_bytes"`
+		Stale   string
+		Tail    *struct {
+			Scanned int64 `json:"scanned_bytes"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &info); err != nil || info.Stale != "" {
+		return 0, false
+	}
+	if info.Tail != nil {
+		return info.Tail.Scanned, true
+	}
+	return info.Scanned, true
 }
 
 // countBy returns how many complete rows within the first size bytes have

@@ -14,9 +14,7 @@ var errIndexAndBy = errors.New("--index names an index file and --by picks one o
 // file's, or its default path when it has none (where the command then
 // finds no index, and says so).
 func (g *globals) targets(csvPath string) ([]string, error) {
-	switch {
-	case g.indexPath != "" && g.by != "":
-		return nil, errIndexAndBy
+	switch { // --index with --by was refused before the command ran
 	case g.indexPath != "":
 		return []string{g.indexPath}, nil
 	case g.by != "":

@@ -84,8 +84,8 @@ def build(path, key, *, no_header=False, delimiter=",", mem_limit_mib=DEFAULT_ME
     _n.check(_n.lib.csvidx_build(_path(path), buf, len(buf), len(specs), bool(no_header), delim, mem, thr,
                                  _path(tmp_dir, "tmp_dir"), _path(index_path, "index_path"), bool(no_wait),
                                  _n.byref(out), _n.byref(err)), err)
-    r = _json(out)
-    return r if several and len(specs) > 1 else [r] if several else r
+    r = _json(out)  # an array for several keys, an object for one
+    return [r] if several and len(specs) == 1 else r
 
 
 def _indexes(path, index_path, by):
