@@ -37,6 +37,23 @@ func AppendComposite(dst []byte, fields [][]byte) []byte {
 
 // appendEscaped appends v to dst with every 00 byte written as 00 ff.
 func appendEscaped(dst, v []byte) []byte {
+	if len(v) <= shortValue { // most key fields: a loop costs less than a search
+		for _, b := range v {
+			if b == 0 {
+				return appendEscapedZeros(dst, v)
+			}
+		}
+		return append(dst, v...)
+	}
+	return appendEscapedZeros(dst, v)
+}
+
+// shortValue is the longest field appendEscaped checks for 00 bytes with a
+// loop rather than a search.
+const shortValue = 16
+
+// appendEscapedZeros is appendEscaped by searching for each 00 byte.
+func appendEscapedZeros(dst, v []byte) []byte {
 	for {
 		j := bytes.IndexByte(v, 0)
 		if j < 0 {
@@ -154,10 +171,11 @@ func (s *Scanner) compositeRecord(i int) {
 		}
 		if lineEnds { // too short to have every key column
 			s.setEnd(e)
-			s.long = false
-			if c.multi != nil {
+			if c.multi != nil { // the keys it has may have a long part (see LongKeyOf)
 				c.multi.fields = col + 1
+				return
 			}
+			s.long = false
 			return
 		}
 		i = e + 1
@@ -169,6 +187,34 @@ func (s *Scanner) compositeRecord(i int) {
 	if !s.long {
 		s.buildComposite()
 	}
+}
+
+// quotedComposite reads the record starting at i whose first quote is at
+// q, as compositeRecord does. The fields before the first quote are plain:
+// when every key column's field ends before it, they are found as in
+// plainComposite, and only the rest of the record needs the quote-aware
+// search for its end.
+func (s *Scanner) quotedComposite(i, q int) {
+	data, c := s.data, s.comp
+	prev, at := -1, i // the column whose field ends at at-1, or -1 at the record's start
+	for _, col := range c.asc {
+		start, stop, short := nthField(data, at, q, s.delim, col-prev-1)
+		if short > 0 || stop >= q { // a key field holds the quote, or runs past it
+			s.compositeRecord(i)
+			return
+		}
+		p := &c.parts[c.posOf[col]]
+		p.value, p.long = data[start:stop], false
+		prev, at = col, stop+1
+	}
+	s.key, s.hasKey, s.long = nil, true, false
+	s.end, s.terminated = recordEnd(data, at, s.delim)
+	s.pos = s.end
+	if c.multi != nil {
+		c.multi.fields = len(c.posOf)
+		return // each key is made when asked for (see KeyOf)
+	}
+	s.buildComposite()
 }
 
 // plainComposite reads the record data[i:nl], terminated by the newline at

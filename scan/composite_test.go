@@ -19,6 +19,8 @@ func FuzzComposite(f *testing.F) {
 	}
 	f.Add([]byte("a,\"b\x00\"\"c\",\"d\"e\"f\r\n\r\n\"g\nh\"\r,\x00\x00"), byte(','), uint8(2), uint8(0))
 	f.Add([]byte("1,\"x,y\",z\n2,\"\",\n3\n"), byte(','), uint8(1), uint8(2))
+	// Quotes after the key fields, and in them (quotedComposite).
+	f.Add([]byte("1,2,\"x,\ny\"\n3,4,\"\"\n5,\"6\",7\n8,9\"\n"), byte(','), uint8(0), uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, delim byte, a, b uint8) {
 		if delim == 0 {
 			delim = ','

@@ -110,7 +110,7 @@ func (c *composite) decodePart(k int) []byte {
 // [Scanner.WriteKeyOf] instead of building it with KeyOf.
 func (s *Scanner) LongKeyOf(j int) bool {
 	c := s.comp
-	if c.multi.last[j] >= c.multi.fields {
+	if !s.long || c.multi.last[j] >= c.multi.fields { // s.long: some part is long
 		return false
 	}
 	for _, k := range c.multi.keys[j] {

@@ -137,7 +137,7 @@ func (s *Scanner) Next() bool {
 	case s.comp != nil && nl < s.nextQuote:
 		s.plainComposite(i, nl)
 	case s.comp != nil:
-		s.compositeRecord(i)
+		s.quotedComposite(i, s.nextQuote)
 	case nl < s.nextQuote:
 		s.plainRecord(i, nl)
 	default:
