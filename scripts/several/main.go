@@ -39,6 +39,11 @@ type results struct {
 	One        []float64 `json:"build_one_seconds"`
 	ThreeInOne []float64 `json:"build_three_in_one_scan_seconds"`
 	ThreeApart []float64 `json:"build_three_apart_seconds"`
+	// CPU time (user and system) of the same builds: on 2 cores, half of
+	// it is the least wall time the build can take.
+	OneCPU        []float64 `json:"build_one_cpu_seconds"`
+	ThreeInOneCPU []float64 `json:"build_three_in_one_scan_cpu_seconds"`
+	ThreeApartCPU []float64 `json:"build_three_apart_cpu_seconds"`
 	// Lookups: p50 of csvidx bench, warm, in process; median of csvidx get
 	// as a process.
 	SingleBenchMicros    float64 `json:"single_bench_p50_us"`
@@ -72,9 +77,8 @@ func main() {
 		}
 		return run.RemoveIndex(one)
 	}
-	build := func(args ...string) (float64, error) {
-		m, err := run.Timed(s.Bin, append([]string{"build", s.CSV, "--threads", "2", "-q"}, args...)...)
-		return m.Seconds, err
+	build := func(args ...string) (run.Result, error) {
+		return run.Timed(s.Bin, append([]string{"build", s.CSV, "--threads", "2", "-q"}, args...)...)
 	}
 	err = run.Turns(*rounds, 3, func(_, i int) error {
 		if err := clear(); err != nil {
@@ -85,26 +89,26 @@ func main() {
 		}
 		switch i {
 		case 0:
-			t, err := build("--key", "user_id", "--index", one)
-			res.One = append(res.One, t)
+			m, err := build("--key", "user_id", "--index", one)
+			res.One, res.OneCPU = append(res.One, m.Seconds), append(res.OneCPU, m.CPUSeconds)
 			return err
 		case 1:
-			t, err := build("--key", threeKeys[0], "--key", threeKeys[1], "--key", threeKeys[2])
-			res.ThreeInOne = append(res.ThreeInOne, t)
+			m, err := build("--key", threeKeys[0], "--key", threeKeys[1], "--key", threeKeys[2])
+			res.ThreeInOne, res.ThreeInOneCPU = append(res.ThreeInOne, m.Seconds), append(res.ThreeInOneCPU, m.CPUSeconds)
 			return err
 		}
-		total := 0.0
+		var total, cpu float64
 		for _, k := range threeKeys {
-			t, err := build("--key", k, "--index", s.CSV+".one")
+			m, err := build("--key", k, "--index", s.CSV+".one")
 			if err != nil {
 				return err
 			}
-			total += t
+			total, cpu = total+m.Seconds, cpu+m.CPUSeconds
 			if err := run.RemoveIndex(s.CSV + ".one"); err != nil {
 				return err
 			}
 		}
-		res.ThreeApart = append(res.ThreeApart, total)
+		res.ThreeApart, res.ThreeApartCPU = append(res.ThreeApart, total), append(res.ThreeApartCPU, cpu)
 		return nil
 	})
 	if err != nil {
@@ -222,11 +226,14 @@ func benchP50(bin, csv, by, keys string) (float64, error) {
 // report prints the table.
 func report(r *results) {
 	one := run.MedianOf(r.One)
-	fmt.Printf("\n%d rows, 2 threads, %d rounds in turns (median, range)\n\n", r.Rows, r.Rounds)
-	fmt.Printf("| | time | over one build |\n| --- | ---: | ---: |\n")
-	fmt.Printf("| build, one index (user_id) | %s | 1x |\n", run.Seconds(r.One))
-	fmt.Printf("| build, three indexes in one scan | %s | %.2fx |\n", run.Seconds(r.ThreeInOne), run.MedianOf(r.ThreeInOne)/one)
-	fmt.Printf("| build, three indexes in three builds | %s | %.2fx |\n", run.Seconds(r.ThreeApart), run.MedianOf(r.ThreeApart)/one)
+	fmt.Printf("\n%d rows, 2 threads, %d rounds in turns (each round's seconds; ratios of medians)\n\n", r.Rows, r.Rounds)
+	fmt.Printf("| | time | over one build | CPU (user+sys) | CPU over one build |\n| --- | ---: | ---: | ---: | ---: |\n")
+	row := func(name string, t, cpu []float64) {
+		fmt.Printf("| %s | %s | %.2fx | %s | %.2fx |\n", name, run.Seconds(t), run.MedianOf(t)/one, run.Seconds(cpu), run.MedianOf(cpu)/run.MedianOf(r.OneCPU))
+	}
+	row("build, one index (user_id)", r.One, r.OneCPU)
+	row("build, three indexes in one scan", r.ThreeInOne, r.ThreeInOneCPU)
+	row("build, three indexes in three builds", r.ThreeApart, r.ThreeApartCPU)
 	fmt.Printf("\n| lookup | user_id | user_id,status | composite / single |\n| --- | ---: | ---: | ---: |\n")
 	fmt.Printf("| in process, warm p50 (csvidx bench) | %.2f µs | %.2f µs | %.2fx |\n", r.SingleBenchMicros, r.CompositeBenchMicros, r.CompositeBenchMicros/r.SingleBenchMicros)
 	fmt.Printf("| csvidx get, a process (median) | %.2f ms | %.2f ms | %.2fx |\n", r.SingleGetMillis, r.CompositeGetMillis, r.CompositeGetMillis/r.SingleGetMillis)
