@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
-	"github.com/csvidx/csvidx/scan/chunked"
-	"github.com/csvidx/csvidx/sorter"
 )
 
 // BuildIndexes builds an index of the CSV at csvPath by each of keys (key
@@ -113,38 +110,24 @@ func placeAndLock(csvPath string, specs []spec, opts *BuildOptions) ([]string, f
 		}
 		return []string{opts.IndexPath}, lock.unlock, nil
 	}
-	var locks []*writerLock
-	unlock := func() {
-		for _, l := range slices.Backward(locks) {
-			l.unlock()
-		}
-	}
-	first := DefaultIndexPath(csvPath)
-	lock, err := lockIndex(csvPath, first, opts.NoWait)
+	ls, err := lockFirst(csvPath, opts.NoWait)
 	if err != nil {
 		return nil, nil, err
 	}
-	locks = append(locks, lock)
 	found, err := ReadIndexKeys(csvPath)
 	if err != nil {
-		unlock()
+		ls.unlock()
 		return nil, nil, err
 	}
 	paths := make([]string, len(specs))
 	for j, sp := range specs {
 		paths[j] = placeIndex(csvPath, sp.keyCols, found, paths[:j])
 	}
-	others := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return p == first })
-	sort.Strings(others)
-	for _, p := range others {
-		lock, err := lockIndex(csvPath, p, opts.NoWait)
-		if err != nil {
-			unlock()
-			return nil, nil, err
-		}
-		locks = append(locks, lock)
+	if err := ls.lockRest(paths); err != nil {
+		ls.unlock()
+		return nil, nil, err
 	}
-	return paths, unlock, nil
+	return paths, ls.unlock, nil
 }
 
 // writeMains builds a main index at each of paths, by the key of the spec
@@ -156,103 +139,9 @@ func (p *pipeline) writeMains(ctx context.Context, specs []spec, paths []string)
 		b, err := p.writeMain(ctx, paths[0])
 		return []*built{b}, err
 	}
-	k := len(specs)
-	share := p.res
-	share.MemLimit = p.res.limit() / int64(k)
-	shape := share.writeShape()
-	sinks := make([]pageSink, k)
-	fences := make([]func(uint64) error, k)
-	var bs []*built
-	// Each file is opened within the one before, and all are written in the
-	// innermost: the files are put in place from the last to the first.
-	var write func(j int) error
-	write = func(j int) error {
-		return writeIndexFile(paths[j], p.csv.perm, shape, true, func(sink pageSink, fence func(uint64) error) (*header, error) {
-			sinks[j], fences[j] = sink, fence
-			if j+1 < k {
-				if err := write(j + 1); err != nil {
-					return nil, err
-				}
-			} else {
-				var err error
-				if bs, err = p.runKeys(ctx, specs, paths, shape, sinks, fences); err != nil {
-					return nil, err
-				}
-			}
-			return bs[j].h, nil
-		})
-	}
-	if err := write(0); err != nil {
-		return nil, err
-	}
-	return bs, nil
-}
-
-// runKeys is run for several main indexes: one scan of the CSV hands each
-// key's records to a sorter of its own, and each sorter's records are then
-// packed into its file's sink, with its fence.
-func (p *pipeline) runKeys(ctx context.Context, specs []spec, paths []string, shape writerShape, sinks []pageSink, fences []func(uint64) error) ([]*built, error) {
-	plan, opts := p.res.planKeys(paths[0], shape, int64(len(p.csv.data)), len(specs))
-	srts := make([]*sorter.Sorter, len(specs))
-	for j := range srts {
-		o := opts
-		o.TmpName = spillName(paths[j])
-		srts[j] = sorter.New(o)
-	}
-	defer func() {
-		for _, s := range srts {
-			s.Close()
-		}
-	}()
-	var bs []*built
-	err := mapping.Guard(func() error {
-		var err error
-		if bs, err = p.scanKeys(ctx, specs, plan, srts); err != nil {
-			return err
-		}
-		for j, srt := range srts {
-			p.fence = fences[j]
-			if err := p.pack(ctx, srt, sinks[j], bs[j].h); err != nil {
-				return err
-			}
-			srt.Close() // its memory is done with
-		}
-		return nil
-	}, p.csv.m)
-	if errors.Is(err, mapping.ErrFault) {
-		err = ErrChanged // the entry point names the CSV
-	}
-	return bs, err
-}
-
-// scanKeys reads the records of the CSV once and adds each key's to its
-// sorter, and returns the header of each index, short of what only its
-// writer knows.
-func (p *pipeline) scanKeys(ctx context.Context, specs []spec, plan chunked.Plan, srts []*sorter.Sorter) ([]*built, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	hs := make([]*header, len(specs))
-	keys := make([][]int, len(specs))
-	sinks := make([]chunked.Sink, len(specs))
-	var start int
-	for j := range specs {
-		var err error
-		if hs[j], start, err = mainHeader(p.csv, &specs[j]); err != nil {
-			return nil, err
-		}
-		keys[j], sinks[j] = specs[j].keyCols, srts[j]
-	}
-	s := chunked.Scan{Data: p.csv.data, Map: p.csv.m, Delim: specs[0].delim, Keys: keys, Hash: testHash, Plan: plan, Progress: p.progress}
-	r, err := s.RunKeys(ctx, start, sinks)
+	parts, start, err := p.mainParts(specs, paths)
 	if err != nil {
 		return nil, err
 	}
-	bs := make([]*built, len(specs))
-	for j, h := range hs {
-		if bs[j], err = p.scanned(h, r, j, plan.Threads); err != nil {
-			return nil, err
-		}
-	}
-	return bs, nil
+	return p.writeParts(ctx, parts, start, true)
 }

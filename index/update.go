@@ -48,6 +48,8 @@ type UpdateResult struct {
 	NewBytes int64
 	// Info describes the index afterwards.
 	Info *Info
+	// Path is the index file updated.
+	Path string
 }
 
 // Update indexes the rows appended to the CSV at csvPath since its index
@@ -109,7 +111,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (_ *Update
 	if info.Stale != "" { // the CSV shrank or was rewritten while update ran
 		return nil, fmt.Errorf("%s: %w while the update ran: %w", csvPath, ErrChanged, info.StaleError)
 	}
-	res.Info = info
+	res.Info, res.Path = info, idxPath
 	return res, nil
 }
 
@@ -117,6 +119,25 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (_ *Update
 // was built (see Update) and says what it did: nothing, a tail, a tail
 // merged into the main index, or a new main index.
 func indexAppended(ctx context.Context, csv *csvFile, files *opened, idxPath string, opts *UpdateOptions) (*UpdateResult, error) {
+	res, p := planUpdate(csv, files, opts)
+	switch res.Action {
+	case "none":
+		return res, nil
+	case "rebuild":
+		_, err := p.writeMain(ctx, idxPath)
+		return res, err
+	}
+	tb, err := p.writeTail(ctx, tailPath(idxPath))
+	if err != nil {
+		return nil, err
+	}
+	return res, compactIfDue(ctx, csv, files, idxPath, tb.h, opts, res)
+}
+
+// planUpdate says what an update of the index files opened does (none,
+// rebuild or tail), and returns the pipeline that does it: for a tail, one
+// that extends the main index.
+func planUpdate(csv *csvFile, files *opened, opts *UpdateOptions) (*UpdateResult, *pipeline) {
 	size := int64(len(csv.data))
 	covered := int64(files.furthest().scanned)
 	res := &UpdateResult{Action: "none", NewBytes: size - covered}
@@ -125,24 +146,24 @@ func indexAppended(ctx context.Context, csv *csvFile, files *opened, idxPath str
 	switch {
 	case size == covered:
 		res.NewBytes = 0
-		return res, nil
 	case h.flags&flagHeader != 0 && (h.headerEnd == 0 || h.resume < h.headerEnd):
 		// The header record was missing or unterminated: it may have changed, and with it
 		// the key column's name. Build again, with the key column the index has.
-		if _, err := p.writeMain(ctx, idxPath); err != nil {
-			return nil, err
-		}
 		res.Action = "rebuild"
-		return res, nil
+	default:
+		res.Action = "tail"
+		p.main = h
 	}
-	p.main = h
-	tb, err := p.writeTail(ctx, tailPath(idxPath))
-	if err != nil {
-		return nil, err
-	}
-	res.Action = "tail"
-	if opts.NoCompact || tb.h.records*compactShare < h.records {
-		return res, nil
+	return res, p
+}
+
+// compactIfDue merges the tail just written, whose header is tail, into
+// the main index when it holds a tenth of the main index's records, unless
+// opts.NoCompact, and records the outcome in res. The files opened are
+// closed first.
+func compactIfDue(ctx context.Context, csv *csvFile, files *opened, idxPath string, tail *header, opts *UpdateOptions, res *UpdateResult) error {
+	if opts.NoCompact || tail.records*compactShare < files.main.h.records {
+		return nil
 	}
 	files.close()
 	// The appended rows are indexed already: a merge that fails (a full
@@ -150,11 +171,11 @@ func indexAppended(ctx context.Context, csv *csvFile, files *opened, idxPath str
 	// compact merges.
 	switch err := compactLocked(ctx, csv, idxPath, opts.Resources); {
 	case errors.Is(err, context.Canceled):
-		return nil, err
+		return err
 	case err != nil:
 		res.CompactError = fmt.Errorf("merge the tail into the main index: %w", err)
 	default:
 		res.Action = "compact"
 	}
-	return res, nil
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -38,6 +39,8 @@ type VerifyResult struct {
 	// Notes are findings that are not differences: a fence that is missing
 	// or belongs to another index only costs speed, and lookups ignore it.
 	Notes []string
+	// Path is the index file verified.
+	Path string
 }
 
 // Verify rebuilds the index of the CSV at csvPath in memory, with the
@@ -58,87 +61,202 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (_ *Verify
 	if err != nil {
 		return nil, err
 	}
-	// A missing main index is an error; a broken file is a difference. A
-	// stale one needs no verdict: the rebuild over what it covers says how
-	// it differs.
-	ix := indexFiles(idxPath)
-	files, err := ix.openFiles(csvPath, false)
+	rs, err := verifyIndexes(ctx, csvPath, []string{idxPath}, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer files.close()
-	res := &VerifyResult{}
-	switch {
-	case files.mainIs == fileAbsent:
-		return nil, files.mainWhy
-	case files.mainIs == fileBroken:
-		res.Differences = append(res.Differences, files.mainWhy.Error())
-		return res, nil
-	case files.tailIs == fileBroken:
-		res.Differences = append(res.Differences, files.tailWhy.Error())
-	}
-	main, tail := files.main, files.tail
+	return rs[0], nil
+}
 
+// VerifyAll verifies every index of the CSV at csvPath (see [Indexes]) as
+// Verify does, in one scan for the main indexes that cover the same bytes
+// and one for the tails that do. opts.IndexPath and opts.By must be empty.
+// It returns a result per index, in the order of Indexes; a CSV without
+// an index is an error, as for Verify.
+func VerifyAll(ctx context.Context, csvPath string, opts *VerifyOptions) (_ []*VerifyResult, err error) {
+	if opts == nil {
+		opts = &VerifyOptions{}
+	}
+	defer namePath(&err, csvPath, "")
+	if opts.IndexPath != "" || opts.By != "" {
+		return nil, errors.New("verify of every index with an index path or a key to pick one by: give neither")
+	}
+	if err := opts.Resources.Validate(); err != nil {
+		return nil, err
+	}
+	paths, err := Indexes(csvPath)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		paths = []string{DefaultIndexPath(csvPath)} // which Verify reports missing
+	}
+	return verifyIndexes(ctx, csvPath, paths, opts)
+}
+
+// verifyIndexes verifies the index at each of paths of the CSV at csvPath
+// (see Verify): first their main indexes, each set of those that cover the
+// same CSV bytes in one scan, then their tails likewise.
+func verifyIndexes(ctx context.Context, csvPath string, paths []string, opts *VerifyOptions) ([]*VerifyResult, error) {
+	// A missing main index is an error; a broken file is a difference. A
+	// stale one needs no verdict: the rebuild over what it covers says how
+	// it differs.
+	rs := make([]*VerifyResult, len(paths))
+	var mains, tails []verifyJob
+	for i, path := range paths {
+		ix := indexFiles(path)
+		files, err := ix.openFiles(csvPath, false)
+		if err != nil {
+			return nil, err
+		}
+		defer files.close()
+		rs[i] = &VerifyResult{Path: path}
+		switch {
+		case files.mainIs == fileAbsent:
+			return nil, files.mainWhy
+		case files.mainIs == fileBroken:
+			rs[i].Differences = append(rs[i].Differences, files.mainWhy.Error())
+			continue
+		case files.tailIs == fileBroken:
+			rs[i].Differences = append(rs[i].Differences, files.tailWhy.Error())
+		}
+		fc := newFenceCheck(ix.fence)
+		defer fc.close()
+		mains = append(mains, verifyJob{res: rs[i], p: files.main, fc: fc})
+		if files.tail != nil {
+			tails = append(tails, verifyJob{res: rs[i], p: files.tail, extends: files.main.h})
+		}
+	}
 	csv, err := openCSV(csvPath, mapping.Sequential)
 	if err != nil {
 		return nil, err
 	}
 	defer csv.close()
-	for _, p := range []*part{main, tail} {
-		if p == nil {
-			continue
+	for _, jobs := range [][]verifyJob{mains, tails} {
+		for _, group := range sameScan(jobs) {
+			if err := verifyParts(ctx, csv, group, opts); err != nil {
+				return nil, err
+			}
 		}
-		var extends *header // for the tail, the main index it extends
-		if p == tail {
-			extends = main.h
+	}
+	for _, r := range rs {
+		r.Equal = len(r.Differences) == 0
+	}
+	return rs, nil
+}
+
+// A verifyJob is one index file to verify: a main index with its fence's
+// check, or a tail with the main index it extends.
+type verifyJob struct {
+	res     *VerifyResult // the result of the index it belongs to
+	p       *part
+	extends *header     // for a tail, the main index it extends
+	fc      *fenceCheck // for a main index, the check of its fence
+}
+
+// sameScan groups jobs, in their order, into sets that one scan rebuilds:
+// files of the same dialect that cover the same CSV bytes, from the same
+// offset.
+func sameScan(jobs []verifyJob) [][]verifyJob {
+	type scanOf struct {
+		scanned, from uint64
+		delim         byte
+		header        bool
+	}
+	var groups [][]verifyJob
+	at := map[scanOf]int{}
+	for _, j := range jobs {
+		k := scanOf{scanned: j.p.h.scanned, delim: j.p.h.delim, header: j.p.h.flags&flagHeader != 0}
+		if j.extends != nil {
+			k.from = j.extends.resume
 		}
-		var fc *fenceCheck
-		if p == main {
-			fc = newFenceCheck(ix.fence)
-			defer fc.close()
+		i, ok := at[k]
+		if !ok {
+			i = len(groups)
+			at[k] = i
+			groups = append(groups, nil)
 		}
-		diffs, fresh, err := verifyPart(ctx, csv, p, extends, opts, fc)
+		groups[i] = append(groups[i], j)
+	}
+	return groups
+}
+
+// verifyParts rebuilds the index files of jobs, which cover the same CSV
+// bytes (see sameScan), in one scan over those bytes, compares each with
+// its file, and the fence a main index makes with its check, and adds what
+// differs to each job's result.
+func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *VerifyOptions) error {
+	scanned := jobs[0].p.h.scanned
+	if uint64(len(csv.data)) < scanned {
+		for _, j := range jobs {
+			j.res.Differences = append(j.res.Differences, fmt.Sprintf("%s shrank from %d to %d bytes since %s was built; rebuild the index",
+				csv.path, scanned, len(csv.data), j.p.path))
+		}
+		return nil
+	}
+	covered := *csv
+	covered.data = csv.data[:scanned]
+	sinks := make([]*compareSink, len(jobs))
+	for i, j := range jobs {
+		j.p.m.Advise(mapping.Sequential) // the comparison reads the file from end to end
+		sinks[i] = &compareSink{old: j.p.data}
+	}
+	pl := &pipeline{csv: &covered, res: opts.Resources, progress: opts.Progress}
+	fresh, err := pl.rebuild(ctx, jobs, sinks)
+	if err != nil {
+		return err
+	}
+	for i, j := range jobs {
+		for _, d := range sinks[i].report(j.p.h, fresh[i].h) {
+			j.res.Differences = append(j.res.Differences, filepath.Base(j.p.path)+": "+d)
+		}
+		if j.fc != nil {
+			diffs, notes := j.fc.report(j.p.h.generation, fresh[i].h.generation)
+			j.res.Differences = append(j.res.Differences, diffs...)
+			j.res.Notes = append(j.res.Notes, notes...)
+		}
+		j.res.BytesBehind = int64(len(csv.data)) - int64(scanned)
+	}
+	return nil
+}
+
+// rebuild builds the index files of jobs again, over the CSV bytes of p,
+// with the options each was built with, and hands their pages to sinks: one
+// file as a build writes it, several in one scan.
+func (p *pipeline) rebuild(ctx context.Context, jobs []verifyJob, sinks []*compareSink) ([]*built, error) {
+	parts := make([]*scanPart, len(jobs))
+	for i, j := range jobs {
+		parts[i] = &scanPart{main: j.extends, flat: !j.p.h.dense(), path: j.p.path, sink: sinks[i]}
+		if j.fc != nil {
+			parts[i].fence = j.fc.add
+		}
+	}
+	if len(jobs) == 1 {
+		q := p.part(parts[0])
+		q.spec = specOf(jobs[0].p.h)
+		b, err := q.run(ctx, jobs[0].p.path, writerShape{}, sinks[0]) // the pages are compared, not written
+		return []*built{b}, err
+	}
+	var start int
+	if jobs[0].extends == nil {
+		specs, paths := make([]spec, len(jobs)), make([]string, len(jobs))
+		for i, j := range jobs {
+			specs[i], paths[i] = specOf(j.p.h), j.p.path
+		}
+		mains, from, err := p.mainParts(specs, paths)
 		if err != nil {
 			return nil, err
 		}
-		res.Differences = append(res.Differences, diffs...)
-		if fc != nil && fresh != nil {
-			diffs, notes := fc.report(main.h.generation, fresh.h.generation)
-			res.Differences = append(res.Differences, diffs...)
-			res.Notes = append(res.Notes, notes...)
+		for i := range parts {
+			parts[i].h = mains[i].h
 		}
-		res.BytesBehind = int64(len(csv.data)) - int64(p.h.scanned)
+		start = from
+	} else {
+		for i, j := range jobs {
+			parts[i].h, start = tailHeader(j.extends, len(p.csv.data))
+		}
 	}
-	res.Equal = len(res.Differences) == 0
-	return res, nil
-}
-
-// verifyPart rebuilds one index file (a tail when it extends a main index),
-// over the CSV bytes it covers, and compares it with the file, and the fence
-// it makes with fc (when not nil).
-func verifyPart(ctx context.Context, csv *csvFile, p *part, extends *header, opts *VerifyOptions, fc *fenceCheck) ([]string, *built, error) {
-	old := p.h
-	if uint64(len(csv.data)) < old.scanned {
-		return []string{fmt.Sprintf("%s shrank from %d to %d bytes since %s was built; rebuild the index",
-			csv.path, old.scanned, len(csv.data), p.path)}, nil, nil
-	}
-	covered := *csv
-	covered.data = csv.data[:old.scanned]
-	p.m.Advise(mapping.Sequential) // the comparison reads the file from end to end
-	sink := &compareSink{old: p.data}
-	pl := &pipeline{csv: &covered, spec: specOf(old), main: extends, res: opts.Resources, flat: !old.dense(), progress: opts.Progress}
-	if fc != nil {
-		pl.fence = fc.add
-	}
-	fresh, err := pl.run(ctx, p.path, writerShape{}, sink) // the pages are compared, not written
-	if err != nil {
-		return nil, nil, err
-	}
-	diffs := sink.report(old, fresh.h)
-	for i, d := range diffs {
-		diffs[i] = filepath.Base(p.path) + ": " + d
-	}
-	return diffs, fresh, nil
+	return p.runParts(ctx, parts, start, writerShape{})
 }
 
 // compareSink compares the pages of a fresh build with an index file.

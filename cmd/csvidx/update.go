@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 
@@ -29,7 +28,9 @@ may have been completed since). Lookups read the main index, then the tail.
 When the tail reaches a tenth of the main index, update merges the two
 (as csvidx compact does), unless --no-compact. An index whose CSV shrank or
 changed is stale and must be rebuilt. Update updates every index of FILE,
-one after the other, or the one --by or --index names.`,
+in one scan of the appended rows, or the one --by or --index names; each
+index is put in place whole, one after the other. A stale index of FILE
+stops the update before any is written.`,
 		Example: `  csvidx update orders.csv
   csvidx update orders.csv --no-compact`,
 		Args: exactFile,
@@ -39,14 +40,34 @@ one after the other, or the one --by or --index names.`,
 				return err
 			}
 			report := reporter(s.err, o.quiet)
-			paths, err := g.targets(args[0])
+			bar := newProgress(report, "updating")
+			uo := &index.UpdateOptions{
+				IndexPath: g.indexPath,
+				By:        g.by,
+				Resources: res,
+				NoCompact: o.noCompact,
+				NoWait:    o.noWait,
+				Progress:  bar.update,
+			}
+			var rs []*index.UpdateResult
+			if g.indexPath != "" || g.by != "" {
+				var r *index.UpdateResult
+				if r, err = index.Update(cmd.Context(), args[0], uo); err == nil {
+					rs = []*index.UpdateResult{r}
+				}
+			} else {
+				rs, err = index.UpdateAll(cmd.Context(), args[0], uo)
+			}
+			bar.finish()
 			if err != nil {
 				return err
 			}
-			for _, path := range paths {
-				if err := o.update(cmd.Context(), args[0], path, which(paths, path), res, report, s); err != nil {
-					return err
-				}
+			paths := make([]string, len(rs))
+			for i, r := range rs {
+				paths[i] = r.Path
+			}
+			for _, r := range rs {
+				reportUpdate(args[0], r, which(paths, r.Path), report, s)
 			}
 			return nil
 		},
@@ -59,21 +80,9 @@ one after the other, or the one --by or --index names.`,
 	return cmd
 }
 
-// update updates the index at path of the CSV at csvPath, reporting what it
-// did; where names the index in the reports, when update acts on several.
-func (o *updateOptions) update(ctx context.Context, csvPath, path, where string, res index.Resources, report io.Writer, s streams) error {
-	bar := newProgress(report, "updating")
-	r, err := index.Update(ctx, csvPath, &index.UpdateOptions{
-		IndexPath: path,
-		Resources: res,
-		NoCompact: o.noCompact,
-		NoWait:    o.noWait,
-		Progress:  bar.update,
-	})
-	bar.finish()
-	if err != nil {
-		return err
-	}
+// reportUpdate says what an update of the CSV at csvPath did to one of
+// its indexes; where names the index, when update acted on several.
+func reportUpdate(csvPath string, r *index.UpdateResult, where string, report io.Writer, s streams) {
 	info := r.Info
 	switch r.Action {
 	case "none":
@@ -92,5 +101,4 @@ func (o *updateOptions) update(ctx context.Context, csvPath, path, where string,
 		fmt.Fprintf(report, "csvidx: rebuilt the index of %s (its header record was incomplete): %s, %d with a key%s\n",
 			oneLine(csvPath), plural(info.Rows, "row"), info.Records, where)
 	}
-	return nil
 }

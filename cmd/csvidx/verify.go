@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/csvidx/csvidx/index"
@@ -18,7 +17,8 @@ with, over the bytes of FILE it covers, and compares it with the index file.
 It exits 0 when they are equal, 1 when they differ (saying where), 2 on
 error. It catches any edit of the indexed part, any corruption of the index,
 and a CSV that shrank. It verifies every index of FILE, or the one --by or
---index names, and exits 1 if any differs.`,
+--index names, and exits 1 if any differs; the main indexes that cover the
+same bytes are rebuilt in one scan, and their tails in another.`,
 		Example: `  csvidx verify orders.csv || csvidx build orders.csv --key user_id`,
 		Args:    exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -26,17 +26,29 @@ and a CSV that shrank. It verifies every index of FILE, or the one --by or
 			if err != nil {
 				return err
 			}
-			paths, err := g.targets(args[0])
+			bar := newProgress(s.err, "verifying")
+			vo := &index.VerifyOptions{IndexPath: g.indexPath, By: g.by, Resources: r, Progress: bar.update}
+			var rs []*index.VerifyResult
+			if g.indexPath != "" || g.by != "" {
+				var res *index.VerifyResult
+				if res, err = index.Verify(cmd.Context(), args[0], vo); err == nil {
+					rs = []*index.VerifyResult{res}
+				}
+			} else {
+				rs, err = index.VerifyAll(cmd.Context(), args[0], vo)
+			}
+			bar.finish()
 			if err != nil {
 				return err
 			}
+			paths := make([]string, len(rs))
+			for i, res := range rs {
+				paths[i] = res.Path
+			}
 			differ := false
-			for _, path := range paths {
-				equal, err := verifyIndex(cmd.Context(), args[0], path, which(paths, path), r, s)
-				if err != nil {
-					return err
-				}
-				differ = differ || !equal
+			for _, res := range rs {
+				reportVerify(args[0], res, which(paths, res.Path), s)
+				differ = differ || !res.Equal
 			}
 			if differ {
 				return errNoMatch
@@ -48,20 +60,9 @@ and a CSV that shrank. It verifies every index of FILE, or the one --by or
 	return cmd
 }
 
-// verifyIndex verifies the index at path of the CSV at csvPath and reports
-// it; where names the index, when verify acts on several. It returns
-// whether the index equals a fresh build.
-func verifyIndex(ctx context.Context, csvPath, path, where string, r index.Resources, s streams) (bool, error) {
-	bar := newProgress(s.err, "verifying")
-	res, err := index.Verify(ctx, csvPath, &index.VerifyOptions{
-		IndexPath: path,
-		Resources: r,
-		Progress:  bar.update,
-	})
-	bar.finish()
-	if err != nil {
-		return false, err
-	}
+// reportVerify prints what verify found of one index of the CSV at
+// csvPath; where names the index, when verify acted on several.
+func reportVerify(csvPath string, res *index.VerifyResult, where string, s streams) {
 	if res.Equal {
 		fmt.Fprintf(s.out, "ok: the index of %s equals a fresh build%s\n", csvPath, where)
 	} else {
@@ -76,5 +77,4 @@ func verifyIndex(ctx context.Context, csvPath, path, where string, r index.Resou
 	if res.BytesBehind > 0 {
 		fmt.Fprintf(s.out, "note: %d bytes appended since the build are not indexed; run csvidx update\n", res.BytesBehind)
 	}
-	return res.Equal, nil
 }

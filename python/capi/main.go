@@ -59,8 +59,11 @@
 //
 // The JSON documents are index.Info (as `csvidx info --json` prints it) for
 // build (an array of them for several keys), compact and info; an array of
-// paths for indexes; {"action", "new_bytes", "info"} for update;
-// {"equal", "differences", "bytes_behind"} for verify.
+// paths for indexes; {"action", "new_bytes", "info", "path"} for update;
+// {"equal", "differences", "notes", "bytes_behind", "path"} for verify.
+// Update and verify with neither index_path nor by act on every index of
+// the file, in one scan (index.UpdateAll, index.VerifyAll), and give an
+// array of those, one per index.
 package main
 
 /*
@@ -83,7 +86,7 @@ import (
 
 // abiVersion changes whenever a function's signature or meaning does, so the
 // Python package refuses a stale library instead of calling it wrongly.
-const abiVersion = 2
+const abiVersion = 3
 
 func main() {}
 
@@ -151,22 +154,42 @@ func csvidx_update(path *C.char, noCompact C.int, memLimitMiB C.int64_t, threads
 			return err
 		}
 		defer limitMemory(res.MemLimit)()
-		r, err := index.Update(context.Background(), goString(path), &index.UpdateOptions{
+		o := &index.UpdateOptions{
 			IndexPath: goString(indexPath),
 			By:        goString(by),
 			Resources: res,
 			NoCompact: noCompact != 0,
 			NoWait:    noWait != 0,
-		})
+		}
+		if o.IndexPath == "" && o.By == "" {
+			rs, err := index.UpdateAll(context.Background(), goString(path), o)
+			if err != nil {
+				return err
+			}
+			out := make([]updateJSON, len(rs))
+			for i, r := range rs {
+				out[i] = newUpdateJSON(r)
+			}
+			return setJSON(resultJSON, out)
+		}
+		r, err := index.Update(context.Background(), goString(path), o)
 		if err != nil {
 			return err
 		}
-		return setJSON(resultJSON, struct {
-			Action   string      `json:"action"`
-			NewBytes int64       `json:"new_bytes"`
-			Info     *index.Info `json:"info"`
-		}{r.Action, r.NewBytes, r.Info})
+		return setJSON(resultJSON, newUpdateJSON(r))
 	})
+}
+
+// updateJSON is what csvidx_update says of one index.
+type updateJSON struct {
+	Action   string      `json:"action"`
+	NewBytes int64       `json:"new_bytes"`
+	Info     *index.Info `json:"info"`
+	Path     string      `json:"path"`
+}
+
+func newUpdateJSON(r *index.UpdateResult) updateJSON {
+	return updateJSON{r.Action, r.NewBytes, r.Info, r.Path}
 }
 
 //export csvidx_compact
@@ -190,20 +213,41 @@ func csvidx_verify(path *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, i
 			return err
 		}
 		defer limitMemory(res.MemLimit)()
-		r, err := index.Verify(context.Background(), goString(path), &index.VerifyOptions{
+		o := &index.VerifyOptions{
 			IndexPath: goString(indexPath),
 			By:        goString(by),
 			Resources: res,
-		})
+		}
+		if o.IndexPath == "" && o.By == "" {
+			rs, err := index.VerifyAll(context.Background(), goString(path), o)
+			if err != nil {
+				return err
+			}
+			out := make([]verifyJSON, len(rs))
+			for i, r := range rs {
+				out[i] = newVerifyJSON(r)
+			}
+			return setJSON(resultJSON, out)
+		}
+		r, err := index.Verify(context.Background(), goString(path), o)
 		if err != nil {
 			return err
 		}
-		return setJSON(resultJSON, struct {
-			Equal       bool     `json:"equal"`
-			Differences []string `json:"differences"`
-			BytesBehind int64    `json:"bytes_behind"`
-		}{r.Equal, r.Differences, r.BytesBehind})
+		return setJSON(resultJSON, newVerifyJSON(r))
 	})
+}
+
+// verifyJSON is what csvidx_verify says of one index.
+type verifyJSON struct {
+	Equal       bool     `json:"equal"`
+	Differences []string `json:"differences"`
+	Notes       []string `json:"notes"`
+	BytesBehind int64    `json:"bytes_behind"`
+	Path        string   `json:"path"`
+}
+
+func newVerifyJSON(r *index.VerifyResult) verifyJSON {
+	return verifyJSON{r.Equal, r.Differences, r.Notes, r.BytesBehind, r.Path}
 }
 
 //export csvidx_open

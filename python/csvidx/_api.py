@@ -105,21 +105,22 @@ def update(path, *, no_compact=False, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threa
     ``csvidx update`` does: into the tail, merged into the main index when
     the tail reaches a tenth of it unless no_compact. Returns a dict:
     ``action`` ("none", "tail", "compact" or "rebuild"), ``new_bytes`` and
-    ``info``. A file of several indexes has each updated, and a list of
-    those dicts returned, unless by (a key, as build takes it) or
-    index_path picks one. An open Index keeps its snapshot: open a new one
+    ``info``. A file of several indexes has each updated, in one scan of
+    the appended rows, and a list of those dicts returned, unless by (a
+    key, as build takes it) or index_path picks one. An open Index keeps its snapshot: open a new one
     to see the rows."""
     mem, thr = _resources(mem_limit_mib, threads)
-    by_b = _by(by)
-    paths, several = _indexes(path, index_path, by)
-    results = []
-    for p in paths:
-        out, err = _n.out_ptr(), _n.out_ptr()
-        _n.check(_n.lib.csvidx_update(_path(path), bool(no_compact), mem, thr, _path(tmp_dir, "tmp_dir"),
-                                      _path(p, "index_path"), by_b, bool(no_wait), _n.byref(out), _n.byref(err)),
-                 err)
-        results.append(_json(out))
-    return results if several else results[0]
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_update(_path(path), bool(no_compact), mem, thr, _path(tmp_dir, "tmp_dir"),
+                                  _path(index_path, "index_path"), _by(by), bool(no_wait), _n.byref(out),
+                                  _n.byref(err)), err)
+    return _one_or_all(_json(out))
+
+
+def _one_or_all(r):
+    """A result of every index (a list, without index_path or by): the
+    list for several indexes, the one result for one."""
+    return r[0] if isinstance(r, list) and len(r) == 1 else r
 
 
 def compact(path, *, index_path=None, by=None, no_wait=False):
@@ -158,21 +159,18 @@ def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None
     file byte for byte, as ``csvidx verify`` does. A difference (a broken or
     stale index included) is a VerifyResult with equal False, not an error;
     errors are for what stops the comparison, such as a missing index. A
-    file of several indexes has each verified (equal only if each is, the
-    differences of all), unless by or index_path picks one."""
+    file of several indexes has each verified, the main indexes in one scan
+    and their tails in another (equal only if each is, the differences of
+    all), unless by or index_path picks one."""
     mem, thr = _resources(mem_limit_mib, threads)
-    by_b = _by(by)
-    paths, _ = _indexes(path, index_path, by)
-    equal, differences, behind = True, [], 0
-    for p in paths:
-        out, err = _n.out_ptr(), _n.out_ptr()
-        _n.check(_n.lib.csvidx_verify(_path(path), mem, thr, _path(tmp_dir, "tmp_dir"), _path(p, "index_path"),
-                                      by_b, _n.byref(out), _n.byref(err)), err)
-        r = _json(out)
-        equal = equal and bool(r["equal"])
-        differences += list(r["differences"] or [])
-        behind = max(behind, int(r["bytes_behind"]))
-    return VerifyResult(equal, differences, behind)
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_verify(_path(path), mem, thr, _path(tmp_dir, "tmp_dir"), _path(index_path, "index_path"),
+                                  _by(by), _n.byref(out), _n.byref(err)), err)
+    r = _json(out)
+    rs = r if isinstance(r, list) else [r]
+    differences = [d for x in rs for d in (x["differences"] or [])]
+    return VerifyResult(all(bool(x["equal"]) for x in rs), differences,
+                        max(int(x["bytes_behind"]) for x in rs))
 
 
 def _pandas():

@@ -82,6 +82,9 @@ def test_update_compact_verify_every_index(orders3):
         out.write(b'1000,"x""y",shipped,late\n1001,"a,b",new,x\n')
     results = csvidx.update(f.path, no_compact=True)
     assert [r["action"] for r in results] == ["tail"] * 3
+    assert [os.path.basename(r["path"]) for r in results] == ["o.csv.csvidx", "o.csv.by-1.csvidx",
+                                                               "o.csv.by-1-2.csvidx"]
+    assert [r["info"]["tail"]["rows"] for r in results] == [2] * 3
     with csvidx.Index(f.path, by=("user_id", "status")) as idx:
         assert idx.count(('x"y', "shipped")) == 4
         assert idx.get_bytes(("a,b", "new")) == b'1001,"a,b",new,x\n'
@@ -93,6 +96,20 @@ def test_update_compact_verify_every_index(orders3):
     assert not os.path.exists(f.path + ".by-1.csvidx.tail")
     r = csvidx.verify(f.path, by="user_id")
     assert r.equal and r.bytes_behind == 0
+
+
+def test_verify_names_the_index_that_differs(orders3):
+    f = orders3
+    with open(f.path + ".by-1.csvidx", "r+b") as idx:  # a record page of one index
+        idx.seek(4096 + 40)
+        b = idx.read(1)
+        idx.seek(4096 + 40)
+        idx.write(bytes([b[0] ^ 0x5A]))
+    r = csvidx.verify(f.path)
+    assert not r.equal and r.differences
+    assert all(d.startswith("o.csv.by-1.csvidx") for d in r.differences)
+    assert csvidx.verify(f.path, by="order_id") and csvidx.verify(f.path, by=("user_id", "status"))
+    assert not csvidx.verify(f.path, by="user_id")
 
 
 def test_one_index_needs_no_by(tmp_path):

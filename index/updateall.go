@@ -1,0 +1,155 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+)
+
+// UpdateAll updates every index of the CSV at csvPath (see [Indexes]) as
+// Update does, in one scan of the appended rows for all of them: the tails
+// of the indexes that stop at the same offset are written together, each
+// put in place atomically, one after the other once all are written, and
+// each then merged into its main index on its own when it is due. Each
+// index is always whole and true to the CSV: an interrupted UpdateAll
+// leaves some indexes updated and some as they were, never one mixed.
+//
+// Every index is checked before any is written: a stale or broken main
+// index is an error, and nothing is updated. opts.IndexPath and opts.By
+// must be empty. It returns a result per index, in the order of Indexes.
+func UpdateAll(ctx context.Context, csvPath string, opts *UpdateOptions) (_ []*UpdateResult, err error) {
+	if opts == nil {
+		opts = &UpdateOptions{}
+	}
+	defer namePath(&err, csvPath, "")
+	if opts.IndexPath != "" || opts.By != "" {
+		return nil, errors.New("update of every index with an index path or a key to pick one by: give neither")
+	}
+	if err := opts.Resources.Validate(); err != nil {
+		return nil, err
+	}
+	ls, err := lockFirst(csvPath, opts.NoWait)
+	if err != nil {
+		return nil, err
+	}
+	defer ls.unlock()
+	paths, err := Indexes(csvPath)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		paths = []string{DefaultIndexPath(csvPath)} // which is reported missing
+	}
+	if err := ls.lockRest(paths); err != nil {
+		return nil, err
+	}
+
+	// As for Update: a main index that is not usable is an error, a tail
+	// that is not is passed over.
+	all := make([]*opened, len(paths))
+	for i, path := range paths {
+		files, err := indexFiles(path).openFiles(csvPath, false)
+		if err != nil {
+			return nil, err
+		}
+		defer files.close()
+		if files.mainIs == fileAbsent || files.mainIs == fileBroken {
+			return nil, files.mainWhy
+		}
+		all[i] = files
+	}
+	csv, err := openCSV(csvPath, mapping.Sequential)
+	if err != nil {
+		return nil, err
+	}
+	defer csv.close()
+	for _, files := range all {
+		if err := files.judge(csv.f, int64(len(csv.data))); err != nil {
+			return nil, err
+		}
+		if err := files.needMain(); err != nil {
+			return nil, err
+		}
+	}
+	rs, err := updateIndexes(ctx, csv, paths, all, opts)
+	if err != nil {
+		return nil, err
+	}
+	for i, path := range paths {
+		info, err := ReadInfo(csvPath, &Options{IndexPath: path})
+		if err != nil {
+			return nil, err
+		}
+		if info.Stale != "" { // the CSV shrank or was rewritten while update ran
+			return nil, fmt.Errorf("%s: %w while the update ran: %w", csvPath, ErrChanged, info.StaleError)
+		}
+		rs[i].Info, rs[i].Path = info, path
+	}
+	return rs, nil
+}
+
+// updateIndexes updates the indexes at paths, whose files all holds, from
+// the CSV: an index whose header record was incomplete is built again on
+// its own, and the tails of the others are written in one scan for those
+// that stop at the same offset. Each tail that is due is then merged into
+// its main index.
+func updateIndexes(ctx context.Context, csv *csvFile, paths []string, all []*opened, opts *UpdateOptions) ([]*UpdateResult, error) {
+	rs := make([]*UpdateResult, len(paths))
+	groups := map[uint64][]int{} // the indexes whose tails start at an offset
+	var order []uint64
+	for i, files := range all {
+		res, p := planUpdate(csv, files, opts)
+		rs[i] = res
+		switch res.Action {
+		case "rebuild":
+			if _, err := p.writeMain(ctx, paths[i]); err != nil {
+				return nil, err
+			}
+		case "tail":
+			at := files.main.h.resume
+			if _, ok := groups[at]; !ok {
+				order = append(order, at)
+			}
+			groups[at] = append(groups[at], i)
+		}
+	}
+	tails := make([]*header, len(paths))
+	p := &pipeline{csv: csv, res: opts.Resources, progress: opts.Progress}
+	for _, at := range order {
+		group := groups[at]
+		parts := make([]*scanPart, len(group))
+		for k, i := range group {
+			main := all[i].main.h
+			h, _ := tailHeader(main, len(csv.data))
+			parts[k] = &scanPart{h: h, main: main, path: tailPath(paths[i])}
+		}
+		if len(group) == 1 {
+			q := p.part(parts[0])
+			q.spec = specOf(parts[0].main)
+			b, err := q.writeTail(ctx, parts[0].path)
+			if err != nil {
+				return nil, err
+			}
+			tails[group[0]] = b.h
+			continue
+		}
+		bs, err := p.writeParts(ctx, parts, int(at), false)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range group {
+			tails[i] = bs[k].h
+		}
+	}
+	for i, t := range tails {
+		if t == nil {
+			continue
+		}
+		if err := compactIfDue(ctx, csv, all[i], paths[i], t, opts, rs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return rs, nil
+}
