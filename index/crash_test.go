@@ -148,7 +148,7 @@ func TestCrashChild(t *testing.T) {
 	if _, err := fmt.Sscanf(spec, "%s %d %s", &name, &k, &p); err != nil {
 		t.Fatalf("%s=%q: %v", crashEnv, spec, err)
 	}
-	for _, sc := range crashScenarios {
+	for _, sc := range append(crashScenarios, severalScenarios...) {
 		if sc.name != name {
 			continue
 		}
