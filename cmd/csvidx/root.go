@@ -126,6 +126,7 @@ var commands = []struct {
 }{
 	{"build", newBuildCommand, true},
 	{"get", newGetCommand, false},
+	{"join", newJoinCommand, false},
 	{"info", newInfoCommand, false},
 	{"verify", newVerifyCommand, true},
 	{"update", newUpdateCommand, true},

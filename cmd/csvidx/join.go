@@ -1,0 +1,143 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/scan"
+	"github.com/spf13/cobra"
+)
+
+type joinOptions struct {
+	modes       [6]bool // --inner ... --full, in index.JoinMode's order
+	key         string
+	rightKey    string
+	delimiter   string
+	noHeader    bool
+	nulls       bool
+	prefixLeft  string
+	prefixRight string
+}
+
+// joinModes are the mode flags, in index.JoinMode's order.
+var joinModes = [6]struct{ name, usage string }{
+	{"inner", "print each LEFT row with each RIGHT row of its key (the default)"},
+	{"left", "also print the LEFT rows without a match, with RIGHT's fields empty"},
+	{"semi", "print the LEFT rows that have a match, as they are"},
+	{"anti", "print the LEFT rows that have no match, as they are"},
+	{"right", "inner, then the RIGHT rows no LEFT row matched, with LEFT's fields empty"},
+	{"full", "left, then the RIGHT rows no LEFT row matched"},
+}
+
+func newJoinCommand(g *globals, s streams) *cobra.Command {
+	var o joinOptions
+	cmd := &cobra.Command{
+		Use:   "join LEFT RIGHT --key COLUMNS",
+		Short: "Join a CSV stream with an indexed CSV, in constant memory",
+		Long: `Join reads LEFT once, a file or - for standard input, and looks up each of
+its rows in RIGHT through RIGHT's index: memory does not grow with either
+file. RIGHT must be indexed by --right-key (by default the columns --key
+names, by name); csvidx build RIGHT --key COLUMNS makes that index.
+
+The output is a CSV in LEFT's dialect: LEFT's header fields then RIGHT's,
+and each row as LEFT's fields then the matching RIGHT row's, in LEFT's order
+and, for each LEFT row, RIGHT's file order. Fields are copied as written; a
+RIGHT row is re-encoded only when RIGHT's delimiter differs. Every row ends
+with \n, and the header is printed even when nothing matches. With
+--no-header, LEFT's first record is data and no header is printed; a RIGHT
+without a header gives its column numbers as names.
+
+Keys are compared byte for byte, as get compares them; a composite key is
+matched field by field. A LEFT row whose key fields are all empty matches
+nothing, unless --nulls. --right and --full print the unmatched RIGHT rows
+after LEFT ends, keeping a bitmap of RIGHT's rows.
+
+The exit status is 0 when a data row was printed, 1 when none was, 2 on
+error.`,
+		Example: `  csvidx build users.csv --key user_id
+  csvidx join orders.csv users.csv --key user_id > orders-with-users.csv
+  csvidx join --left orders.csv users.csv --key user_id -r user_
+  cut -d, -f1,2 recent.csv | csvidx join --semi - users.csv --key user_id
+  csvidx join --anti a.tsv b.csv --key id --delimiter '\t'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return fmt.Errorf("join needs LEFT and RIGHT, two files (LEFT may be - for standard input); got %d arguments (see csvidx join --help)", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd, args[0], args[1], g, s)
+		},
+	}
+	f := cmd.Flags()
+	for i, m := range joinModes {
+		f.BoolVar(&o.modes[i], m.name, false, m.usage)
+	}
+	cmd.MarkFlagsMutuallyExclusive("inner", "left", "semi", "anti", "right", "full")
+	f.StringVar(&o.key, "key", "", "LEFT's key `COLUMNS`: a header name or 0-based number, or several for a composite key (user_id,status)")
+	f.StringVar(&o.rightKey, "right-key", "", "RIGHT's key `COLUMNS`, which picks its index (default: --key)")
+	f.StringVarP(&o.delimiter, "delimiter", "d", ",", "LEFT's field separator, one byte ('\\t' for TSV); the output's too")
+	f.BoolVar(&o.noHeader, "no-header", false, "LEFT has no header record: its first record is data")
+	f.BoolVar(&o.nulls, "nulls", false, "let a LEFT key whose fields are all empty match")
+	f.StringVarP(&o.prefixLeft, "prefix-left", "l", "", "put `TEXT` before each of LEFT's header names")
+	f.StringVarP(&o.prefixRight, "prefix-right", "r", "", "put `TEXT` before each of RIGHT's header names")
+	cmd.MarkFlagRequired("key")
+	return cmd
+}
+
+func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *globals, s streams) error {
+	if g.by != "" {
+		return errors.New("join picks RIGHT's index with --right-key, not --by")
+	}
+	delim, err := scan.ParseDelimiter(o.delimiter)
+	if err != nil {
+		return fmt.Errorf("--delimiter %q: %w", o.delimiter, err)
+	}
+	opts := &index.JoinOptions{
+		Key: o.key, RightKey: o.rightKey, RightIndex: g.indexPath,
+		Delimiter: delim, NoHeader: o.noHeader, Nulls: o.nulls,
+		PrefixLeft: o.prefixLeft, PrefixRight: o.prefixRight,
+	}
+	for i, on := range o.modes {
+		if on {
+			opts.Mode = index.JoinMode(i)
+		}
+	}
+	var left io.Reader = s.in
+	if leftPath != "-" {
+		f, err := os.Open(leftPath)
+		if err != nil {
+			return fmt.Errorf("the left file: %w", err)
+		}
+		defer f.Close()
+		left = f
+	}
+	j, err := index.NewJoin(left, rightPath, opts)
+	var noIndex *index.NoJoinIndexError
+	if errors.As(err, &noIndex) {
+		return fmt.Errorf("%s: run csvidx build %s --key %s", oneLine(noIndex.Error()), shellQuote(rightPath), shellQuote(noIndex.Key))
+	}
+	if err != nil {
+		return err
+	}
+	if !processExits {
+		defer j.Close()
+	}
+	if n := j.RightBehind(); n > 0 {
+		fmt.Fprintf(s.err, "csvidx: warning: %d bytes at the end of %s are not indexed and take no part in the join; csvidx update will add them\n", n, oneLine(rightPath))
+	}
+	rows, err := j.Run(cmd.Context(), s.out)
+	switch {
+	case errors.Is(err, syscall.EPIPE):
+		return nil // the reader stopped reading: it has what it wanted
+	case err != nil:
+		return err
+	case rows == 0:
+		return errNoMatch
+	}
+	return nil
+}

@@ -1,0 +1,260 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/csvidx/csvidx/scan"
+)
+
+// JoinMode says which rows a join prints.
+type JoinMode int
+
+// The join modes, as xsv and qsv name them.
+const (
+	JoinInner JoinMode = iota // each LEFT row with each matching RIGHT row
+	JoinLeft                  // and each LEFT row without a match, with RIGHT's fields empty
+	JoinSemi                  // each LEFT row that has a match, verbatim
+	JoinAnti                  // each LEFT row that has none, verbatim
+	JoinRight                 // inner, then each RIGHT row no LEFT row matched, with LEFT's fields empty
+	JoinFull                  // left, then each RIGHT row no LEFT row matched
+)
+
+// JoinOptions say how to join a stream of CSV records, LEFT, with an
+// indexed CSV, RIGHT.
+type JoinOptions struct {
+	// Mode is which rows to print.
+	Mode JoinMode
+	// Key is LEFT's key: a key spec, as [BuildOptions].Key, resolved
+	// against LEFT's header (or column numbers with NoHeader).
+	Key string
+	// RightKey picks RIGHT's index by its key spec, resolved against
+	// RIGHT's header, as [Options].By; empty means Key.
+	RightKey string
+	// RightIndex, when set, is RIGHT's index file, as [Options].IndexPath;
+	// RightKey is then not used.
+	RightIndex string
+	// Delimiter separates LEFT's fields and the output's; 0 means ','.
+	Delimiter byte
+	// NoHeader says LEFT has no header record: its first record is data,
+	// and the output has no header either.
+	NoHeader bool
+	// Nulls makes a LEFT key whose fields are all empty match as any
+	// other; by default it matches nothing, as in xsv, qsv and SQL.
+	Nulls bool
+	// PrefixLeft and PrefixRight are put before each header name of LEFT
+	// and of RIGHT.
+	PrefixLeft, PrefixRight string
+}
+
+// A Join is one join of a stream of CSV records, LEFT, with an indexed
+// CSV, RIGHT (see [Join.Run]). It holds RIGHT's index open.
+type Join struct {
+	opts  JoinOptions
+	delim byte // LEFT's and the output's
+	ix    *Index
+	right struct {
+		delim  byte
+		fields int      // in RIGHT's header, or its first record
+		names  [][]byte // the header's decoded names, or nil
+		header []byte   // the header record as written, without its terminator, or nil
+		start  int      // where RIGHT's first data record starts
+	}
+	rs    *recordStream
+	first []byte   // LEFT's first record, when it is its header
+	names [][]byte // LEFT's header names
+	cols  []int    // LEFT's key columns
+	more  bool     // LEFT has a record after its header
+	run   *joinRun
+}
+
+// NewJoin reads LEFT's header from left, resolves LEFT's key, and opens
+// RIGHT's index: the one opts.RightIndex names, else RIGHT's index by
+// opts.RightKey, else by the names LEFT's header gives the key's columns
+// (their numbers with opts.NoHeader).
+func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err error) {
+	j := &Join{opts: *opts, delim: opts.Delimiter}
+	if j.delim == 0 {
+		j.delim = defaultDelim
+	}
+	if err := scan.CheckDelimiter(j.delim); err != nil {
+		return nil, err
+	}
+	if j.opts.Mode < JoinInner || j.opts.Mode > JoinFull {
+		return nil, fmt.Errorf("join mode %d", j.opts.Mode)
+	}
+	if err := j.readLeftHeader(left); err != nil {
+		return nil, err
+	}
+	by := j.opts.RightKey
+	if by == "" && j.opts.RightIndex == "" {
+		by = columnsSpec(j.cols)
+		if j.names != nil {
+			names := make([][]byte, len(j.cols))
+			for i, c := range j.cols {
+				names[i] = j.names[c]
+			}
+			by = string(appendRecord(nil, names, ','))
+		}
+	}
+	ix, err := Open(rightPath, &Options{IndexPath: j.opts.RightIndex, By: by})
+	if errors.Is(err, ErrNoIndex) && j.opts.RightIndex == "" {
+		return nil, &NoJoinIndexError{Right: rightPath, Key: by, Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	j.ix = ix
+	if err := ix.guard(j.readRightHeader); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if n := len(ix.KeyColumns()); len(j.cols) != n {
+		ix.Close()
+		return nil, fmt.Errorf("%w: %q is %d columns of the left file, and the index of %s is by %d (%s)",
+			ErrLeftKey, j.opts.Key, len(j.cols), rightPath, n, ix.main.h.keySpec())
+	}
+	return j, nil
+}
+
+// NoJoinIndexError means RIGHT has no index by the join's key.
+type NoJoinIndexError struct {
+	Right string // RIGHT's path
+	Key   string // the key spec of the index the join needs
+	Err   error  // what Open said
+}
+
+func (e *NoJoinIndexError) Error() string {
+	return fmt.Sprintf("%s has no index by %s, which the join needs", e.Right, e.Key)
+}
+
+func (e *NoJoinIndexError) Unwrap() error { return e.Err }
+
+// readLeftHeader reads LEFT's first record, its header unless
+// opts.NoHeader, and resolves LEFT's key against it.
+func (j *Join) readLeftHeader(left io.Reader) error {
+	j.rs = newRecordStream(left, func(s *scan.Scanner, data []byte) error { return s.Init(data, j.delim, 0) })
+	more, err := j.rs.next()
+	if err != nil {
+		return fmt.Errorf("the left file: %w", err)
+	}
+	var fields [][]byte
+	if more {
+		first := j.rs.record()
+		if i := scan.LoneCR(first, 0, len(first), j.delim); i >= 0 {
+			return fmt.Errorf("the left file: %w: its first record holds a carriage return (\\r) with no newline after it, at byte %d; convert the line ends first", ErrLineEnds, i)
+		}
+		fields, _, _ = scan.Fields(first, 0, j.delim)
+		if !j.opts.NoHeader {
+			j.first, j.names = bytes.Clone(first), fields
+		}
+	}
+	if j.cols, err = resolveKeySpec(j.opts.Key, j.names, j.names != nil); err != nil {
+		return fmt.Errorf("the left file's key: %w", err)
+	}
+	j.run = &joinRun{Join: j, leftFields: len(fields)}
+	j.more = more
+	if more { // read LEFT again with its key columns: from its first data record
+		keyed := func(s *scan.Scanner, data []byte) error {
+			if len(j.cols) == 1 {
+				return s.Init(data, j.delim, j.cols[0])
+			}
+			return s.InitComposite(data, j.delim, j.cols)
+		}
+		return j.rs.rekey(keyed, !j.opts.NoHeader)
+	}
+	return nil
+}
+
+// readRightHeader reads what the output takes from RIGHT's first record:
+// its header's names, or the number of its fields.
+func (j *Join) readRightHeader() error {
+	h, data := j.ix.main.h, j.ix.csv.data
+	j.right.delim = h.delim
+	if h.headerEnd > 0 {
+		rec := trimTerminator(data[h.headerStart:h.headerEnd])
+		j.right.header = rec
+		j.right.names, _, _ = scan.Fields(rec, 0, h.delim)
+		j.right.fields = len(j.right.names)
+		j.right.start = int(h.headerEnd)
+		return nil
+	}
+	s, err := scan.New(data, h.delim, 0)
+	if err != nil {
+		return err
+	}
+	if s.Next() {
+		fields, _, _ := scan.Fields(data, s.Start(), h.delim)
+		j.right.fields = len(fields)
+		j.right.start = s.Start()
+	}
+	return nil
+}
+
+// RightBehind returns how many bytes were appended to RIGHT since its
+// index was built: their rows take no part in the join.
+func (j *Join) RightBehind() int64 { return j.ix.BytesBehind() }
+
+// Close closes RIGHT's index.
+func (j *Join) Close() error { return j.ix.Close() }
+
+// ErrLeftKey means LEFT's key and RIGHT's index have different numbers of
+// columns.
+var ErrLeftKey = errors.New("the join key")
+
+// Run reads the rest of LEFT once, joins each record with RIGHT's rows of
+// the same key as opts.Mode says, and writes the result to w as CSV in
+// LEFT's dialect: LEFT's header then RIGHT's (with their prefixes), and
+// each row as LEFT's fields then the matching RIGHT row's, every row ending
+// with '\n'. Rows come in LEFT's order, and for each LEFT row its matches
+// in RIGHT's file order; for JoinRight and JoinFull, the RIGHT rows no LEFT
+// row matched follow in RIGHT's order. Fields are copied as written; a
+// RIGHT row is re-encoded only when RIGHT's delimiter is not LEFT's. It
+// returns the number of data rows written. Memory does not grow with
+// either file, but for JoinRight and JoinFull's bitmap of RIGHT's rows.
+// Run may be called once.
+func (j *Join) Run(ctx context.Context, w io.Writer) (rows int64, err error) {
+	r := j.run
+	if r == nil || r.out != nil {
+		return 0, errors.New("a join runs once")
+	}
+	r.ctx, r.out = ctx, bufio.NewWriterSize(w, 64<<10)
+	err = j.ix.guard(r.run)
+	if errors.Is(err, ErrChanged) {
+		err = fmt.Errorf("%s: %w", j.ix.csvPath, err)
+	}
+	if err == nil {
+		err = j.ix.Check()
+	}
+	if err == nil {
+		err = r.out.Flush()
+	}
+	return r.rows, err
+}
+
+// trimTerminator returns rec without its final '\n' or "\r\n".
+func trimTerminator(rec []byte) []byte {
+	n := len(rec)
+	if n > 0 && rec[n-1] == '\n' {
+		n--
+		if n > 0 && rec[n-1] == '\r' {
+			n--
+		}
+	}
+	return rec[:n]
+}
+
+// columnNames returns the 0-based numbers of n columns as names, for the
+// header of a side that has none.
+func columnNames(n int) [][]byte {
+	names := make([][]byte, n)
+	for i := range names {
+		names[i] = []byte(strconv.Itoa(i))
+	}
+	return names
+}

@@ -1,0 +1,133 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/csvidx/csvidx/scan"
+)
+
+// streamBuffer is the size of a recordStream's first buffer; it doubles
+// for a record that does not fit.
+const streamBuffer = 1 << 20
+
+// maxStreamRecord bounds one record of a stream: a quote that never
+// closes makes the rest of the input one record, which must not take all
+// memory.
+const maxStreamRecord = 1 << 30
+
+// A recordStream reads the records of a CSV from a reader, with the
+// scanner of the index build (the same dialect: quotes, CRLF, blank lines,
+// a byte order mark), in constant memory: a buffer that holds the record
+// being read and what was read after it, grown only for a record larger
+// than it.
+type recordStream struct {
+	r        io.Reader
+	initScan func(s *scan.Scanner, data []byte) error // sets the delimiter and key columns
+	buf      []byte
+	off, n   int  // the scanner reads buf[off:n]
+	eof      bool // r has no more bytes
+	started  bool
+	scanning bool // s reads buf[off:n]
+	s        scan.Scanner
+}
+
+// newRecordStream returns a stream of the records of r, whose scanner
+// initScan sets up over each window of the input.
+func newRecordStream(r io.Reader, initScan func(s *scan.Scanner, data []byte) error) *recordStream {
+	return &recordStream{r: r, initScan: initScan, buf: make([]byte, streamBuffer)}
+}
+
+// next advances to the next record and returns false at the end of the
+// input. The record is then current in the scanner (see scanner and
+// record) until the next call.
+func (rs *recordStream) next() (bool, error) {
+	if !rs.started {
+		rs.started = true
+		if err := rs.fill(len(scan.BOM)); err != nil {
+			return false, err
+		}
+		if bytes.HasPrefix(rs.buf[:rs.n], scan.BOM) {
+			rs.off = len(scan.BOM)
+		}
+		if err := rs.rescan(); err != nil {
+			return false, err
+		}
+	}
+	for {
+		if rs.s.Next() {
+			if rs.s.Terminated() || rs.eof {
+				return true, nil
+			}
+			rs.off += rs.s.Start() // read the record again with more after it
+		} else {
+			if rs.eof {
+				return false, nil
+			}
+			rs.off += rs.s.Pos()
+		}
+		if err := rs.fill(rs.n - rs.off + 1); err != nil {
+			return false, err
+		}
+		if err := rs.rescan(); err != nil {
+			return false, err
+		}
+	}
+}
+
+// rekey reads the input again with the scanner initScan sets up, from the
+// current record's start, or with skip from the record after it.
+func (rs *recordStream) rekey(initScan func(s *scan.Scanner, data []byte) error, skip bool) error {
+	if skip {
+		rs.off += rs.s.End()
+	} else {
+		rs.off += rs.s.Start()
+	}
+	rs.initScan = initScan
+	return rs.rescan()
+}
+
+// scanner returns the scanner, on the current record: its key, and its
+// start and end in record's window.
+func (rs *recordStream) scanner() *scan.Scanner { return &rs.s }
+
+// record returns the current record verbatim, from its first byte through
+// its terminator (none for an unterminated last record).
+func (rs *recordStream) record() []byte {
+	return rs.buf[rs.off+rs.s.Start() : rs.off+rs.s.End()]
+}
+
+// rescan sets the scanner on buf[off:n].
+func (rs *recordStream) rescan() error {
+	return rs.initScan(&rs.s, rs.buf[rs.off:rs.n])
+}
+
+// fill moves the unread bytes to the front of the buffer and reads until
+// it holds at least want of them or the input ends, growing the buffer if
+// it is too small.
+func (rs *recordStream) fill(want int) error {
+	copy(rs.buf, rs.buf[rs.off:rs.n])
+	rs.n -= rs.off
+	rs.off = 0
+	if want > len(rs.buf) {
+		if want > maxStreamRecord {
+			return fmt.Errorf("a record of more than %d MiB: a quote that never closes?", maxStreamRecord>>20)
+		}
+		grown := make([]byte, max(want, 2*len(rs.buf)))
+		copy(grown, rs.buf[:rs.n])
+		rs.buf = grown
+	}
+	for rs.n < want && !rs.eof {
+		k, err := rs.r.Read(rs.buf[rs.n:])
+		rs.n += k
+		switch {
+		case errors.Is(err, io.EOF):
+			rs.eof = true
+		case err != nil:
+			return err
+		}
+	}
+	return nil
+}
