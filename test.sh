@@ -18,5 +18,6 @@ fi
 
 go test ./...
 python3 scripts/oracle_test.py
+python3 scripts/join_oracle_test.py
 python/build.sh
 PYTHONPATH=python /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests
