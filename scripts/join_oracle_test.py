@@ -17,7 +17,8 @@ unicode, the empty key, ``007`` and ``7``), short rows, an absent key, a heavy
 key, LEFT from a file and from standard input, CRLF and a byte order mark,
 another delimiter on each side (RIGHT's rows re-encoded), a headerless LEFT,
 composite keys, ``--nulls``, ``-l``/``-r`` prefixes, and a RIGHT with a tail
-(rows appended and indexed by ``csvidx update``).
+(rows appended and indexed by ``csvidx update``). Last, a LEFT of a million
+rows from a pipe, whose anonymous RSS (polled) must stay under 64 MiB.
 
 Usage (from the repository root)::
 
@@ -271,6 +272,71 @@ def run_cases(csvidx, tmp, rng):
     if p.returncode != 0:
         raise Fail(f"update: {p.stderr.decode()}")
     check(csvidx, "a RIGHT with a tail", left, right, [0], [0], ["--key", "uid"])
+    memory(csvidx, tmp)
+
+
+# The bound on csvidx join's anonymous memory (the mapped files aside) with a
+# LEFT of a million rows from a pipe: the issue's 64 MiB.
+RSS_BOUND_KIB = 64 << 10
+
+
+def memory(csvidx, tmp):
+    """A LEFT of 1M rows, written to csvidx's standard input as it reads,
+    joined with a RIGHT of 100k rows: the anonymous RSS, polled, stays under
+    the bound, and every row comes out."""
+    import threading
+    import time
+    d = tempfile.mkdtemp(dir=tmp)
+    right = os.path.join(d, "users.csv")
+    with open(right, "w") as f:
+        f.write("user_id,name\n")
+        for i in range(100_000):
+            f.write(f"{i},user {i}\n")
+    build(csvidx, right, "user_id")
+    rows = 1_000_000
+    p = subprocess.Popen([csvidx, "join", "--left", "-", right, "--key", "user_id"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def feed():
+        p.stdin.write(b"order_id,user_id,amount,note\n")
+        chunk, pad = [], "x" * 80  # 95 MB in all: more than the bound, were it held
+        for i in range(rows):
+            chunk.append(f"{i},{(i * 7919) % 200_000},{i % 97},{pad}\n")
+            if len(chunk) == 10_000:
+                p.stdin.write("".join(chunk).encode())
+                chunk = []
+        p.stdin.write("".join(chunk).encode())
+        p.stdin.close()
+
+    out_lines = [0]
+
+    def drain():
+        for _ in p.stdout:
+            out_lines[0] += 1
+
+    threads = [threading.Thread(target=feed), threading.Thread(target=drain)]
+    for t in threads:
+        t.start()
+    peak = 0
+    while p.poll() is None:
+        try:
+            with open(f"/proc/{p.pid}/status") as f:
+                for line in f:
+                    if line.startswith("RssAnon:"):
+                        peak = max(peak, int(line.split()[1]))
+        except OSError:
+            pass
+        time.sleep(0.005)
+    for t in threads:
+        t.join()
+    err = p.stderr.read().decode()
+    if p.returncode != 0:
+        raise Fail(f"join of 1M rows from a pipe: exit {p.returncode}: {err}")
+    if out_lines[0] != rows + 1:
+        raise Fail(f"join of 1M rows: {out_lines[0]} lines out, want {rows + 1}")
+    if peak == 0 or peak > RSS_BOUND_KIB:
+        raise Fail(f"join of 1M rows: anonymous RSS {peak} KiB, bound {RSS_BOUND_KIB} KiB")
+    print(f"ok: a LEFT of 1M rows from a pipe: anonymous RSS at most {peak} KiB (bound {RSS_BOUND_KIB})")
 
 
 if __name__ == "__main__":
