@@ -24,6 +24,7 @@ type joinRun struct {
 	matched    *rowBits     // the RIGHT rows a LEFT row matched, for JoinRight and JoinFull
 	rscan      scan.Scanner // reads RIGHT's rows
 	lines      [2][]byte    // the sides of a row, when re-encoded (see side)
+	werr       error        // the first write error: it stops the join
 }
 
 // errFound stops a lookup at its first row.
@@ -52,11 +53,14 @@ func (r *joinRun) run() error {
 		if err := r.joinRecord(); err != nil {
 			return err
 		}
+		if r.werr != nil { // the reader went away (head), or the disk is full
+			return r.werr
+		}
 	}
 	if r.matched != nil {
 		return r.unmatchedRight()
 	}
-	return nil
+	return r.werr
 }
 
 // setUp makes what every row takes: the empty sides, the null key, the
@@ -103,7 +107,7 @@ func (r *joinRun) joinRecord() error {
 				r.matched.set(sp.start)
 			}
 			r.writeRow(leftPart, r.side(trimTerminator(r.ix.csv.data[sp.start:sp.end]), r.right.delim, rightSide))
-			return nil
+			return r.werr // a heavy key stops as soon as the output fails
 		})
 		if err != nil {
 			return err
@@ -135,6 +139,9 @@ func (r *joinRun) unmatchedRight() error {
 			continue
 		}
 		r.writeRow(r.emptyLeft, r.side(trimTerminator(data[s.Start():s.End()]), r.right.delim, rightSide))
+		if r.werr != nil {
+			return r.werr
+		}
 	}
 	return nil
 }
@@ -167,14 +174,14 @@ func (r *joinRun) writeRow(left, right []byte) {
 
 // writeLine writes a line of the output: left's fields, then right's. With
 // no LEFT fields at all (an empty LEFT), a line is right's fields alone.
-// Write errors are the buffered writer's, returned when it is flushed.
+// The buffered writer keeps its first error, which writeLine records.
 func (r *joinRun) writeLine(left, right []byte) {
 	if r.leftFields > 0 {
 		r.out.Write(left)
 		r.out.WriteByte(r.delim)
 	}
 	r.out.Write(right)
-	r.out.WriteByte('\n')
+	r.werr = r.out.WriteByte('\n')
 }
 
 // writeVerbatim writes LEFT's data record rec (see writeRecord).
@@ -186,9 +193,9 @@ func (r *joinRun) writeVerbatim(rec []byte) {
 // writeRecord writes LEFT's record rec as it is, with a '\n' after an
 // unterminated last record.
 func (r *joinRun) writeRecord(rec []byte) {
-	r.out.Write(rec)
+	_, r.werr = r.out.Write(rec)
 	if len(rec) == 0 || rec[len(rec)-1] != '\n' {
-		r.out.WriteByte('\n')
+		r.werr = r.out.WriteByte('\n')
 	}
 }
 
