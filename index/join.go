@@ -93,7 +93,10 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 	}
 	by := j.opts.RightKey
 	if by == "" && j.opts.RightIndex == "" {
-		by = columnsSpec(j.cols)
+		by = j.opts.Key // for an empty LEFT
+		if j.cols != nil {
+			by = columnsSpec(j.cols)
+		}
 		if j.names != nil {
 			names := make([][]byte, len(j.cols))
 			for i, c := range j.cols {
@@ -114,7 +117,7 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 		ix.Close()
 		return nil, err
 	}
-	if n := len(ix.KeyColumns()); len(j.cols) != n {
+	if n := len(ix.KeyColumns()); j.cols != nil && len(j.cols) != n {
 		ix.Close()
 		return nil, fmt.Errorf("%w: %q is %d columns of the left file, and the index of %s is by %d (%s)",
 			ErrLeftKey, j.opts.Key, len(j.cols), rightPath, n, ix.main.h.keySpec())
@@ -154,21 +157,22 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 			j.first, j.names = bytes.Clone(first), fields
 		}
 	}
+	j.run = &joinRun{Join: j, leftFields: len(fields)}
+	j.more = more
+	if !more { // an empty LEFT: no key to resolve, no row to join
+		return nil
+	}
 	if j.cols, err = resolveKeySpec(j.opts.Key, j.names, j.names != nil); err != nil {
 		return fmt.Errorf("the left file's key: %w", err)
 	}
-	j.run = &joinRun{Join: j, leftFields: len(fields)}
-	j.more = more
-	if more { // read LEFT again with its key columns: from its first data record
-		keyed := func(s *scan.Scanner, data []byte) error {
-			if len(j.cols) == 1 {
-				return s.Init(data, j.delim, j.cols[0])
-			}
-			return s.InitComposite(data, j.delim, j.cols)
+	// Read LEFT again with its key columns: from its first data record.
+	keyed := func(s *scan.Scanner, data []byte) error {
+		if len(j.cols) == 1 {
+			return s.Init(data, j.delim, j.cols[0])
 		}
-		return j.rs.rekey(keyed, !j.opts.NoHeader)
+		return s.InitComposite(data, j.delim, j.cols)
 	}
-	return nil
+	return j.rs.rekey(keyed, !j.opts.NoHeader)
 }
 
 // readRightHeader reads what the output takes from RIGHT's first record:
