@@ -30,7 +30,6 @@ type recordStream struct {
 	off, n   int  // the scanner reads buf[off:n]
 	eof      bool // r has no more bytes
 	started  bool
-	scanning bool // s reads buf[off:n]
 	s        scan.Scanner
 }
 
