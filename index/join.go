@@ -227,7 +227,9 @@ func (j *Join) Run(ctx context.Context, w io.Writer) (rows int64, err error) {
 	if r == nil || r.out != nil {
 		return 0, errors.New("a join runs once")
 	}
-	r.ctx, r.out = ctx, bufio.NewWriterSize(w, 64<<10)
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	defer r.cancel(nil)
+	r.out = bufio.NewWriterSize(w, 64<<10)
 	err = j.ix.guard(r.run)
 	if errors.Is(err, ErrChanged) {
 		err = fmt.Errorf("%s: %w", j.ix.csvPath, err)

@@ -27,6 +27,15 @@
 //
 // "batch" is left out without -batch. Errors go to stderr, with exit status 1.
 //
+// With -join-left and -join-right it runs one join instead (csvidx join's
+// question, for scripts/join):
+//
+//	COPY (SELECT * FROM read_csv(LEFT) l JOIN read_csv(RIGHT) r ON l."<key>" = r."<key>") TO '/dev/null' (FORMAT csv, HEADER)
+//
+// once, every column as text, and prints {"tool":"duckdb",...,"rows":N,"seconds":S}:
+// DuckDB builds a hash table of one side and writes every joined row as CSV,
+// as csvidx join does.
+//
 // This program lives in its own Go module (its own go.mod) because the
 // DuckDB driver pulls in cgo, a prebuilt DuckDB library of tens of MB and
 // many other modules; as a nested module it stays out of the main module's
@@ -78,8 +87,16 @@ func main() {
 	keysPath := flag.String("keys", "", "file of keys, one a line: one count(*) query each")
 	batchPath := flag.String("batch", "", "file of keys, one a line: one query counting the rows with any of them")
 	runs := flag.Int("runs", 2, "times to run each query")
+	joinLeft := flag.String("join-left", "", "join this CSV (with a header) with -join-right by -key, instead")
+	joinRight := flag.String("join-right", "", "the right side of -join-left")
 	flag.Parse()
-	if err := run(*csvPath, *column, *keysPath, *batchPath, *runs); err != nil {
+	var err error
+	if *joinLeft != "" {
+		err = join(*joinLeft, *joinRight, *column)
+	} else {
+		err = run(*csvPath, *column, *keysPath, *batchPath, *runs)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "duckdb:", err)
 		os.Exit(1)
 	}
@@ -201,4 +218,58 @@ func readKeys(path string) ([]string, error) {
 		return nil, fmt.Errorf("%s: no keys", path)
 	}
 	return keys, nil
+}
+
+// joinReport is what -join-left prints.
+type joinReport struct {
+	Tool    string  `json:"tool"`
+	Version string  `json:"version"`
+	Threads int64   `json:"threads"`
+	Rows    int64   `json:"rows"`
+	Seconds float64 `json:"seconds"`
+}
+
+// join runs the inner join of left and right on column once, writing the
+// rows as CSV to /dev/null, and prints how many it wrote and how long it
+// took.
+func join(left, right, column string) error {
+	for _, p := range []string{left, right} {
+		if _, err := os.Stat(p); err != nil {
+			return err
+		}
+	}
+	if column == "" {
+		return errors.New("-key is required")
+	}
+	ctx := context.Background()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	r := joinReport{Tool: "duckdb"}
+	if err := conn.QueryRowContext(ctx, "SELECT version(), current_setting('threads')").Scan(&r.Version, &r.Threads); err != nil {
+		return err
+	}
+	read := func(p string) string {
+		return `read_csv('` + strings.ReplaceAll(p, "'", "''") + `', all_varchar=true, header=true, delim=',', quote='"', escape='"')`
+	}
+	col := quoteIdent(column)
+	q := `COPY (SELECT * FROM ` + read(left) + ` l JOIN ` + read(right) + ` r ON l.` + col + ` = r.` + col +
+		`) TO '/dev/null' (FORMAT csv, HEADER)`
+	start := time.Now()
+	res, err := conn.ExecContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	r.Seconds = time.Since(start).Seconds()
+	if r.Rows, err = res.RowsAffected(); err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(r)
 }

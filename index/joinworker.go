@@ -1,0 +1,300 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"sync/atomic"
+
+	"github.com/csvidx/csvidx/scan"
+)
+
+// The bounds of a batch of LEFT records, and of a worker's output buffer:
+// past outFlush bytes a worker waits for its batch's turn and writes out,
+// so that a heavy key's rows stream instead of piling up.
+const (
+	batchBytes   = 256 << 10
+	batchRecords = 4096
+	outFlush     = 1 << 20
+)
+
+// A joinBatch is LEFT records a worker joins: copies of them and of their
+// keys, and the channels that order the batches' output.
+type joinBatch struct {
+	data    []byte // the records, verbatim, one after another
+	ends    []int  // where each record ends in data
+	keys    []byte // their keys, one after another
+	keyEnds []int  // where each key ends in keys; -1 for a record without one
+	prev    chan struct{}
+	done    chan struct{} // closed when this batch's output is written
+}
+
+// reset empties b for new records, whose output follows that of the batch
+// whose done is prev.
+func (b *joinBatch) reset(prev chan struct{}) {
+	b.data, b.ends, b.keys, b.keyEnds = b.data[:0], b.ends[:0], b.keys[:0], b.keyEnds[:0]
+	b.prev, b.done = prev, make(chan struct{})
+}
+
+// room reports whether b takes another record.
+func (b *joinBatch) room() bool { return len(b.data) < batchBytes && len(b.ends) < batchRecords }
+
+// add copies a record and its key (has: it has one) into b.
+func (b *joinBatch) add(rec, key []byte, has bool) {
+	b.data = append(b.data, rec...)
+	b.ends = append(b.ends, len(b.data))
+	end := -1
+	if has {
+		b.keys = append(b.keys, key...)
+		end = len(b.keys)
+	}
+	b.keyEnds = append(b.keyEnds, end)
+}
+
+// A joinWorker joins batches into a buffer of its own.
+type joinWorker struct {
+	*joinRun
+	buf   []byte
+	rows  int64         // data rows in buf and written since the turn began
+	turn  bool          // the batch before has been written: this one may write
+	prev  chan struct{} // closed when it has
+	rscan scan.Scanner  // reads RIGHT's rows
+	lines [2][]byte     // the sides of a row, when re-encoded (see side)
+}
+
+func (r *joinRun) newWorker() (*joinWorker, error) {
+	w := &joinWorker{joinRun: r, turn: true}
+	return w, r.ix.main.h.initScanner(&w.rscan, r.ix.csv.data)
+}
+
+// work joins the batches of work in turn, and gives each back to free.
+func (w *joinWorker) work(work <-chan *joinBatch, free chan<- *joinBatch) error {
+	var err error
+	for b := range work {
+		if err == nil && w.ctx.Err() == nil {
+			if err = w.join(b); err != nil {
+				w.cancel(err) // before the next batch's turn: it writes nothing
+			}
+		}
+		close(b.done) // after an error too: no batch waits for ever
+		free <- b
+	}
+	return err
+}
+
+// join joins the records of b, and writes their output when b's turn
+// comes.
+func (w *joinWorker) join(b *joinBatch) error {
+	w.buf, w.rows, w.turn, w.prev = w.buf[:0], 0, false, b.prev
+	start, keyStart := 0, 0
+	for i, end := range b.ends {
+		rec := b.data[start:end]
+		start = end
+		var key []byte
+		has := b.keyEnds[i] >= 0
+		if has {
+			key = b.keys[keyStart:b.keyEnds[i]]
+			keyStart = b.keyEnds[i]
+		}
+		if err := w.record(rec, key, has); err != nil {
+			return err
+		}
+		if i%256 == 255 && w.ctx.Err() != nil {
+			return nil
+		}
+	}
+	return w.flush()
+}
+
+// record joins one LEFT record, rec, whose key is key if has.
+func (w *joinWorker) record(rec, key []byte, has bool) error {
+	probe := has && (w.opts.Nulls || !bytes.Equal(key, w.null))
+	if w.opts.Mode == JoinSemi || w.opts.Mode == JoinAnti {
+		found := false
+		if probe {
+			err := w.ix.rows(&w.rscan, key, func(span) error { found = true; return errFound })
+			if err != nil && !errors.Is(err, errFound) {
+				return err
+			}
+		}
+		if found == (w.opts.Mode == JoinSemi) {
+			w.writeRecord(rec)
+			w.rows++
+		}
+		return w.spill()
+	}
+	left := w.side(trimTerminator(rec), w.delim, leftSide)
+	found := false
+	if probe {
+		err := w.ix.rows(&w.rscan, key, func(sp span) error {
+			found = true
+			if w.matched != nil {
+				w.matched.set(sp.start)
+			}
+			w.writeRow(left, w.side(trimTerminator(w.ix.csv.data[sp.start:sp.end]), w.right.delim, rightSide))
+			return w.spill() // a heavy key streams its rows
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if !found && (w.opts.Mode == JoinLeft || w.opts.Mode == JoinFull) {
+		w.writeRow(left, w.emptyRight)
+	}
+	return w.spill()
+}
+
+// spill writes the buffer out once it holds outFlush bytes, waiting for
+// the batch's turn.
+func (w *joinWorker) spill() error {
+	if len(w.buf) < outFlush {
+		return nil
+	}
+	return w.flush()
+}
+
+// flush waits for the batch's turn and writes the buffer out. From then
+// on the worker holds the turn until its batch is done.
+func (w *joinWorker) flush() error {
+	if !w.turn {
+		select {
+		case <-w.prev:
+		case <-w.ctx.Done():
+			return nil
+		}
+		w.turn = true
+	}
+	if w.ctx.Err() != nil {
+		return nil // a batch before failed: write nothing after it
+	}
+	if _, err := w.out.Write(w.buf); err != nil { // the reader went away (head), or the disk is full
+		return err
+	}
+	w.joinRun.rows += w.rows
+	w.buf, w.rows = w.buf[:0], 0
+	return nil
+}
+
+// unmatchedRight writes the RIGHT rows no LEFT row matched, in RIGHT's
+// order, with LEFT's fields empty: those of the part of RIGHT its index
+// covers.
+func (w *joinWorker) unmatchedRight() error {
+	data := w.ix.csv.data[:w.ix.furthest().scanned]
+	var s scan.Scanner
+	if err := w.ix.main.h.initScanner(&s, data); err != nil {
+		return err
+	}
+	s.Reset(w.right.start)
+	for n := 0; s.Next(); n++ {
+		if n%1024 == 0 {
+			if err := w.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if w.matched.get(s.Start()) {
+			continue
+		}
+		w.writeRow(w.emptyLeft, w.side(trimTerminator(data[s.Start():s.End()]), w.right.delim, rightSide))
+		w.rows++
+		if err := w.spill(); err != nil {
+			return err
+		}
+	}
+	return w.flush()
+}
+
+// side returns a side of an output row: rec, one record of a file of
+// delimiter delim without its terminator, as written when that is valid
+// in the output's dialect, else re-encoded: when delim is not the
+// output's, or rec ends with a carriage return that the output's
+// terminator would take for its own.
+func (w *joinWorker) side(rec []byte, delim byte, which int) []byte {
+	if delim == w.delim && (len(rec) == 0 || rec[len(rec)-1] != '\r') {
+		return rec
+	}
+	fields, _, _ := scan.Fields(rec, 0, delim)
+	w.lines[which] = appendRecord(w.lines[which][:0], fields, w.delim)
+	return w.lines[which]
+}
+
+// The sides of a row, for side's buffers.
+const (
+	leftSide = iota
+	rightSide
+)
+
+// writeRow adds a data row to the buffer (see writeLine).
+func (w *joinWorker) writeRow(left, right []byte) {
+	w.writeLine(left, right)
+	w.rows++
+}
+
+// writeLine adds a line of the output to the buffer: left's fields, then
+// right's. With no LEFT fields at all (an empty LEFT), a line is right's
+// fields alone.
+func (w *joinWorker) writeLine(left, right []byte) {
+	if w.leftFields > 0 {
+		w.buf = append(w.buf, left...)
+		w.buf = append(w.buf, w.delim)
+	}
+	w.buf = append(w.buf, right...)
+	w.buf = append(w.buf, '\n')
+}
+
+// writeRecord adds LEFT's record rec as it is, with a '\n' after an
+// unterminated last record.
+func (w *joinWorker) writeRecord(rec []byte) {
+	w.buf = append(w.buf, rec...)
+	if len(rec) == 0 || rec[len(rec)-1] != '\n' {
+		w.buf = append(w.buf, '\n')
+	}
+}
+
+// writeHeader adds the output's header: LEFT's header record first, whose
+// names are names, verbatim for JoinSemi and JoinAnti; else its names then
+// RIGHT's (its column numbers when it has no header), with their prefixes.
+func (w *joinWorker) writeHeader(first []byte, names [][]byte) {
+	if w.opts.Mode == JoinSemi || w.opts.Mode == JoinAnti {
+		w.writeRecord(first)
+		return
+	}
+	left := w.side(trimTerminator(first), w.delim, leftSide)
+	if w.opts.PrefixLeft != "" {
+		left = appendRecord(nil, prefixed(w.opts.PrefixLeft, names), w.delim)
+	}
+	var right []byte
+	switch {
+	case w.right.names == nil:
+		right = appendRecord(nil, prefixed(w.opts.PrefixRight, columnNames(w.right.fields)), w.delim)
+	case w.opts.PrefixRight != "":
+		right = appendRecord(nil, prefixed(w.opts.PrefixRight, w.right.names), w.delim)
+	default:
+		right = w.side(w.right.header, w.right.delim, rightSide)
+	}
+	w.writeLine(left, right)
+}
+
+// rowBits marks RIGHT's rows by their offsets, a bit per gap bytes: two
+// rows that have a key start at least gap bytes apart (each holds a field
+// per column up to its key's last and a terminator, and is no blank line),
+// so no two share a bit. Workers set bits at once: atomically.
+type rowBits struct {
+	gap  int
+	bits []atomic.Uint64
+}
+
+// newRowBits returns the bitmap of the rows of a CSV of size bytes whose
+// key's last column is lastCol.
+func newRowBits(size, lastCol int) *rowBits {
+	gap := max(2, lastCol+1)
+	return &rowBits{gap: gap, bits: make([]atomic.Uint64, size/gap/64+1)}
+}
+
+func (b *rowBits) set(off int) {
+	i := off / b.gap
+	b.bits[i>>6].Or(1 << (i & 63))
+}
+
+func (b *rowBits) get(off int) bool {
+	i := off / b.gap
+	return b.bits[i>>6].Load()&(1<<(i&63)) != 0
+}
