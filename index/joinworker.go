@@ -194,7 +194,6 @@ func (w *joinWorker) unmatchedRight() error {
 			continue
 		}
 		w.writeRow(w.emptyLeft, w.side(trimTerminator(data[s.Start():s.End()]), w.right.delim, rightSide))
-		w.rows++
 		if err := w.spill(); err != nil {
 			return err
 		}
