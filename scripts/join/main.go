@@ -1,0 +1,263 @@
+// Command join measures csvidx join against the tools that build an
+// in-memory hash table of one side on every run (issue 30), in one run:
+// LEFTs of orders (scripts/csvgen, no heavy users) of each -left size
+// joined with a RIGHT of -users users keyed by user_id, and with -fanout a
+// LEFT of orders against a RIGHT of -fanout orders by user_id (each LEFT
+// row matches about eight). Each case runs csvidx join (RIGHT indexed
+// first, untimed), DuckDB (scripts/duckdb -join-left: COPY of the join to
+// /dev/null) and hashjoin (xsv's design in Go, scripts/join/hashjoin),
+// warm, once each, and reports time, peak anonymous RSS, peak RSS and the
+// rows out, which must agree. It prints a table and writes the figures as
+// JSON (run.SaveResults).
+//
+//	go run ./scripts/join -left 1000000,10000000 -users 10000000 -work /data/join
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/csvidx/csvidx/scripts/internal/run"
+)
+
+// A measurement is one tool's run of one case.
+type measurement struct {
+	Tool        string  `json:"tool"`
+	Seconds     float64 `json:"seconds"`
+	PeakAnonKiB int64   `json:"peak_anon_kib"` // RssAnon, polled every 5 ms
+	PeakRSSKiB  int64   `json:"peak_rss_kib"`  // ru_maxrss: file pages mapped included
+	Rows        int64   `json:"rows"`
+}
+
+// A joinCase is a LEFT joined with a RIGHT.
+type joinCase struct {
+	Name      string        `json:"name"`
+	LeftRows  int           `json:"left_rows"`
+	RightRows int           `json:"right_rows"`
+	Runs      []measurement `json:"runs"`
+}
+
+func main() {
+	s := run.NewScript("join")
+	s.WorkFlag("directory for the generated files, kept")
+	lefts := flag.String("left", "1000000,10000000", "LEFT sizes in orders rows, comma-separated")
+	users := flag.Int("users", 10_000_000, "rows of the users RIGHT")
+	fanout := flag.Int("fanout", 0, "rows of an orders RIGHT for the fan-out case (LEFT: the second -left size, or the first); 0: none")
+	skipHash := flag.Int("hash-max", 10_000_000, "run hashjoin only for LEFTs up to this many rows")
+	flag.Parse()
+	remove, err := s.Workspace("csvidx-join")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer remove()
+	sizes, err := run.Ints(*lefts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	duck := filepath.Join(s.Work, "duckdb-tool")
+	hash := filepath.Join(s.Work, "hashjoin")
+	for _, b := range [][]string{{"-C", "scripts/duckdb", "-o", duck, "."}, {"-o", hash, "./scripts/join/hashjoin"}} {
+		cmd := exec.Command("go", append([]string{"build"}, b...)...)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	usersCSV := filepath.Join(s.Work, fmt.Sprintf("users-%d.csv", *users))
+	if err := writeUsers(usersCSV, *users); err != nil {
+		log.Fatal(err)
+	}
+	orders := func(n int) string {
+		p := filepath.Join(s.Work, fmt.Sprintf("orders-%d.csv", n))
+		if _, err := os.Stat(p); err != nil {
+			if err := run.Generate(p, n, "-heavy-users", "0", "-unix-ts"); err != nil {
+				log.Fatal(err)
+			}
+		}
+		return p
+	}
+	var cases []*joinCase
+	for _, n := range sizes {
+		c := &joinCase{Name: fmt.Sprintf("%s orders x %s users", count(n), count(*users)), LeftRows: n, RightRows: *users}
+		measureCase(c, s.Bin, duck, hash, orders(n), usersCSV, 0, n <= *skipHash)
+		cases = append(cases, c)
+	}
+	if *fanout > 0 {
+		n := sizes[min(1, len(sizes)-1)]
+		c := &joinCase{Name: fmt.Sprintf("%s orders x %s orders (fan-out)", count(n), count(*fanout)), LeftRows: n, RightRows: *fanout}
+		measureCase(c, s.Bin, duck, hash, orders(n), orders(*fanout), 1, n <= *skipHash && *fanout <= *skipHash)
+		cases = append(cases, c)
+	}
+	report(cases)
+	st, _ := os.Stat(usersCSV)
+	name, err := run.SaveResults(s.Results, "join", st.Size(), cases)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("\nwrote", name)
+}
+
+// measureCase indexes right by user_id, its column rightCol (untimed), and times each tool's
+// join of left with it, warm; the tools must agree on the rows out.
+func measureCase(c *joinCase, bin, duck, hash, left, right string, rightCol int, withHash bool) {
+	if out, err := exec.Command(bin, "build", right, "--key", "user_id", "-q").CombinedOutput(); err != nil {
+		log.Fatalf("build %s: %v\n%s", right, err, out)
+	}
+	tools := []struct {
+		name string
+		args []string
+		rows func(lines int64, stdout string) (int64, error)
+	}{
+		{"csvidx join", []string{bin, "join", left, right, "--key", "user_id"}, linesRows},
+		{"DuckDB", []string{duck, "-join-left", left, "-join-right", right, "-key", "user_id"}, duckRows},
+		{"hash join (Go map)", []string{hash, left, right, "1", strconv.Itoa(rightCol)}, linesRows},
+	}
+	if !withHash {
+		tools = tools[:2]
+	}
+	for _, t := range tools {
+		if err := run.Warm(left, right); err != nil {
+			log.Fatal(err)
+		}
+		m, err := measure(t.args, t.rows)
+		if err != nil {
+			log.Fatalf("%s, %s: %v", c.Name, t.name, err)
+		}
+		m.Tool = t.name
+		c.Runs = append(c.Runs, m)
+		if m.Rows != c.Runs[0].Rows {
+			log.Fatalf("%s: %s gave %d rows, %s %d", c.Name, t.name, m.Rows, c.Runs[0].Tool, c.Runs[0].Rows)
+		}
+		fmt.Fprintf(os.Stderr, "%s, %s: %.2f s, %d MiB anonymous, %d rows\n", c.Name, t.name, m.Seconds, m.PeakAnonKiB>>10, m.Rows)
+	}
+}
+
+// measure runs args, counting the newlines it writes (the rows: csvgen's
+// files hold none inside quotes) and polling its memory.
+func measure(args []string, rows func(lines int64, stdout string) (int64, error)) (measurement, error) {
+	var m measurement
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return m, err
+	}
+	counted := make(chan lineCount, 1)
+	go func() { counted <- countLines(out) }()
+	start := time.Now()
+	peak, err := run.Poll(cmd)
+	m.Seconds = time.Since(start).Seconds()
+	lc := <-counted
+	if err != nil {
+		return m, err
+	}
+	m.PeakAnonKiB = peak
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.PeakRSSKiB = ru.Maxrss
+	}
+	m.Rows, err = rows(lc.lines, lc.head)
+	return m, err
+}
+
+// lineCount is what countLines read.
+type lineCount struct {
+	lines int64
+	head  string // the first 4 KiB
+}
+
+func countLines(r io.Reader) lineCount {
+	var c lineCount
+	buf := make([]byte, 1<<20)
+	for {
+		n, err := r.Read(buf)
+		if len(c.head) < 4096 {
+			c.head += string(buf[:min(n, 4096-len(c.head))])
+		}
+		for _, b := range buf[:n] {
+			if b == '\n' {
+				c.lines++
+			}
+		}
+		if err != nil {
+			return c
+		}
+	}
+}
+
+// linesRows: the data rows of a CSV output, its lines less the header.
+func linesRows(lines int64, _ string) (int64, error) { return lines - 1, nil }
+
+// duckRows: the rows DuckDB reports it wrote.
+func duckRows(_ int64, stdout string) (int64, error) {
+	var r struct {
+		Rows int64 `json:"rows"`
+	}
+	err := json.Unmarshal([]byte(stdout), &r)
+	return r.Rows, err
+}
+
+// writeUsers writes a users CSV of n rows, keyed by user_id 1..n, unless
+// it is there.
+func writeUsers(path string, n int) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString("user_id,name,country,signup\n")
+	countries := []string{"DE", "FR", "US", "JP", "BR", "IN"}
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(w, "%d,user %d,%s,%d\n", i, i, countries[i%len(countries)], 1600000000+7*i)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// count writes n as 1M, 10M, 100k.
+func count(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return strconv.Itoa(n/1_000_000) + "M"
+	case n >= 1000 && n%1000 == 0:
+		return strconv.Itoa(n/1000) + "k"
+	}
+	return strconv.Itoa(n)
+}
+
+// report prints the table.
+func report(cases []*joinCase) {
+	fmt.Printf("\n| case | tool | time | peak anonymous RSS | peak RSS | rows out |\n| --- | --- | ---: | ---: | ---: | ---: |\n")
+	for _, c := range cases {
+		for _, m := range c.Runs {
+			fmt.Printf("| %s | %s | %.2f s | %s | %s | %d |\n", c.Name, m.Tool, m.Seconds, mib(m.PeakAnonKiB), mib(m.PeakRSSKiB), m.Rows)
+		}
+	}
+	fmt.Println()
+	for _, c := range cases {
+		cs := c.Runs[0]
+		var parts []string
+		for _, m := range c.Runs[1:] {
+			parts = append(parts, fmt.Sprintf("%.2fx the time and %.3fx the anonymous memory of %s", cs.Seconds/m.Seconds, float64(cs.PeakAnonKiB)/float64(max(m.PeakAnonKiB, 1)), m.Tool))
+		}
+		fmt.Printf("%s: csvidx took %s.\n", c.Name, strings.Join(parts, ", and "))
+	}
+}
+
+// mib formats KiB as MiB.
+func mib(kib int64) string { return fmt.Sprintf("%.1f MiB", float64(kib)/1024) }
