@@ -50,7 +50,24 @@ type JoinOptions struct {
 	// PrefixLeft and PrefixRight are put before each header name of LEFT
 	// and of RIGHT.
 	PrefixLeft, PrefixRight string
+	// ReadAhead says when the join asks the kernel to read all of RIGHT
+	// and its index (see JoinReadAhead).
+	ReadAhead JoinReadAhead
 }
+
+// JoinReadAhead says when a join reads RIGHT and its index ahead, in big
+// sequential reads, instead of page by page as its lookups touch them.
+type JoinReadAhead int
+
+const (
+	// ReadAheadAuto reads ahead once the join has made as many lookups as
+	// readAheadShare of RIGHT's and its index's pages: past that point,
+	// lookups on a cold cache would read more, one random page at a time,
+	// than reading the files in order does.
+	ReadAheadAuto JoinReadAhead = iota
+	ReadAheadNever
+	ReadAheadAlways
+)
 
 // A Join is one join of a stream of CSV records, LEFT, with an indexed
 // CSV, RIGHT (see [Join.Run]). It holds RIGHT's index open.

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/csvidx/csvidx/scan"
 )
@@ -29,6 +30,34 @@ type joinRun struct {
 	emptyRight []byte   // RIGHT's fields, empty
 	matched    *rowBits // the RIGHT rows a LEFT row matched, for JoinRight and JoinFull
 	workers    int
+	probes     atomic.Int64 // lookups made so far
+	ahead      int64        // the lookup after which RIGHT is read ahead, or 0 for never
+}
+
+// readAheadShare is the share of RIGHT's pages (the CSV's and its index's)
+// that many lookups must reach for ReadAheadAuto to read RIGHT ahead: at
+// about one cold page read per lookup, that many lookups read, at random,
+// as long as reading the files in order takes (see docs/performance.md,
+// "Joins").
+const readAheadShare = 0.02
+
+// probed counts a lookup, and reads RIGHT ahead at the one that reaches
+// r.ahead.
+func (r *joinRun) probed() {
+	if r.ahead > 0 && r.probes.Add(1) == r.ahead {
+		r.readAhead()
+	}
+}
+
+// readAhead asks the kernel to read RIGHT and its index files whole, in
+// the background.
+func (r *joinRun) readAhead() {
+	r.ix.csv.m.WillNeedAll()
+	for _, p := range []*part{r.ix.main, r.ix.tail} {
+		if p != nil {
+			p.m.WillNeedAll()
+		}
+	}
 }
 
 // errFound stops a lookup at its first row.
@@ -71,6 +100,18 @@ func (r *joinRun) setUp() {
 		r.matched = newRowBits(len(r.ix.csv.data), slices.Max(r.ix.KeyColumns()))
 	}
 	r.workers = max(1, runtime.GOMAXPROCS(0))
+	switch r.opts.ReadAhead {
+	case ReadAheadAlways:
+		r.readAhead()
+	case ReadAheadAuto:
+		pages := len(r.ix.csv.data) / pageSize
+		for _, p := range []*part{r.ix.main, r.ix.tail} {
+			if p != nil {
+				pages += len(p.data) / pageSize
+			}
+		}
+		r.ahead = max(1, int64(float64(pages)*readAheadShare))
+	}
 }
 
 // joinLeft reads LEFT's data records in batches and has the workers join

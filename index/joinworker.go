@@ -108,6 +108,9 @@ func (w *joinWorker) join(b *joinBatch) error {
 // record joins one LEFT record, rec, whose key is key if has.
 func (w *joinWorker) record(rec, key []byte, has bool) error {
 	probe := has && (w.opts.Nulls || !bytes.Equal(key, w.null))
+	if probe {
+		w.probed()
+	}
 	if w.opts.Mode == JoinSemi || w.opts.Mode == JoinAnti {
 		found := false
 		if probe {

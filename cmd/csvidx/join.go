@@ -21,6 +21,7 @@ type joinOptions struct {
 	nulls       bool
 	prefixLeft  string
 	prefixRight string
+	readAhead   string
 }
 
 // joinModes are the mode flags, in index.JoinMode's order.
@@ -56,6 +57,11 @@ matched field by field. A LEFT row whose key fields are all empty matches
 nothing, unless --nulls. --right and --full print the unmatched RIGHT rows
 after LEFT ends, keeping a bitmap of RIGHT's rows.
 
+On a cold cache each lookup reads a page of RIGHT at random. Once the
+lookups reach 2% of RIGHT's pages (its CSV's and its index's), the join asks
+the kernel to read both whole, in order, which costs less from there on;
+--read-ahead always does it at once, never not at all.
+
 The exit status is 0 when a data row was printed, 1 when none was, 2 on
 error.`,
 		Example: `  csvidx build users.csv --key user_id
@@ -85,6 +91,7 @@ error.`,
 	f.BoolVar(&o.nulls, "nulls", false, "let a LEFT key whose fields are all empty match")
 	f.StringVarP(&o.prefixLeft, "prefix-left", "l", "", "put `TEXT` before each of LEFT's header names")
 	f.StringVarP(&o.prefixRight, "prefix-right", "r", "", "put `TEXT` before each of RIGHT's header names")
+	f.StringVar(&o.readAhead, "read-ahead", "auto", "read RIGHT and its index whole, in order: `auto` (once the lookups reach 2% of their pages), always, never")
 	cmd.MarkFlagRequired("key")
 	return cmd
 }
@@ -101,6 +108,15 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 		Key: o.key, RightKey: o.rightKey, RightIndex: g.indexPath,
 		Delimiter: delim, NoHeader: o.noHeader, Nulls: o.nulls,
 		PrefixLeft: o.prefixLeft, PrefixRight: o.prefixRight,
+	}
+	switch o.readAhead {
+	case "auto":
+	case "never":
+		opts.ReadAhead = index.ReadAheadNever
+	case "always":
+		opts.ReadAhead = index.ReadAheadAlways
+	default:
+		return fmt.Errorf("--read-ahead %q: give auto, always or never", o.readAhead)
 	}
 	for i, on := range o.modes {
 		if on {

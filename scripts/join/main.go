@@ -11,6 +11,11 @@
 // JSON (run.SaveResults).
 //
 //	go run ./scripts/join -left 1000000,10000000 -users 10000000 -work /data/join
+//
+// With -cold it measures instead where a join on a cold cache should read
+// RIGHT ahead (csvidx join --read-ahead): see cold.go.
+//
+//	go run ./scripts/join -cold 300,1000,3000,10000,30000 -users 10000000 -work /data/join
 package main
 
 import (
@@ -55,6 +60,8 @@ func main() {
 	users := flag.Int("users", 10_000_000, "rows of the users RIGHT")
 	fanout := flag.Int("fanout", 0, "rows of an orders RIGHT for the fan-out case (LEFT: the second -left size, or the first); 0: none")
 	skipHash := flag.Int("hash-max", 10_000_000, "run hashjoin only for LEFTs up to this many rows")
+	cold := flag.String("cold", "", "instead: for each of these counts of lookups (comma-separated), time a join of that many random users with the users RIGHT cold, read page by page and read ahead")
+	rounds := flag.Int("rounds", 3, "-cold: runs of each, in turns")
 	flag.Parse()
 	remove, err := s.Workspace("csvidx-join")
 	if err != nil {
@@ -77,6 +84,24 @@ func main() {
 	usersCSV := filepath.Join(s.Work, fmt.Sprintf("users-%d.csv", *users))
 	if err := writeUsers(usersCSV, *users); err != nil {
 		log.Fatal(err)
+	}
+	if *cold != "" {
+		probes, err := run.Ints(*cold)
+		if err != nil {
+			log.Fatal(err)
+		}
+		cs, err := measureCold(s.Bin, s.Work, usersCSV, *users, probes, *rounds)
+		if err != nil {
+			log.Fatal(err)
+		}
+		reportCold(cs)
+		st, _ := os.Stat(usersCSV)
+		name, err := run.SaveResults(s.Results, "join-cold", st.Size(), cs)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("\nwrote", name)
+		return
 	}
 	orders := func(n int) string {
 		p := filepath.Join(s.Work, fmt.Sprintf("orders-%d.csv", n))
