@@ -89,6 +89,7 @@ func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		hs.LimitOne()
 		if found = hs.Next(); found {
 			var end int
 			fields, end, _ = scan.Fields(data, hs.Start(), sp.delim)
@@ -151,7 +152,10 @@ func checkTerminators(csv *csvFile, delim byte, h *header) error {
 	start, end := int(h.headerStart), int(h.headerEnd)
 	if end == 0 {
 		s, err := scan.New(data, delim, 0)
-		if err != nil || !s.Next() {
+		if err != nil {
+			return err
+		}
+		if s.LimitOne(); !s.Next() {
 			return err
 		}
 		start, end = s.Start(), s.End()

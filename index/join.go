@@ -209,7 +209,7 @@ func (j *Join) readRightHeader() error {
 	if err != nil {
 		return err
 	}
-	if s.Next() {
+	if s.LimitOne(); s.Next() {
 		fields, _, _ := scan.Fields(data, s.Start(), h.delim)
 		j.right.fields = len(fields)
 		j.right.start = s.Start()

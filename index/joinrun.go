@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -35,11 +36,12 @@ type joinRun struct {
 }
 
 // readAheadShare is the share of RIGHT's pages (the CSV's and its index's)
-// that many lookups must reach for ReadAheadAuto to read RIGHT ahead: at
-// about one cold page read per lookup, that many lookups read, at random,
-// as long as reading the files in order takes (see docs/performance.md,
-// "Joins").
-const readAheadShare = 0.02
+// that many lookups must reach for ReadAheadAuto to read RIGHT ahead: on a
+// cold cache, that many lookups, reading a page or two at random each,
+// took as long as reading the files in order (between 2% and 3% of the
+// pages: see docs/performance.md, "Joins"). When LEFT is a file whose rows
+// can be estimated, the join reads ahead from the start if they reach it.
+const readAheadShare = 0.025
 
 // probed counts a lookup, and reads RIGHT ahead at the one that reaches
 // r.ahead.
@@ -49,16 +51,37 @@ func (r *joinRun) probed() {
 	}
 }
 
-// readAhead asks the kernel to read RIGHT and its index files whole, in
-// the background.
+// readAhead reads RIGHT and its index files whole, in the background, in
+// big sequential reads that bring them into the page cache, which the
+// lookups then find there. (madvise(MADV_WILLNEED) over the mappings was
+// tried first: it took 3.3 s for what reading took 0.5 s, see "Joins" in
+// docs/performance.md.) It stops when the join ends.
 func (r *joinRun) readAhead() {
-	r.ix.csv.m.WillNeedAll()
+	paths := []string{r.ix.csvPath}
 	for _, p := range []*part{r.ix.main, r.ix.tail} {
 		if p != nil {
-			p.m.WillNeedAll()
+			paths = append(paths, p.path)
 		}
 	}
+	go func() {
+		buf := make([]byte, readAheadChunk)
+		for _, path := range paths {
+			f, _, err := mapping.Open(path) // a regular file, never a wait on a FIFO
+			if err != nil {
+				continue
+			}
+			for r.ctx.Err() == nil {
+				if _, err := f.Read(buf); err != nil {
+					break
+				}
+			}
+			f.Close()
+		}
+	}()
 }
+
+// readAheadChunk is the size of readAhead's reads.
+const readAheadChunk = 1 << 20
 
 // errFound stops a lookup at its first row.
 var errFound = errors.New("found")
@@ -111,6 +134,10 @@ func (r *joinRun) setUp() {
 			}
 		}
 		r.ahead = max(1, int64(float64(pages)*readAheadShare))
+		if rows := r.rs.rowsLeft(); rows >= r.ahead {
+			r.readAhead() // LEFT, a file, has that many rows: no need to wait for them
+			r.ahead = 0
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/csvidx/csvidx/scan"
 )
@@ -86,6 +87,28 @@ func (rs *recordStream) rekey(initScan func(s *scan.Scanner, data []byte) error,
 	}
 	rs.initScan = initScan
 	return rs.rescan()
+}
+
+// rowsLeft estimates the records left in the input, when it is a regular
+// file: its bytes left, over the mean size of a line in the bytes read and
+// not yet scanned. It returns 0 when it cannot tell.
+func (rs *recordStream) rowsLeft() int64 {
+	f, ok := rs.r.(*os.File)
+	if !ok {
+		return 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	pos, err := f.Seek(0, io.SeekCurrent)
+	window := rs.buf[rs.off:rs.n]
+	lines := bytes.Count(window, []byte{'\n'})
+	if err != nil || lines == 0 {
+		return 0
+	}
+	left := st.Size() - pos + int64(len(window))
+	return left * int64(lines) / int64(len(window))
 }
 
 // scanner returns the scanner, on the current record: its key, and its

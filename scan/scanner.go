@@ -224,6 +224,15 @@ func skipBlankLines(data []byte, i, limit int) (int, int64) {
 // each chunk of the data the records that start in its range.
 func (s *Scanner) SetLimit(limit int) { s.limit = limit }
 
+// LimitOne makes the next record the last one Next reads: the scanner then
+// searches for quotes no further than it needs to past that record's start
+// (see quoteFrom), instead of to the end of the data. Reading a header this
+// way touches only its pages, not the whole of a file without quotes.
+func (s *Scanner) LimitOne() {
+	i, _ := skipBlankLines(s.data, s.pos, s.limit)
+	s.limit = i + 1
+}
+
 // Pos returns where the scan goes on: just past the last record read, or
 // past the blank lines after it that start before the limit.
 func (s *Scanner) Pos() int { return s.pos }

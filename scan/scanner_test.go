@@ -358,3 +358,46 @@ func TestLoneCR(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitOne: a scanner limited to one record reads the first record as
+// an unlimited one does, whatever lies before it (a byte order mark, blank
+// lines) and however far its quotes are, and then no other; and it does
+// not search the rest of the data for a quote.
+func TestLimitOne(t *testing.T) {
+	defer func(n int) { quoteLookahead = n }(quoteLookahead)
+	for _, data := range []string{
+		"a,b\n\"c\",d\n",
+		"\r\n\n\nname,\"x\ny\",z\r\nrest",
+		"\xef\xbb\xbf\n" + strings.Repeat("k", 50) + ",\"q\"\n1,2\n",
+		strings.Repeat("x,", 40) + "\"late,quote\"\n2\n",
+		"\n\r\n",
+		"only",
+	} {
+		for _, quoteLookahead = range []int{64 << 10, 0, 1, 7} {
+			want, _ := New([]byte(data), ',', 1)
+			wantOK := want.Next()
+			s, _ := New([]byte(data), ',', 1)
+			s.LimitOne()
+			if ok := s.Next(); ok != wantOK || s.Start() != want.Start() || s.End() != want.End() || s.Terminated() != want.Terminated() {
+				t.Fatalf("%q, lookahead %d: record [%d, %d) %v, want [%d, %d) %v", data, quoteLookahead, s.Start(), s.End(), ok, want.Start(), want.End(), wantOK)
+			}
+			k, kok := s.Key()
+			wk, wkok := want.Key()
+			if kok != wkok || string(k) != string(wk) || s.Blanks() != want.Blanks() {
+				t.Fatalf("%q: key %q %v, want %q %v", data, k, kok, wk, wkok)
+			}
+			if s.Next() {
+				t.Fatalf("%q: a second record after LimitOne", data)
+			}
+		}
+	}
+	// The quote search stops near the record: a quote-free file is not read through.
+	data := []byte("h1,h2\n" + strings.Repeat("1,2\n", 100000))
+	quoteLookahead = 64 << 10
+	s, _ := New(data, ',', 0)
+	s.LimitOne()
+	s.Next()
+	if s.nextQuote > 6+1+quoteLookahead {
+		t.Fatalf("the quote search went to %d of %d bytes", s.nextQuote, len(data))
+	}
+}

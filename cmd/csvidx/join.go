@@ -58,9 +58,10 @@ nothing, unless --nulls. --right and --full print the unmatched RIGHT rows
 after LEFT ends, keeping a bitmap of RIGHT's rows.
 
 On a cold cache each lookup reads a page of RIGHT at random. Once the
-lookups reach 2% of RIGHT's pages (its CSV's and its index's), the join asks
-the kernel to read both whole, in order, which costs less from there on;
---read-ahead always does it at once, never not at all.
+lookups reach 2.5% of RIGHT's pages (its CSV's and its index's), the join
+reads both through, in order, in the background, which costs less from
+there on; it does so from the start when LEFT is a file with that many
+rows. --read-ahead always does it at once, never not at all.
 
 The exit status is 0 when a data row was printed, 1 when none was, 2 on
 error.`,
@@ -91,7 +92,7 @@ error.`,
 	f.BoolVar(&o.nulls, "nulls", false, "let a LEFT key whose fields are all empty match")
 	f.StringVarP(&o.prefixLeft, "prefix-left", "l", "", "put `TEXT` before each of LEFT's header names")
 	f.StringVarP(&o.prefixRight, "prefix-right", "r", "", "put `TEXT` before each of RIGHT's header names")
-	f.StringVar(&o.readAhead, "read-ahead", "auto", "read RIGHT and its index whole, in order: `auto` (once the lookups reach 2% of their pages), always, never")
+	f.StringVar(&o.readAhead, "read-ahead", "auto", "read RIGHT and its index whole, in order: `auto` (once the lookups reach 2.5% of their pages), always, never")
 	cmd.MarkFlagRequired("key")
 	return cmd
 }

@@ -13,13 +13,15 @@ import (
 )
 
 // coldCase is csvidx join of a LEFT of Probes random users with a cold
-// RIGHT, reading RIGHT page by page as the lookups touch it (never) or
-// whole and in order first (always), in turns.
+// RIGHT, reading RIGHT page by page as the lookups touch it (never), whole
+// and in order from the start (always), or from where auto decides to, in
+// turns.
 type coldCase struct {
 	Probes       int       `json:"probes"`
 	RightPages   int64     `json:"right_pages"` // of RIGHT's CSV and its index
 	NeverSeconds []float64 `json:"never_seconds"`
 	AheadSeconds []float64 `json:"always_seconds"`
+	AutoSeconds  []float64 `json:"auto_seconds"`
 }
 
 // measureCold finds where reading RIGHT ahead wins on a cold cache: for
@@ -56,18 +58,21 @@ func measureCold(bin, work, right string, users int, probes []int, rounds int) (
 		}
 		f.Close()
 		c := coldCase{Probes: k, RightPages: pages}
-		err = run.Turns(rounds, 2, func(_, i int) error {
-			mode := []string{"never", "always"}[i]
+		err = run.Turns(rounds, 3, func(_, i int) error {
+			mode := []string{"never", "always", "auto"}[i]
 			run.DropCache(files...)
 			start := time.Now()
 			if out, err := runOut(bin, "join", left, right, "--key", "user_id", "--read-ahead", mode); err != nil {
 				return fmt.Errorf("join: %v: %s", err, out)
 			}
 			t := time.Since(start).Seconds()
-			if i == 0 {
+			switch i {
+			case 0:
 				c.NeverSeconds = append(c.NeverSeconds, t)
-			} else {
+			case 1:
 				c.AheadSeconds = append(c.AheadSeconds, t)
+			default:
+				c.AutoSeconds = append(c.AutoSeconds, t)
 			}
 			return nil
 		})
@@ -83,10 +88,11 @@ func measureCold(bin, work, right string, users int, probes []int, rounds int) (
 
 // reportCold prints the cold table.
 func reportCold(cs []coldCase) {
-	fmt.Printf("\n| lookups | share of RIGHT's pages | page by page (never) | read ahead (always) | ahead / page by page |\n| ---: | ---: | ---: | ---: | ---: |\n")
+	fmt.Printf("\n| lookups | share of RIGHT's pages | page by page (never) | read ahead (always) | auto | ahead / page by page | auto / the better |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, c := range cs {
-		n, a := run.MedianOf(c.NeverSeconds), run.MedianOf(c.AheadSeconds)
-		fmt.Printf("| %d | %.2f%% | %s s | %s s | %.2fx |\n", c.Probes, 100*float64(c.Probes)/float64(c.RightPages), run.Seconds(c.NeverSeconds), run.Seconds(c.AheadSeconds), a/n)
+		n, a, au := run.MedianOf(c.NeverSeconds), run.MedianOf(c.AheadSeconds), run.MedianOf(c.AutoSeconds)
+		fmt.Printf("| %d | %.2f%% | %s s | %s s | %s s | %.2fx | %.2fx |\n", c.Probes, 100*float64(c.Probes)/float64(c.RightPages),
+			run.Seconds(c.NeverSeconds), run.Seconds(c.AheadSeconds), run.Seconds(c.AutoSeconds), a/n, au/min(a, n))
 	}
 }
 
