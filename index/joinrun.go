@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -51,17 +52,23 @@ func (r *joinRun) probed() {
 	}
 }
 
-// readAhead reads RIGHT and its index files whole, in the background, in
-// big sequential reads that bring them into the page cache, which the
-// lookups then find there. (madvise(MADV_WILLNEED) over the mappings was
+// readAhead reads RIGHT and its index files whole (those that are cold),
+// in the background, in big sequential reads that bring them into the page
+// cache, where the lookups then find them. (madvise(MADV_WILLNEED) over the mappings was
 // tried first: it took 3.3 s for what reading took 0.5 s, see "Joins" in
 // docs/performance.md.) It stops when the join ends.
 func (r *joinRun) readAhead() {
-	paths := []string{r.ix.csvPath}
+	var paths []string
+	if cold(r.ix.csv.m) {
+		paths = append(paths, r.ix.csvPath)
+	}
 	for _, p := range []*part{r.ix.main, r.ix.tail} {
-		if p != nil {
+		if p != nil && cold(p.m) {
 			paths = append(paths, p.path)
 		}
+	}
+	if len(paths) == 0 {
+		return
 	}
 	go func() {
 		buf := make([]byte, readAheadChunk)
@@ -78,6 +85,16 @@ func (r *joinRun) readAhead() {
 			f.Close()
 		}
 	}()
+}
+
+// cold reports whether a tenth of m's pages or more are not in memory (or
+// it cannot tell): a file worth reading ahead. Asking costs a mincore call,
+// about a millisecond for 5 GB.
+func cold(m *mapping.Map) bool {
+	n, err := m.Resident()
+	ps := os.Getpagesize()
+	pages := (len(m.Bytes()) + ps - 1) / ps
+	return err != nil || n < pages-pages/10
 }
 
 // readAheadChunk is the size of readAhead's reads.
