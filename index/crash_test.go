@@ -100,20 +100,7 @@ const crashExit = 7
 // new one does (never cover less, never mix), and the next writer must
 // leave it equal to a fresh build with no temporary file.
 func TestCrashPoints(t *testing.T) {
-	points := crashLoop(t, func(t *testing.T, sc crashScenario, p string, k int) {
-		n := 0
-		atomicfile.SetFaults(func(op, path string) error {
-			if n++; n == k {
-				return fmt.Errorf("%w at %s of %s", errInjected, op, filepath.Base(path))
-			}
-			return nil
-		})
-		err := sc.op(p)
-		atomicfile.SetFaults(nil)
-		if !errors.Is(err, errInjected) {
-			t.Fatalf("fault %d: the writer returned %v, not the injected error", k, err)
-		}
-	})
+	points := crashLoop(t, failAt)
 	t.Logf("%d crash points tried (error returned), 0 broken", points)
 }
 
@@ -124,16 +111,37 @@ func TestCrashExits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the test binary for every crash point")
 	}
-	points := crashLoop(t, func(t *testing.T, sc crashScenario, p string, k int) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %s", crashEnv, sc.name, k, p))
-		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != crashExit {
-			t.Fatalf("crash %d: the child ended with %v, not exit %d:\n%s", k, err, crashExit, out)
-		}
-	})
+	points := crashLoop(t, exitAt)
 	t.Logf("%d crash points tried (process exit), 0 broken", points)
+}
+
+// failAt runs sc's writer on the CSV at p with its file operation k
+// failing with errInjected, and requires the writer to return that error.
+func failAt(t *testing.T, sc crashScenario, p string, k int) {
+	n := 0
+	atomicfile.SetFaults(func(op, path string) error {
+		if n++; n == k {
+			return fmt.Errorf("%w at %s of %s", errInjected, op, filepath.Base(path))
+		}
+		return nil
+	})
+	err := sc.op(p)
+	atomicfile.SetFaults(nil)
+	if !errors.Is(err, errInjected) {
+		t.Fatalf("fault %d: the writer returned %v, not the injected error", k, err)
+	}
+}
+
+// exitAt runs sc's writer on the CSV at p in a child process (see
+// TestCrashChild) that exits at its file operation k.
+func exitAt(t *testing.T, sc crashScenario, p string, k int) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %s", crashEnv, sc.name, k, p))
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != crashExit {
+		t.Fatalf("crash %d: the child ended with %v, not exit %d:\n%s", k, err, crashExit, out)
+	}
 }
 
 // TestCrashChild is the child of TestCrashExits; it does nothing unless

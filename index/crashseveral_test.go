@@ -2,10 +2,7 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -42,20 +39,7 @@ var severalScenarios = []crashScenario{
 // equals a fresh build of what it covers); the next update brings all of
 // them up to date.
 func TestCrashPointsSeveral(t *testing.T) {
-	points := severalCrashLoop(t, func(t *testing.T, sc crashScenario, p string, k int) {
-		n := 0
-		atomicfile.SetFaults(func(op, path string) error {
-			if n++; n == k {
-				return fmt.Errorf("%w at %s of %s", errInjected, op, filepath.Base(path))
-			}
-			return nil
-		})
-		err := sc.op(p)
-		atomicfile.SetFaults(nil)
-		if !errors.Is(err, errInjected) {
-			t.Fatalf("fault %d: the writer returned %v, not the injected error", k, err)
-		}
-	})
+	points := severalCrashLoop(t, failAt)
 	t.Logf("%d crash points tried (error returned), 0 broken", points)
 }
 
@@ -65,15 +49,7 @@ func TestCrashExitsSeveral(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the test binary for every crash point")
 	}
-	points := severalCrashLoop(t, func(t *testing.T, sc crashScenario, p string, k int) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %s", crashEnv, sc.name, k, p))
-		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != crashExit {
-			t.Fatalf("crash %d: the child ended with %v, not exit %d:\n%s", k, err, crashExit, out)
-		}
-	})
+	points := severalCrashLoop(t, exitAt)
 	t.Logf("%d crash points tried (process exit), 0 broken", points)
 }
 
