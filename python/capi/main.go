@@ -41,6 +41,7 @@
 //	int csvidx_update(path, no_compact, mem_limit_mib, threads, tmp_dir, index_path, by, no_wait, char **result_json, char **err)
 //	int csvidx_compact(path, index_path, by, no_wait, char **info_json, char **err)
 //	int csvidx_verify(path, mem_limit_mib, threads, tmp_dir, index_path, by, char **result_json, char **err)
+//	int csvidx_join(left, right, key, right_key, mode, no_header, delimiter, nulls, prefix_left, prefix_right, out, int64_t *rows, char **err)
 //	int csvidx_open(path, index_path, by, int64_t *handle, char **err)
 //	int csvidx_info(handle, char **info_json, char **err)
 //	int csvidx_get(handle, keys, keys_len, nkeys, with_header, char **rows, int64_t *rows_len, char **err)
@@ -78,6 +79,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/csvidx/csvidx/index"
@@ -86,7 +91,7 @@ import (
 
 // abiVersion changes whenever a function's signature or meaning does, so the
 // Python package refuses a stale library instead of calling it wrongly.
-const abiVersion = 3
+const abiVersion = 4
 
 func main() {}
 
@@ -248,6 +253,66 @@ type verifyJSON struct {
 
 func newVerifyJSON(r *index.VerifyResult) verifyJSON {
 	return verifyJSON{r.Equal, r.Differences, r.Notes, r.BytesBehind, r.Path}
+}
+
+// joinModes are csvidx_join's mode names, in index.JoinMode's order.
+var joinModes = []string{"inner", "left", "semi", "anti", "right", "full"}
+
+//export csvidx_join
+func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delimiter *C.char, nulls C.int,
+	prefixLeft, prefixRight, out *C.char, rows *C.int64_t, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		m := slices.Index(joinModes, goString(mode))
+		if m < 0 {
+			return fmt.Errorf("how=%q: give one of %s", goString(mode), strings.Join(joinModes, ", "))
+		}
+		delim, err := scan.ParseDelimiter(goString(delimiter))
+		if err != nil {
+			return fmt.Errorf("delimiter=%q: %w", goString(delimiter), err)
+		}
+		lf, err := os.Open(goString(left))
+		if err != nil {
+			return err
+		}
+		defer lf.Close()
+		j, err := index.NewJoin(lf, goString(right), &index.JoinOptions{
+			Mode: index.JoinMode(m), Key: goString(key), RightKey: goString(rightKey),
+			Delimiter: delim, NoHeader: noHeader != 0, Nulls: nulls != 0,
+			PrefixLeft: goString(prefixLeft), PrefixRight: goString(prefixRight),
+		})
+		if err != nil {
+			return err
+		}
+		defer j.Close()
+		// The output is written whole or not at all: to a temporary file
+		// beside it, renamed once the join is done.
+		dst := goString(out)
+		if st, err := os.Stat(dst); err == nil {
+			for _, p := range []string{goString(left), goString(right)} {
+				if in, err := os.Stat(p); err == nil && os.SameFile(st, in) {
+					return fmt.Errorf("out=%q is the file %s: the join writes its output to another file", dst, p)
+				}
+			}
+		}
+		f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(f.Name())
+		if err := f.Chmod(0o644); err != nil {
+			f.Close()
+			return err
+		}
+		n, err := j.Run(context.Background(), f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		*rows = C.int64_t(n)
+		return os.Rename(f.Name(), dst)
+	})
 }
 
 //export csvidx_open

@@ -23,7 +23,7 @@ An int key means str(int); float, bool and None raise TypeError. Every
 error of the library is a CsvIdxError with the message the command prints.
 """
 
-from ._api import DEFAULT_MEM_LIMIT_MIB, Index, VerifyResult, build, compact, update, verify
+from ._api import DEFAULT_MEM_LIMIT_MIB, Index, VerifyResult, build, compact, join, update, verify
 from ._errors import CsvIdxError, CsvIdxWarning
 
 __version__ = "0.1.0"
@@ -36,6 +36,7 @@ __all__ = [
     "VerifyResult",
     "build",
     "compact",
+    "join",
     "update",
     "verify",
 ]

@@ -173,6 +173,28 @@ def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None
                         max(int(x["bytes_behind"]) for x in rs))
 
 
+def join(left, right, key, out, *, how="inner", right_key=None, no_header=False, delimiter=",", nulls=False,
+         prefix_left="", prefix_right=""):
+    """Join the CSV at left with the indexed CSV at right, as ``csvidx join``
+    does, and write the result to the file out (replaced whole once the
+    join is done). Returns the number of data rows written.
+
+    how is "inner", "left", "semi", "anti", "right" or "full". key is left's
+    key, as build takes it (a tuple for a composite key); right must be
+    indexed by right_key, by default the names left's header gives key's
+    columns. delimiter and no_header are left's. Memory does not grow with
+    either file; read the result with pandas as any CSV. The GIL is
+    released during the join."""
+    rows = _n.ctypes.c_int64()
+    err = _n.out_ptr()
+    rk = None if right_key is None else _keys.key_spec(right_key)
+    _n.check(_n.lib.csvidx_join(_path(left, "left"), _path(right, "right"), _keys.key_spec(key), rk,
+                                _text(how, "how"), bool(no_header), _text(delimiter, "delimiter"), bool(nulls),
+                                _text(prefix_left, "prefix_left"), _text(prefix_right, "prefix_right"),
+                                _path(out, "out"), _n.byref(rows), _n.byref(err)), err)
+    return rows.value
+
+
 def _pandas():
     try:
         import pandas  # pylint: disable=import-outside-toplevel
