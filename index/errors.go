@@ -128,12 +128,29 @@ func (e *RebuildError) Unwrap() error { return e.Err }
 func mustRebuild(csvPath, idxPath string, h *header, err error) *RebuildError {
 	e := &RebuildError{CSVPath: csvPath, IndexPath: idxPath, Err: err}
 	if h != nil {
-		e.Built = &Definition{KeyColumn: int(h.keyCol), KeyColumns: h.compositeColumns(), NoHeader: h.flags&flagHeader == 0, Delimiter: h.delim}
-		if !e.Built.NoHeader {
-			e.Built.KeyName = string(h.keyName)
-		}
+		e.Built = h.definition()
 	}
 	return e
+}
+
+// definition returns what the index whose header is h was built with.
+func (h *header) definition() *Definition {
+	d := &Definition{KeyColumn: int(h.keyCol), KeyColumns: h.compositeColumns(), NoHeader: h.flags&flagHeader == 0, Delimiter: h.delim}
+	if !d.NoHeader {
+		d.KeyName = string(h.keyName)
+	}
+	return d
+}
+
+// keyDefinition returns the key of cols as a build is given it: by the
+// header fields of those columns when each has one (fields), else by
+// number.
+func keyDefinition(cols []int, fields [][]byte) *Definition {
+	d := &Definition{KeyColumn: cols[0], KeyName: string(keyNameOf(cols, fields))}
+	if len(cols) > 1 {
+		d.KeyColumns = cols
+	}
+	return d
 }
 
 // namePath makes *err, when set, say which CSV it is about: every error of

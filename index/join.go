@@ -112,14 +112,7 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 	if by == "" && j.opts.RightIndex == "" {
 		by = j.opts.Key // for an empty LEFT
 		if j.cols != nil {
-			by = columnsSpec(j.cols)
-		}
-		if j.names != nil {
-			names := make([][]byte, len(j.cols))
-			for i, c := range j.cols {
-				names[i] = j.names[c]
-			}
-			by = string(appendRecord(nil, names, ','))
+			by = keyDefinition(j.cols, j.names).Key()
 		}
 	}
 	ix, err := Open(rightPath, &Options{IndexPath: j.opts.RightIndex, By: by})
@@ -137,7 +130,7 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 	if n := len(ix.KeyColumns()); j.cols != nil && len(j.cols) != n {
 		ix.Close()
 		return nil, fmt.Errorf("%w: %q is %d columns of the left file, and the index of %s is by %d (%s)",
-			ErrLeftKey, j.opts.Key, len(j.cols), rightPath, n, ix.main.h.keySpec())
+			ErrLeftKey, j.opts.Key, len(j.cols), rightPath, n, ix.main.h.definition().Key())
 	}
 	return j, nil
 }

@@ -166,12 +166,3 @@ func (ix *Index) CompositeKey(fields ...[]byte) ([]byte, error) {
 	}
 	return scan.AppendComposite(nil, fields), nil
 }
-
-// keySpec returns the key of h as a user names it: its header name (a
-// composite key's names as one record), or its columns' numbers.
-func (h *header) keySpec() string {
-	if len(h.keyName) > 0 {
-		return string(h.keyName)
-	}
-	return columnsSpec(h.keyColumns())
-}
