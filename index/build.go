@@ -160,13 +160,18 @@ func checkTerminators(csv *csvFile, delim byte, h *header) error {
 		}
 		start, end = s.Start(), s.End()
 	}
-	i := scan.LoneCR(data, start, end, delim)
-	if i < 0 {
-		return nil
+	if i := scan.LoneCR(data, start, end, delim); i >= 0 {
+		return lineEndsError(i) // Build names the CSV
 	}
+	return nil
+}
+
+// lineEndsError is the error for a first record that holds a lone carriage
+// return at offset i (see checkTerminators).
+func lineEndsError(i int) error {
 	return fmt.Errorf("%w: its first record holds a carriage return (\\r) with no newline after it, at byte %d, "+
 		"as in files from classic Mac OS and old Excel; csvidx reads records that end with \\n or \\r\\n: "+
-		"convert the line ends first", ErrLineEnds, i) // Build names the CSV
+		"convert the line ends first", ErrLineEnds, i)
 }
 
 // resolveKey finds the key column: the header field equal to key, else key

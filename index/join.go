@@ -85,8 +85,7 @@ type Join struct {
 	rs    *recordStream
 	first []byte   // LEFT's first record, when it is its header
 	names [][]byte // LEFT's header names
-	cols  []int    // LEFT's key columns
-	more  bool     // LEFT has a record after its header
+	cols  []int    // LEFT's key columns; nil for an empty LEFT
 	run   *joinRun
 }
 
@@ -160,7 +159,7 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 	if more {
 		first := j.rs.record()
 		if i := scan.LoneCR(first, 0, len(first), j.delim); i >= 0 {
-			return fmt.Errorf("the left file: %w: its first record holds a carriage return (\\r) with no newline after it, at byte %d; convert the line ends first", ErrLineEnds, i)
+			return fmt.Errorf("the left file: %w", lineEndsError(i))
 		}
 		fields, _, _ = scan.Fields(first, 0, j.delim)
 		if !j.opts.NoHeader {
@@ -168,7 +167,6 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 		}
 	}
 	j.run = &joinRun{Join: j, leftFields: len(fields)}
-	j.more = more
 	if !more { // an empty LEFT: no key to resolve, no row to join
 		return nil
 	}

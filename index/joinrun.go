@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
@@ -32,8 +31,8 @@ type joinRun struct {
 	emptyRight []byte   // RIGHT's fields, empty
 	matched    *rowBits // the RIGHT rows a LEFT row matched, for JoinRight and JoinFull
 	workers    int
-	probes     atomic.Int64 // lookups made so far
-	ahead      int64        // the lookup after which RIGHT is read ahead, or 0 for never
+	ahead      int64     // each worker's lookups after which RIGHT is read ahead, or 0 for never
+	aheadOnce  sync.Once // reads RIGHT ahead once, whichever worker gets there first
 }
 
 // readAheadShare is the share of RIGHT's pages (the CSV's and its index's)
@@ -44,11 +43,15 @@ type joinRun struct {
 // can be estimated, the join reads ahead from the start if they reach it.
 const readAheadShare = 0.025
 
-// probed counts a lookup, and reads RIGHT ahead at the one that reaches
-// r.ahead.
-func (r *joinRun) probed() {
-	if r.ahead > 0 && r.probes.Add(1) == r.ahead {
-		r.readAhead()
+// probed counts a lookup of w, and reads RIGHT ahead at the one that
+// reaches r.ahead: the workers share the lookups about equally, and count
+// them each without touching a shared counter.
+func (w *joinWorker) probed() {
+	if w.ahead == 0 {
+		return
+	}
+	if w.probes++; w.probes == w.ahead {
+		w.aheadOnce.Do(w.readAhead)
 	}
 }
 
@@ -115,7 +118,7 @@ func (r *joinRun) run() error {
 			return err
 		}
 	}
-	if r.more {
+	if r.cols != nil { // LEFT has a record after its header
 		if err := r.joinLeft(); err != nil {
 			return err
 		}
@@ -150,10 +153,11 @@ func (r *joinRun) setUp() {
 				pages += len(p.data) / pageSize
 			}
 		}
-		r.ahead = max(1, int64(float64(pages)*readAheadShare))
-		if rows := r.rs.rowsLeft(); rows >= r.ahead {
+		total := max(1, int64(float64(pages)*readAheadShare))
+		if rows := r.rs.rowsLeft(); rows >= total {
 			r.readAhead() // LEFT, a file, has that many rows: no need to wait for them
-			r.ahead = 0
+		} else {
+			r.ahead = max(1, total/int64(r.workers))
 		}
 	}
 }
@@ -166,12 +170,15 @@ func (r *joinRun) joinLeft() error {
 	for range cap(free) {
 		free <- new(joinBatch)
 	}
-	var wg sync.WaitGroup
-	for range r.workers {
-		w, err := r.newWorker()
-		if err != nil {
+	workers := make([]*joinWorker, r.workers)
+	for i := range workers { // all before any starts: an error then leaves none waiting
+		var err error
+		if workers[i], err = r.newWorker(); err != nil {
 			return err
 		}
+	}
+	var wg sync.WaitGroup
+	for _, w := range workers {
 		wg.Go(func() {
 			err := r.ix.guard(func() error { return w.work(work, free) })
 			if err != nil {

@@ -53,12 +53,13 @@ func (b *joinBatch) add(rec, key []byte, has bool) {
 // A joinWorker joins batches into a buffer of its own.
 type joinWorker struct {
 	*joinRun
-	buf   []byte
-	rows  int64         // data rows in buf and written since the turn began
-	turn  bool          // the batch before has been written: this one may write
-	prev  chan struct{} // closed when it has
-	rscan scan.Scanner  // reads RIGHT's rows
-	lines [2][]byte     // the sides of a row, when re-encoded (see side)
+	buf    []byte
+	rows   int64         // data rows in buf and written since the turn began
+	probes int64         // lookups made (see probed)
+	turn   bool          // the batch before has been written: this one may write
+	prev   chan struct{} // closed when it has
+	rscan  scan.Scanner  // reads RIGHT's rows
+	lines  [2][]byte     // the sides of a row, when re-encoded (see side)
 }
 
 func (r *joinRun) newWorker() (*joinWorker, error) {

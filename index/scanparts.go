@@ -12,7 +12,7 @@ import (
 // A scanPart is one of the index files a shared scan makes (see
 // [pipeline.runParts]): a main index, or the tail of one. Build makes
 // several main indexes in one scan, Update several tails, and Verify
-// rebuilds several of either to compare them with the files.
+// rebuilds one or several of either to compare them with the files.
 type scanPart struct {
 	h     *header            // its header, short of what the scan and its writer know
 	main  *header            // for a tail, the main index it extends; nil for a main index
@@ -114,6 +114,10 @@ func (p *pipeline) scanParts(ctx context.Context, parts []*scanPart, start int, 
 		keys[j], sinks[j] = sp.h.keyColumns(), srts[j]
 	}
 	s := chunked.Scan{Data: p.csv.data, Map: p.csv.m, Delim: parts[0].h.delim, Keys: keys, Hash: testHash, Plan: plan, Progress: p.progress}
+	if len(parts) == 1 { // a scan of one key takes it as KeyCol or KeyCols
+		h := parts[0].h
+		s.Keys, s.KeyCol, s.KeyCols = nil, int(h.keyCol), h.compositeColumns()
+	}
 	r, err := s.RunKeys(ctx, start, sinks)
 	if err != nil {
 		return nil, err

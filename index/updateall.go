@@ -125,16 +125,6 @@ func updateIndexes(ctx context.Context, csv *csvFile, paths []string, all []*ope
 			h, _ := tailHeader(main, len(csv.data))
 			parts[k] = &scanPart{h: h, main: main, path: tailPath(paths[i])}
 		}
-		if len(group) == 1 {
-			q := p.part(parts[0])
-			q.spec = specOf(parts[0].main)
-			b, err := q.writeTail(ctx, parts[0].path)
-			if err != nil {
-				return nil, err
-			}
-			tails[group[0]] = b.h
-			continue
-		}
 		bs, err := p.writeParts(ctx, parts, int(at), false)
 		if err != nil {
 			return nil, err

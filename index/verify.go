@@ -220,9 +220,9 @@ func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *Veri
 	return nil
 }
 
-// rebuild builds the index files of jobs again, over the CSV bytes of p,
-// with the options each was built with, and hands their pages to sinks: one
-// file as a build writes it, several in one scan.
+// rebuild builds the index files of jobs again, in one scan over the CSV
+// bytes of p, with the options each was built with, and hands their pages
+// to sinks.
 func (p *pipeline) rebuild(ctx context.Context, jobs []verifyJob, sinks []*compareSink) ([]*built, error) {
 	parts := make([]*scanPart, len(jobs))
 	for i, j := range jobs {
@@ -230,12 +230,6 @@ func (p *pipeline) rebuild(ctx context.Context, jobs []verifyJob, sinks []*compa
 		if j.fc != nil {
 			parts[i].fence = j.fc.add
 		}
-	}
-	if len(jobs) == 1 {
-		q := p.part(parts[0])
-		q.spec = specOf(jobs[0].p.h)
-		b, err := q.run(ctx, jobs[0].p.path, writerShape{}, sinks[0]) // the pages are compared, not written
-		return []*built{b}, err
 	}
 	var start int
 	if jobs[0].extends == nil {
