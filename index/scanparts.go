@@ -153,3 +153,29 @@ func (p *pipeline) mainParts(specs []spec, paths []string) ([]*scanPart, int, er
 	}
 	return parts, start, err
 }
+
+// A scanKey is what the index files one scan makes must share: the CSV
+// bytes it reads, where it starts, and the dialect.
+type scanKey struct {
+	scanned, from uint64
+	delim         byte
+	header        bool
+}
+
+// sameScans groups items, in their order, by the scan each needs (key),
+// into the sets that one scan serves.
+func sameScans[T any](items []T, key func(T) scanKey) [][]T {
+	var groups [][]T
+	at := map[scanKey]int{}
+	for _, it := range items {
+		k := key(it)
+		i, ok := at[k]
+		if !ok {
+			i = len(groups)
+			at[k] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], it)
+	}
+	return groups
+}

@@ -192,7 +192,9 @@ func Locate(csvPath, by string) (_ string, err error) {
 	if err != nil {
 		return "", err
 	}
-	var csv *csvFile // opened for the first index whose key is readable
+	var csv *csvFile   // opened for the first index whose key is readable
+	var firstErr error // why by names no column in an index's dialect
+	resolved := false  // by names columns in some index's dialect
 	defer func() {
 		if csv != nil {
 			csv.close()
@@ -210,11 +212,17 @@ func Locate(csvPath, by string) (_ string, err error) {
 		sp := specOf(k.h)
 		sp.key, sp.keyCols = by, nil
 		if _, _, err := mainHeader(csv, &sp); err != nil {
-			return "", err
+			// by names no column in this index's dialect: perhaps in another's.
+			firstErr = cmp.Or(firstErr, err)
+			continue
 		}
 		if slices.Equal(sp.keyCols, k.Columns) {
 			return k.Path, nil
 		}
+		resolved = true
+	}
+	if firstErr != nil && !resolved { // by names no column in any dialect
+		return "", firstErr
 	}
 	if len(keys) == 0 {
 		return "", &RebuildError{CSVPath: csvPath, IndexPath: DefaultIndexPath(csvPath), Err: fmt.Errorf("%w by %q", ErrNoIndex, by)}

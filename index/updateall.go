@@ -93,12 +93,11 @@ func UpdateAll(ctx context.Context, csvPath string, opts *UpdateOptions) (_ []*U
 // updateIndexes updates the indexes at paths, whose files all holds, from
 // the CSV: an index whose header record was incomplete is built again on
 // its own, and the tails of the others are written in one scan for those
-// that stop at the same offset. Each tail that is due is then merged into
+// that stop at the same offset and share a delimiter. Each tail that is due is then merged into
 // its main index.
 func updateIndexes(ctx context.Context, csv *csvFile, paths []string, all []*opened, opts *UpdateOptions) ([]*UpdateResult, error) {
 	rs := make([]*UpdateResult, len(paths))
-	groups := map[uint64][]int{} // the indexes whose tails start at an offset
-	var order []uint64
+	var due []int // the indexes that get a tail
 	for i, files := range all {
 		res, p := planUpdate(csv, files, opts)
 		rs[i] = res
@@ -108,24 +107,24 @@ func updateIndexes(ctx context.Context, csv *csvFile, paths []string, all []*ope
 				return nil, err
 			}
 		case "tail":
-			at := files.main.h.resume
-			if _, ok := groups[at]; !ok {
-				order = append(order, at)
-			}
-			groups[at] = append(groups[at], i)
+			due = append(due, i)
 		}
+	}
+	// A tail is scanned from where its main index stops, in its dialect.
+	tailScan := func(i int) scanKey {
+		h := all[i].main.h
+		return scanKey{from: h.resume, delim: h.delim}
 	}
 	tails := make([]*header, len(paths))
 	p := &pipeline{csv: csv, res: opts.Resources, progress: opts.Progress}
-	for _, at := range order {
-		group := groups[at]
+	for _, group := range sameScans(due, tailScan) {
 		parts := make([]*scanPart, len(group))
 		for k, i := range group {
 			main := all[i].main.h
 			h, _ := tailHeader(main, len(csv.data))
 			parts[k] = &scanPart{h: h, main: main, path: tailPath(paths[i])}
 		}
-		bs, err := p.writeParts(ctx, parts, int(at), false)
+		bs, err := p.writeParts(ctx, parts, int(all[group[0]].main.h.resume), false)
 		if err != nil {
 			return nil, err
 		}

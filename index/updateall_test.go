@@ -252,3 +252,42 @@ func indexesOf(t *testing.T, p string) []string {
 	}
 	return paths
 }
+
+// TestUpdateAllTwoDialects: indexes of one CSV built with other
+// delimiters get their tails from scans of their own dialect, each the
+// tail Update of it alone writes.
+func TestUpdateAllTwoDialects(t *testing.T) {
+	data := "a,b;c\n1,2;3\n4,5;6\n"
+	more := "7,8;9\n1,x;3\n"
+	var ps []string
+	for range 2 {
+		p := writeCSV(t, data)
+		build(t, p, &BuildOptions{Key: "0"})                 // by "1" with ','
+		build(t, p, &BuildOptions{Key: "1", Delimiter: ';'}) // by c, with ";"
+		appendCSV(t, p, more)
+		ps = append(ps, p)
+	}
+	if _, err := UpdateAll(context.Background(), ps[0], &UpdateOptions{NoCompact: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range indexesOf(t, ps[1]) {
+		if _, err := Update(context.Background(), ps[1], &UpdateOptions{IndexPath: path, NoCompact: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, path := range indexesOf(t, ps[0]) {
+		got, err1 := os.ReadFile(tailPath(path))
+		want, err2 := os.ReadFile(tailPath(filepath.Join(filepath.Dir(ps[1]), filepath.Base(path))))
+		if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
+			t.Fatalf("the tail of %s differs from Update's (%v, %v)", filepath.Base(path), err1, err2)
+		}
+	}
+	ix, err := Open(ps[0], &Options{By: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if got := get(t, ix, "3"); got != "1,2;3\n1,x;3\n" {
+		t.Fatalf("by c, in the ;-dialect, key 3: %q", got)
+	}
+}

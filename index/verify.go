@@ -133,7 +133,7 @@ func verifyIndexes(ctx context.Context, csvPath string, paths []string, opts *Ve
 	}
 	defer csv.close()
 	for _, jobs := range [][]verifyJob{mains, tails} {
-		for _, group := range sameScan(jobs) {
+		for _, group := range sameScans(jobs, verifyJob.scanOf) {
 			if err := verifyParts(ctx, csv, group, opts); err != nil {
 				return nil, err
 			}
@@ -154,35 +154,19 @@ type verifyJob struct {
 	fc      *fenceCheck // for a main index, the check of its fence
 }
 
-// sameScan groups jobs, in their order, into sets that one scan rebuilds:
-// files of the same dialect that cover the same CSV bytes, from the same
-// offset.
-func sameScan(jobs []verifyJob) [][]verifyJob {
-	type scanOf struct {
-		scanned, from uint64
-		delim         byte
-		header        bool
+// scanOf returns the scan that rebuilds j's file: over the bytes it
+// covers, from where a tail starts, in its dialect.
+func (j verifyJob) scanOf() scanKey {
+	h := j.p.h
+	k := scanKey{scanned: h.scanned, delim: h.delim, header: h.flags&flagHeader != 0}
+	if j.extends != nil {
+		k.from = j.extends.resume
 	}
-	var groups [][]verifyJob
-	at := map[scanOf]int{}
-	for _, j := range jobs {
-		k := scanOf{scanned: j.p.h.scanned, delim: j.p.h.delim, header: j.p.h.flags&flagHeader != 0}
-		if j.extends != nil {
-			k.from = j.extends.resume
-		}
-		i, ok := at[k]
-		if !ok {
-			i = len(groups)
-			at[k] = i
-			groups = append(groups, nil)
-		}
-		groups[i] = append(groups[i], j)
-	}
-	return groups
+	return k
 }
 
 // verifyParts rebuilds the index files of jobs, which cover the same CSV
-// bytes (see sameScan), in one scan over those bytes, compares each with
+// bytes (see verifyJob.scanOf), in one scan over those bytes, compares each with
 // its file, and the fence a main index makes with its check, and adds what
 // differs to each job's result.
 func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *VerifyOptions) error {
