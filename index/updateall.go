@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/csvidx/csvidx/internal/mapping"
@@ -17,16 +16,21 @@ import (
 // leaves some indexes updated and some as they were, never one mixed.
 //
 // Every index is checked before any is written: a stale or broken main
-// index is an error, and nothing is updated. opts.IndexPath and opts.By
-// must be empty. It returns a result per index, in the order of Indexes.
+// index is an error, and nothing is updated. It returns a result per
+// index, in the order of Indexes. With opts.IndexPath or opts.By, it
+// updates that one index, as Update does.
 func UpdateAll(ctx context.Context, csvPath string, opts *UpdateOptions) (_ []*UpdateResult, err error) {
 	if opts == nil {
 		opts = &UpdateOptions{}
 	}
-	defer namePath(&err, csvPath, "")
 	if opts.IndexPath != "" || opts.By != "" {
-		return nil, errors.New("update of every index with an index path or a key to pick one by: give neither")
+		r, err := Update(ctx, csvPath, opts)
+		if err != nil {
+			return nil, err
+		}
+		return []*UpdateResult{r}, nil
 	}
+	defer namePath(&err, csvPath, "")
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}

@@ -228,8 +228,9 @@ func TestVerifyAllFindsEachDifference(t *testing.T) {
 			t.Fatalf("index %s: VerifyAll %+v, Verify %+v", idxs[i], v, one)
 		}
 	}
-	if _, err := VerifyAll(context.Background(), p, &VerifyOptions{By: "0"}); err == nil {
-		t.Fatal("VerifyAll with By: no error")
+	one, err := VerifyAll(context.Background(), p, &VerifyOptions{By: "0"}) // the index by column 0 alone
+	if err != nil || len(one) != 1 || one[0].Path != idxs[1] || one[0].Equal != vs[1].Equal {
+		t.Fatalf("VerifyAll by 0: %+v, %v", one, err)
 	}
 }
 

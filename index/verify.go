@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -70,17 +69,21 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (_ *Verify
 
 // VerifyAll verifies every index of the CSV at csvPath (see [Indexes]) as
 // Verify does, in one scan for the main indexes that cover the same bytes
-// and one for the tails that do. opts.IndexPath and opts.By must be empty.
-// It returns a result per index, in the order of Indexes; a CSV without
-// an index is an error, as for Verify.
+// and one for the tails that do. It returns a result per index, in the
+// order of Indexes; a CSV without an index is an error, as for Verify.
+// With opts.IndexPath or opts.By, it verifies that one index.
 func VerifyAll(ctx context.Context, csvPath string, opts *VerifyOptions) (_ []*VerifyResult, err error) {
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
-	defer namePath(&err, csvPath, "")
 	if opts.IndexPath != "" || opts.By != "" {
-		return nil, errors.New("verify of every index with an index path or a key to pick one by: give neither")
+		r, err := Verify(ctx, csvPath, opts)
+		if err != nil {
+			return nil, err
+		}
+		return []*VerifyResult{r}, nil
 	}
+	defer namePath(&err, csvPath, "")
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}

@@ -49,15 +49,7 @@ stops the update before any is written.`,
 				NoWait:    o.noWait,
 				Progress:  bar.update,
 			}
-			var rs []*index.UpdateResult
-			if g.indexPath != "" || g.by != "" {
-				var r *index.UpdateResult
-				if r, err = index.Update(cmd.Context(), args[0], uo); err == nil {
-					rs = []*index.UpdateResult{r}
-				}
-			} else {
-				rs, err = index.UpdateAll(cmd.Context(), args[0], uo)
-			}
+			rs, err := index.UpdateAll(cmd.Context(), args[0], uo) // or the one --index or --by names
 			bar.finish()
 			if err != nil {
 				return err

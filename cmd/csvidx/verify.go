@@ -28,15 +28,7 @@ same bytes are rebuilt in one scan, and their tails in another.`,
 			}
 			bar := newProgress(s.err, "verifying")
 			vo := &index.VerifyOptions{IndexPath: g.indexPath, By: g.by, Resources: r, Progress: bar.update}
-			var rs []*index.VerifyResult
-			if g.indexPath != "" || g.by != "" {
-				var res *index.VerifyResult
-				if res, err = index.Verify(cmd.Context(), args[0], vo); err == nil {
-					rs = []*index.VerifyResult{res}
-				}
-			} else {
-				rs, err = index.VerifyAll(cmd.Context(), args[0], vo)
-			}
+			rs, err := index.VerifyAll(cmd.Context(), args[0], vo) // or the one --index or --by names
 			bar.finish()
 			if err != nil {
 				return err

@@ -62,9 +62,9 @@
 // build (an array of them for several keys), compact and info; an array of
 // paths for indexes; {"action", "new_bytes", "info", "path"} for update;
 // {"equal", "differences", "notes", "bytes_behind", "path"} for verify.
-// Update and verify with neither index_path nor by act on every index of
-// the file, in one scan (index.UpdateAll, index.VerifyAll), and give an
-// array of those, one per index.
+// Update and verify give an array of those, one per index: every index of
+// the file, in one scan (index.UpdateAll, index.VerifyAll), or the one
+// index_path or by names.
 package main
 
 /*
@@ -91,7 +91,7 @@ import (
 
 // abiVersion changes whenever a function's signature or meaning does, so the
 // Python package refuses a stale library instead of calling it wrongly.
-const abiVersion = 4
+const abiVersion = 5
 
 func main() {}
 
@@ -166,22 +166,15 @@ func csvidx_update(path *C.char, noCompact C.int, memLimitMiB C.int64_t, threads
 			NoCompact: noCompact != 0,
 			NoWait:    noWait != 0,
 		}
-		if o.IndexPath == "" && o.By == "" {
-			rs, err := index.UpdateAll(context.Background(), goString(path), o)
-			if err != nil {
-				return err
-			}
-			out := make([]updateJSON, len(rs))
-			for i, r := range rs {
-				out[i] = newUpdateJSON(r)
-			}
-			return setJSON(resultJSON, out)
-		}
-		r, err := index.Update(context.Background(), goString(path), o)
+		rs, err := index.UpdateAll(context.Background(), goString(path), o) // or the one index_path or by names
 		if err != nil {
 			return err
 		}
-		return setJSON(resultJSON, newUpdateJSON(r))
+		out := make([]updateJSON, len(rs))
+		for i, r := range rs {
+			out[i] = updateJSON{r.Action, r.NewBytes, r.Info, r.Path}
+		}
+		return setJSON(resultJSON, out)
 	})
 }
 
@@ -191,10 +184,6 @@ type updateJSON struct {
 	NewBytes int64       `json:"new_bytes"`
 	Info     *index.Info `json:"info"`
 	Path     string      `json:"path"`
-}
-
-func newUpdateJSON(r *index.UpdateResult) updateJSON {
-	return updateJSON{r.Action, r.NewBytes, r.Info, r.Path}
 }
 
 //export csvidx_compact
@@ -223,22 +212,15 @@ func csvidx_verify(path *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, i
 			By:        goString(by),
 			Resources: res,
 		}
-		if o.IndexPath == "" && o.By == "" {
-			rs, err := index.VerifyAll(context.Background(), goString(path), o)
-			if err != nil {
-				return err
-			}
-			out := make([]verifyJSON, len(rs))
-			for i, r := range rs {
-				out[i] = newVerifyJSON(r)
-			}
-			return setJSON(resultJSON, out)
-		}
-		r, err := index.Verify(context.Background(), goString(path), o)
+		rs, err := index.VerifyAll(context.Background(), goString(path), o) // or the one index_path or by names
 		if err != nil {
 			return err
 		}
-		return setJSON(resultJSON, newVerifyJSON(r))
+		out := make([]verifyJSON, len(rs))
+		for i, r := range rs {
+			out[i] = verifyJSON{r.Equal, r.Differences, r.Notes, r.BytesBehind, r.Path}
+		}
+		return setJSON(resultJSON, out)
 	})
 }
 
@@ -249,10 +231,6 @@ type verifyJSON struct {
 	Notes       []string `json:"notes"`
 	BytesBehind int64    `json:"bytes_behind"`
 	Path        string   `json:"path"`
-}
-
-func newVerifyJSON(r *index.VerifyResult) verifyJSON {
-	return verifyJSON{r.Equal, r.Differences, r.Notes, r.BytesBehind, r.Path}
 }
 
 // joinModes are csvidx_join's mode names, in index.JoinMode's order.

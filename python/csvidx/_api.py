@@ -118,9 +118,9 @@ def update(path, *, no_compact=False, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threa
 
 
 def _one_or_all(r):
-    """A result of every index (a list, without index_path or by): the
-    list for several indexes, the one result for one."""
-    return r[0] if isinstance(r, list) and len(r) == 1 else r
+    """The results, one per index: the list for several indexes, the one
+    result for one."""
+    return r[0] if len(r) == 1 else r
 
 
 def compact(path, *, index_path=None, by=None, no_wait=False):
@@ -166,8 +166,7 @@ def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None
     out, err = _n.out_ptr(), _n.out_ptr()
     _n.check(_n.lib.csvidx_verify(_path(path), mem, thr, _path(tmp_dir, "tmp_dir"), _path(index_path, "index_path"),
                                   _by(by), _n.byref(out), _n.byref(err)), err)
-    r = _json(out)
-    rs = r if isinstance(r, list) else [r]
+    rs = _json(out)
     differences = [d for x in rs for d in (x["differences"] or [])]
     return VerifyResult(all(bool(x["equal"]) for x in rs), differences,
                         max(int(x["bytes_behind"]) for x in rs))

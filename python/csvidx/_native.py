@@ -16,7 +16,7 @@ import struct
 from ._errors import CsvIdxError
 
 LIBRARY_NAME = "_libcsvidx.so"
-ABI_VERSION = 4  # must equal abiVersion in python/capi/main.go
+ABI_VERSION = 5  # must equal abiVersion in python/capi/main.go
 
 _c_int = ctypes.c_int
 _c_i64 = ctypes.c_int64
