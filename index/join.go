@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 
 	"github.com/csvidx/csvidx/scan"
@@ -82,11 +83,12 @@ type Join struct {
 		header []byte   // the header record as written, without its terminator, or nil
 		start  int      // where RIGHT's first data record starts
 	}
-	rs    *recordStream
-	first []byte   // LEFT's first record, when it is its header
-	names [][]byte // LEFT's header names
-	cols  []int    // LEFT's key columns; nil for an empty LEFT
-	run   *joinRun
+	rs       *recordStream
+	leftInfo fs.FileInfo // what LEFT is, when it is a file (see CheckOutput)
+	first    []byte      // LEFT's first record, when it is its header
+	names    [][]byte    // LEFT's header names
+	cols     []int       // LEFT's key columns; nil for an empty LEFT
+	run      *joinRun
 }
 
 // NewJoin reads LEFT's header from left, resolves LEFT's key, and opens
@@ -94,7 +96,7 @@ type Join struct {
 // opts.RightKey, else by the names LEFT's header gives the key's columns
 // (their numbers with opts.NoHeader).
 func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err error) {
-	j := &Join{opts: *opts, delim: opts.Delimiter}
+	j := &Join{opts: *opts, delim: opts.Delimiter, leftInfo: leftFileInfo(left)}
 	if j.delim == 0 {
 		j.delim = defaultDelim
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 
@@ -143,6 +144,14 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	}
 	if !processExits {
 		defer j.Close()
+	}
+	if out, ok := s.out.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := out.Stat(); err == nil {
+			var same *index.OutputIsInputError
+			if errors.As(j.CheckOutput(st), &same) {
+				return fmt.Errorf("standard output is %s: the join would read or overwrite its own input; write it to another file", same.What)
+			}
+		}
 	}
 	if n := j.RightBehind(); n > 0 {
 		fmt.Fprintf(s.err, "csvidx: warning: %d bytes at the end of %s are not indexed and take no part in the join; csvidx update will add them\n", n, oneLine(rightPath))

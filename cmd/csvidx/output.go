@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"syscall"
 )
@@ -22,6 +23,15 @@ func (o *stdoutWriter) Write(p []byte) (int, error) {
 		o.err = err
 	}
 	return n, err
+}
+
+// Stat tells what file standard output is, when it is one (for join's
+// check that it does not write into its own input).
+func (o *stdoutWriter) Stat() (fs.FileInfo, error) {
+	if f, ok := o.w.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		return f.Stat()
+	}
+	return nil, errors.ErrUnsupported
 }
 
 // failed returns the error to report for standard output, if writing it
