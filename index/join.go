@@ -240,10 +240,7 @@ func (j *Join) Run(ctx context.Context, w io.Writer) (rows int64, err error) {
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	defer r.cancel(nil)
 	r.out = bufio.NewWriterSize(w, 64<<10)
-	err = j.ix.guard(r.run)
-	if errors.Is(err, ErrChanged) {
-		err = fmt.Errorf("%s: %w", j.ix.csvPath, err)
-	}
+	err = j.ix.guard(r.run) // a fault names RIGHT
 	if err == nil {
 		err = j.ix.Check()
 	}

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // joinRef is the in-test reference join: RIGHT's rows by key, in order.
@@ -148,4 +151,67 @@ func TestJoinWriteFails(t *testing.T) {
 	if _, err := j.Run(context.Background(), &failWriter{n: 100 << 10}); !errors.Is(err, errWrite) {
 		t.Fatalf("Run into a failing writer: %v, want the write error", err)
 	}
+}
+
+// TestJoinRightTruncated: RIGHT cut short while a join reads it (issue 38,
+// A7) is the "changed while being read" error, in every mode, and never a
+// hang: a worker's fault used to leave the reader blocked handing it the
+// next batch.
+func TestJoinRightTruncated(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var rb, lb strings.Builder
+	rb.WriteString("k,w\n")
+	for i := range 20000 {
+		fmt.Fprintf(&rb, "%d,%d\n", i, i)
+	}
+	lb.WriteString("k\n")
+	for i := range 400000 {
+		fmt.Fprintf(&lb, "%d\n", i%20000)
+	}
+	// The hang took the reader picking a free batch over the cancellation
+	// in a select three times running: one join in eight.
+	for i := range 60 {
+		mode := JoinMode(i % 6)
+		rp := writeCSV(t, rb.String())
+		build(t, rp, &BuildOptions{Key: "k"})
+		left := &truncatingReader{r: strings.NewReader(lb.String()), after: 400 << 10, path: rp}
+		j, err := NewJoin(left, rp, &JoinOptions{Mode: mode, Key: "k", ReadAhead: ReadAheadNever})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := j.Run(context.Background(), io.Discard)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrChanged) || strings.Count(err.Error(), rp) != 1 {
+				t.Errorf("mode %d: Run on a truncated RIGHT: %v, want ErrChanged naming RIGHT once", mode, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("mode %d: Run on a truncated RIGHT has not returned in 20 s", mode)
+		}
+		j.Close()
+	}
+}
+
+// truncatingReader reads r, and truncates the file at path once it has
+// read after bytes of r, in reads of 64 KiB at most: the join has joined
+// batches by then.
+type truncatingReader struct {
+	r     io.Reader
+	after int
+	path  string
+}
+
+func (t *truncatingReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p[:min(len(p), 64<<10)])
+	if t.after -= n; t.after < 0 && t.path != "" {
+		if err := os.Truncate(t.path, 0); err != nil {
+			return 0, err
+		}
+		t.path = ""
+	}
+	return n, err
 }

@@ -226,7 +226,11 @@ func (r *joinRun) readBatches(work, free chan *joinBatch) error {
 			return nil
 		}
 		prev = b.done
-		work <- b
+		select { // the workers may all have stopped on an error: none takes b then
+		case work <- b:
+		case <-r.ctx.Done():
+			return nil
+		}
 	}
 }
 
