@@ -215,5 +215,8 @@ func describeFields(fields [][]byte) string {
 		}
 		names = append(names, strconv.Quote(string(f)))
 	}
+	if len(fields) == 1 {
+		return "1 column: " + names[0]
+	}
 	return fmt.Sprintf("%d columns: %s", len(fields), strings.Join(names, ", "))
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strconv"
 
 	"github.com/csvidx/csvidx/scan"
@@ -77,15 +78,17 @@ type Join struct {
 	delim byte // LEFT's and the output's
 	ix    *Index
 	right struct {
-		delim  byte
-		fields int      // in RIGHT's header, or its first record
-		names  [][]byte // the header's decoded names, or nil
-		header []byte   // the header record as written, without its terminator, or nil
-		start  int      // where RIGHT's first data record starts
+		delim            byte
+		fields           int      // in RIGHT's header, or its first record
+		names            [][]byte // the header's decoded names, or nil
+		header           []byte   // the header record as written, or nil
+		headerTerminated bool     // it ends with its terminator
+		start            int      // where RIGHT's first data record starts
 	}
 	rs       *recordStream
 	leftInfo fs.FileInfo // what LEFT is, when it is a file (see CheckOutput)
 	first    []byte      // LEFT's first record, when it is its header
+	firstEnd bool        // it ends with its terminator
 	names    [][]byte    // LEFT's header names
 	cols     []int       // LEFT's key columns; nil for an empty LEFT
 	run      *joinRun
@@ -136,6 +139,26 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 	return j, nil
 }
 
+// LeftKeyError means a column of LEFT's key is past the fields of LEFT's
+// first record: its header, or with NoHeader its first row. Most often
+// LEFT is separated by another delimiter than the one the join was given.
+type LeftKeyError struct {
+	Key    string   // the key spec
+	Column int      // the column past the fields
+	Fields [][]byte // the first record's fields
+	Header bool     // the first record is LEFT's header
+	Delim  byte     // the delimiter LEFT was read with
+}
+
+func (e *LeftKeyError) Error() string {
+	what := "first row"
+	if e.Header {
+		what = "header"
+	}
+	return fmt.Sprintf("the left file's key: column %d of %q does not exist: its %s has %s (delimiter %q)",
+		e.Column, e.Key, what, describeFields(e.Fields), string([]byte{e.Delim}))
+}
+
 // NoJoinIndexError means RIGHT has no index by the join's key.
 type NoJoinIndexError struct {
 	Right string // RIGHT's path
@@ -165,7 +188,7 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 		}
 		fields, _, _ = scan.Fields(first, 0, j.delim)
 		if !j.opts.NoHeader {
-			j.first, j.names = bytes.Clone(first), fields
+			j.first, j.firstEnd, j.names = bytes.Clone(first), j.rs.scanner().Terminated(), fields
 		}
 	}
 	j.run = &joinRun{Join: j, leftFields: len(fields)}
@@ -174,6 +197,9 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 	}
 	if j.cols, err = resolveKeySpec(j.opts.Key, j.names, j.names != nil); err != nil {
 		return fmt.Errorf("the left file's key: %w", err)
+	}
+	if c := slices.Max(j.cols); c >= len(fields) {
+		return &LeftKeyError{Key: j.opts.Key, Column: c, Fields: fields, Header: !j.opts.NoHeader, Delim: j.delim}
 	}
 	// Read LEFT again with its key columns: from its first data record.
 	keyed := func(s *scan.Scanner, data []byte) error {
@@ -191,9 +217,9 @@ func (j *Join) readRightHeader() error {
 	h, data := j.ix.main.h, j.ix.csv.data
 	j.right.delim = h.delim
 	if h.headerEnd > 0 {
-		rec := trimTerminator(data[h.headerStart:h.headerEnd])
+		rec := data[h.headerStart:h.headerEnd]
 		j.right.header = rec
-		j.right.names, _, _ = scan.Fields(rec, 0, h.delim)
+		j.right.names, _, j.right.headerTerminated = scan.Fields(rec, 0, h.delim)
 		j.right.fields = len(j.right.names)
 		j.right.start = int(h.headerEnd)
 		return nil

@@ -113,7 +113,7 @@ func (r *joinRun) run() error {
 		return err
 	}
 	if r.first != nil {
-		w.writeHeader(r.first, r.names)
+		w.writeHeader(r.first, r.firstEnd, r.names)
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -220,6 +220,7 @@ func (r *joinRun) readBatches(work, free chan *joinBatch) error {
 			}
 			key, has := r.rs.scanner().Key()
 			b.add(r.rs.record(), key, has)
+			b.open = !r.rs.scanner().Terminated() // only LEFT's last record can be
 		}
 		if len(b.ends) == 0 { // LEFT ended
 			free <- b

@@ -24,6 +24,7 @@ type joinBatch struct {
 	ends    []int  // where each record ends in data
 	keys    []byte // their keys, one after another
 	keyEnds []int  // where each key ends in keys; -1 for a record without one
+	open    bool   // the last record is LEFT's last, and has no terminator
 	prev    chan struct{}
 	done    chan struct{} // closed when this batch's output is written
 }
@@ -31,7 +32,7 @@ type joinBatch struct {
 // reset empties b for new records, whose output follows that of the batch
 // whose done is prev.
 func (b *joinBatch) reset(prev chan struct{}) {
-	b.data, b.ends, b.keys, b.keyEnds = b.data[:0], b.ends[:0], b.keys[:0], b.keyEnds[:0]
+	b.data, b.ends, b.keys, b.keyEnds, b.open = b.data[:0], b.ends[:0], b.keys[:0], b.keyEnds[:0], false
 	b.prev, b.done = prev, make(chan struct{})
 }
 
@@ -96,7 +97,8 @@ func (w *joinWorker) join(b *joinBatch) error {
 			key = b.keys[keyStart:b.keyEnds[i]]
 			keyStart = b.keyEnds[i]
 		}
-		if err := w.record(rec, key, has); err != nil {
+		terminated := !b.open || i < len(b.ends)-1
+		if err := w.record(rec, terminated, key, has); err != nil {
 			return err
 		}
 		if i%256 == 255 && w.ctx.Err() != nil {
@@ -107,7 +109,8 @@ func (w *joinWorker) join(b *joinBatch) error {
 }
 
 // record joins one LEFT record, rec, whose key is key if has.
-func (w *joinWorker) record(rec, key []byte, has bool) error {
+// terminated says whether it ends with its terminator.
+func (w *joinWorker) record(rec []byte, terminated bool, key []byte, has bool) error {
 	probe := has && (w.opts.Nulls || !bytes.Equal(key, w.null))
 	if probe {
 		w.probed()
@@ -121,12 +124,12 @@ func (w *joinWorker) record(rec, key []byte, has bool) error {
 			}
 		}
 		if found == (w.opts.Mode == JoinSemi) {
-			w.writeRecord(rec)
+			w.writeRecord(rec, terminated)
 			w.rows++
 		}
 		return w.spill()
 	}
-	left := w.side(trimTerminator(rec), w.delim, leftSide)
+	left := w.side(rec, terminated, w.delim, leftSide)
 	found := false
 	if probe {
 		err := w.ix.rows(&w.rscan, key, func(sp span) error {
@@ -134,7 +137,7 @@ func (w *joinWorker) record(rec, key []byte, has bool) error {
 			if w.matched != nil {
 				w.matched.set(sp.start)
 			}
-			w.writeRow(left, w.side(trimTerminator(w.ix.csv.data[sp.start:sp.end]), w.right.delim, rightSide))
+			w.writeRow(left, w.side(w.ix.csv.data[sp.start:sp.end], sp.terminated, w.right.delim, rightSide))
 			return w.spill() // a heavy key streams its rows
 		})
 		if err != nil {
@@ -179,25 +182,27 @@ func (w *joinWorker) flush() error {
 }
 
 // unmatchedRight writes the RIGHT rows no LEFT row matched, in RIGHT's
-// order, with LEFT's fields empty: those of the part of RIGHT its index
-// covers.
+// order, with LEFT's fields empty: those that start in the part of RIGHT
+// its index covers, as they are now (a last row the index saw without its
+// terminator may have been completed since, as get prints it). A row
+// without the key was never matched.
 func (w *joinWorker) unmatchedRight() error {
-	data := w.ix.csv.data[:w.ix.furthest().scanned]
+	data, covered := w.ix.csv.data, int(w.ix.furthest().scanned)
 	var s scan.Scanner
 	if err := w.ix.main.h.initScanner(&s, data); err != nil {
 		return err
 	}
 	s.Reset(w.right.start)
-	for n := 0; s.Next(); n++ {
+	for n := 0; s.Next() && s.Start() < covered; n++ {
 		if n%1024 == 0 {
 			if err := w.ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if w.matched.get(s.Start()) {
+		if _, has := s.Key(); has && w.matched.get(s.Start()) {
 			continue
 		}
-		w.writeRow(w.emptyLeft, w.side(trimTerminator(data[s.Start():s.End()]), w.right.delim, rightSide))
+		w.writeRow(w.emptyLeft, w.side(data[s.Start():s.End()], s.Terminated(), w.right.delim, rightSide))
 		if err := w.spill(); err != nil {
 			return err
 		}
@@ -206,12 +211,17 @@ func (w *joinWorker) unmatchedRight() error {
 }
 
 // side returns a side of an output row: rec, one record of a file of
-// delimiter delim without its terminator, as written when that is valid
-// in the output's dialect, else re-encoded: when delim is not the
-// output's, or rec ends with a carriage return that the output's
-// terminator would take for its own.
-func (w *joinWorker) side(rec []byte, delim byte, which int) []byte {
-	if delim == w.delim && (len(rec) == 0 || rec[len(rec)-1] != '\r') {
+// delimiter delim, terminated or not, without its terminator: as written
+// when that is valid in the output's dialect, else re-encoded. It is
+// re-encoded when delim is not the output's; when rec ends with a carriage
+// return that the output's terminator would take for its own; and when it
+// ends inside a quoted field that never closes (an unterminated last
+// record), which would take the output's next rows into that field.
+func (w *joinWorker) side(rec []byte, terminated bool, delim byte, which int) []byte {
+	if terminated {
+		rec = trimTerminator(rec)
+	}
+	if delim == w.delim && (len(rec) == 0 || rec[len(rec)-1] != '\r') && (terminated || !scan.Unclosed(rec, 0, delim)) {
 		return rec
 	}
 	fields, _, _ := scan.Fields(rec, 0, delim)
@@ -244,10 +254,14 @@ func (w *joinWorker) writeLine(left, right []byte) {
 }
 
 // writeRecord adds LEFT's record rec as it is, with a '\n' after an
-// unterminated last record.
-func (w *joinWorker) writeRecord(rec []byte) {
+// unterminated last record, re-encoded when it ends inside a quoted field
+// that never closes (see side).
+func (w *joinWorker) writeRecord(rec []byte, terminated bool) {
+	if !terminated {
+		rec = w.side(rec, false, w.delim, leftSide)
+	}
 	w.buf = append(w.buf, rec...)
-	if len(rec) == 0 || rec[len(rec)-1] != '\n' {
+	if !terminated {
 		w.buf = append(w.buf, '\n')
 	}
 }
@@ -255,12 +269,12 @@ func (w *joinWorker) writeRecord(rec []byte) {
 // writeHeader adds the output's header: LEFT's header record first, whose
 // names are names, verbatim for JoinSemi and JoinAnti; else its names then
 // RIGHT's (its column numbers when it has no header), with their prefixes.
-func (w *joinWorker) writeHeader(first []byte, names [][]byte) {
+func (w *joinWorker) writeHeader(first []byte, firstTerminated bool, names [][]byte) {
 	if w.opts.Mode == JoinSemi || w.opts.Mode == JoinAnti {
-		w.writeRecord(first)
+		w.writeRecord(first, firstTerminated)
 		return
 	}
-	left := w.side(trimTerminator(first), w.delim, leftSide)
+	left := w.side(first, firstTerminated, w.delim, leftSide)
 	if w.opts.PrefixLeft != "" {
 		left = appendRecord(nil, prefixed(w.opts.PrefixLeft, names), w.delim)
 	}
@@ -271,7 +285,7 @@ func (w *joinWorker) writeHeader(first []byte, names [][]byte) {
 	case w.opts.PrefixRight != "":
 		right = appendRecord(nil, prefixed(w.opts.PrefixRight, w.right.names), w.delim)
 	default:
-		right = w.side(w.right.header, w.right.delim, rightSide)
+		right = w.side(w.right.header, w.right.headerTerminated, w.right.delim, rightSide)
 	}
 	w.writeLine(left, right)
 }

@@ -75,13 +75,15 @@ func keyNameOf(cols []int, fields [][]byte) []byte {
 }
 
 // appendRecord appends fields to dst as one CSV record separated by delim,
-// without a terminator, quoting the fields that need it.
+// without a terminator, quoting the fields that need it, and a record of
+// one empty field, which would be a blank line.
 func appendRecord(dst []byte, fields [][]byte, delim byte) []byte {
 	for i, f := range fields {
 		if i > 0 {
 			dst = append(dst, delim)
 		}
-		if bytes.IndexByte(f, delim) < 0 && bytes.IndexByte(f, '"') < 0 && bytes.IndexByte(f, '\n') < 0 && bytes.IndexByte(f, '\r') < 0 {
+		lone := len(fields) == 1 && len(f) == 0 // unquoted, a blank line: no record
+		if !lone && bytes.IndexByte(f, delim) < 0 && bytes.IndexByte(f, '"') < 0 && bytes.IndexByte(f, '\n') < 0 && bytes.IndexByte(f, '\r') < 0 {
 			dst = append(dst, f...)
 			continue
 		}

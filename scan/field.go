@@ -201,6 +201,28 @@ func recordEndFrom(data []byte, i, fieldStart int, delim byte) (end int, termina
 	}
 }
 
+// Unclosed reports whether the record that starts at start runs to the end
+// of data inside a quoted field that never closes (2,"open): an
+// unterminated last record, which, copied as written and followed by more
+// records, would take them into its field. A quote inside an unquoted
+// field (ab"c) opens nothing.
+func Unclosed(data []byte, start int, delim byte) bool {
+	for i := start; ; {
+		if i < len(data) && data[i] == quote {
+			q, _, closed := closeQuote(data, i)
+			if !closed {
+				return true
+			}
+			i = q
+		}
+		e := index2(data, i, delim, '\n')
+		if e >= len(data) || data[e] == '\n' {
+			return false
+		}
+		i = e + 1
+	}
+}
+
 // Fields decodes every field of the record that starts at start, for the
 // header and other places where speed does not matter. It returns copies of
 // the values, the index just past the record, and whether the record ended

@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -399,5 +400,44 @@ func TestLimitOne(t *testing.T) {
 	s.Next()
 	if s.nextQuote > 6+1+quoteLookahead {
 		t.Fatalf("the quote search went to %d of %d bytes", s.nextQuote, len(data))
+	}
+}
+
+// TestUnclosed: a record ends inside quotes exactly when a newline and
+// another record appended to it stay in its last field.
+func TestUnclosed(t *testing.T) {
+	for _, c := range []struct {
+		rec  string
+		want bool
+	}{
+		{`2,"open`, true},
+		{"2,\"open\n", true},
+		{`"a""`, true},
+		{`ab"c`, false},
+		{`a,b"`, false},
+		{`"a"b`, false},
+		{`x,"y",z`, false},
+		{`x,"y""z"`, false},
+		{`"`, true},
+		{``, false},
+		{`x;"y`, false}, // ',' is not this record's delimiter: the quote is inside a field
+	} {
+		if got := Unclosed([]byte(c.rec), 0, ','); got != c.want {
+			t.Errorf("Unclosed(%q) = %v, want %v", c.rec, got, c.want)
+		}
+	}
+	r := rand.New(rand.NewPCG(38, 2))
+	for range 20000 {
+		rec := make([]byte, r.IntN(8))
+		for i := range rec {
+			rec[i] = "a,\"\n"[r.IntN(4)]
+		}
+		if _, _, term := Fields(rec, 0, ','); term {
+			continue // not one unterminated record
+		}
+		_, end, _ := Fields(append(bytes.Clone(rec), "\nz"...), 0, ',')
+		if got, want := Unclosed(rec, 0, ','), end > len(rec)+1; got != want {
+			t.Fatalf("Unclosed(%q) = %v; a record appended after a newline is in its field: %v", rec, got, want)
+		}
 	}
 }

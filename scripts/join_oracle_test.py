@@ -16,8 +16,11 @@ Cases: nasty keys (quotes, the delimiter, newlines, a carriage return,
 unicode, the empty key, ``007`` and ``7``), short rows, an absent key, a heavy
 key, LEFT from a file and from standard input, CRLF and a byte order mark,
 another delimiter on each side (RIGHT's rows re-encoded), a headerless LEFT,
-composite keys, ``--nulls``, ``-l``/``-r`` prefixes, and a RIGHT with a tail
-(rows appended and indexed by ``csvidx update``). Last, a LEFT of a million
+composite keys, ``--nulls``, ``-l``/``-r`` prefixes, a RIGHT with a tail
+(rows appended and indexed by ``csvidx update``), a RIGHT keyed by its last
+column with short rows (which have no key) between keyed ones, last records of
+either side that end inside a quote that never closes, and a RIGHT whose last
+row, unterminated when indexed, was completed by an append. Last, a LEFT of a million
 rows from a pipe, whose anonymous RSS (polled) must stay under 64 MiB.
 
 Usage (from the repository root)::
@@ -74,6 +77,16 @@ class CSVFile:
         s = io.StringIO()
         csv.writer(s, delimiter=self.delim, lineterminator=term).writerow(fields)
         return s.getvalue().encode()
+
+    def end_unterminated(self, fields, raw, unclosed):
+        """Ends the file with raw, an unterminated last record read as
+        fields. A join prints it with a newline added, re-encoded as
+        csv.writer writes fields when a quoted field of it never closes
+        (else that field would take the next rows)."""
+        with open(self.path, "ab") as f:
+            f.write(raw)
+        self.rows.append((fields, self._encode(fields, "\n") if unclosed else raw + b"\n"))
+        self._check()
 
     def append(self, rows):
         with open(self.path, "ab") as f:
@@ -272,7 +285,58 @@ def run_cases(csvidx, tmp, rng):
     if p.returncode != 0:
         raise Fail(f"update: {p.stderr.decode()}")
     check(csvidx, "a RIGHT with a tail", left, right, [0], [0], ["--key", "uid"])
+    edges(csvidx, tmp, rng)
     memory(csvidx, tmp)
+
+
+def edges(csvidx, tmp, rng):
+    """Rows that a join copies as written, or marks in its bitmap, at the
+    edges of the dialect (issue 38, A1, A2, A6)."""
+    # Short RIGHT rows, without the key, right after keyed ones: two rows
+    # closer than the key's column count.
+    d = tempfile.mkdtemp(dir=tmp)
+    rows = []
+    for i in range(400):
+        if rng.random() < 0.4:
+            rows.append([str(i)][:1] + [""] * rng.randrange(0, 3))  # 1 to 3 fields: no key
+        else:
+            rows.append([str(i), "b", "c", rng.choice(["K", "L", "M", "", "x,y"])])
+    right = CSVFile(os.path.join(d, "right.csv"), ["a", "b", "c", "k"], rows)
+    build(csvidx, right.path, "k")
+    left = CSVFile(os.path.join(d, "left.csv"), ["k"], [["K"], ["M"], ["absent"]])
+    check(csvidx, "a RIGHT keyed by its last column, with short rows", left, right, [0], [3], ["--key", "k"])
+
+    # Last records that end inside a quote that never closes, on each side.
+    for n, (lraw, lfields, rraw, rfields, lopen) in enumerate([
+            (b'"2', ["2"], b'2,"open', ["2", "open"], True),
+            (b'2,"a\nb', ["2", "a\nb"], b'2,"op\nen\n', ["2", "op\nen\n"], True),
+            (b'"', [""], b'"', [""], True),
+            (b'x,ab"c', ["x", 'ab"c'], b'3,"q""', ["3", 'q"'], False)]):
+        d = tempfile.mkdtemp(dir=tmp)
+        right = CSVFile(os.path.join(d, "right.csv"), ["k", "v"], [["1", "a"], ["2", "b"]])
+        right.end_unterminated(rfields, rraw, True)
+        build(csvidx, right.path, "k")
+        left = CSVFile(os.path.join(d, "left.csv"), ["k", "w"], [["2", "x"], ["1", "y"], ["3", "z"]])
+        left.end_unterminated(lfields, lraw, lopen)
+        check(csvidx, f"unclosed last records {n}", left, right, [0], [0], ["--key", "k"])
+
+    # RIGHT's last row had no terminator when it was indexed; an append
+    # completed it (2,12 became 2,1246) and added a row, not indexed.
+    d = tempfile.mkdtemp(dir=tmp)
+    right = CSVFile(os.path.join(d, "right.csv"), ["k", "v"], [["1", "a"], ["2", "1246"], ["3", "c"]])
+    with open(right.path, "rb") as f:
+        whole = f.read()
+    cut = whole.index(b"46\n3,c")
+    with open(right.path, "wb") as f:
+        f.write(whole[:cut])
+    build(csvidx, right.path, "k")
+    with open(right.path, "ab") as f:
+        f.write(whole[cut:])
+    right.rows = right.rows[:-1]  # 3,c is not indexed: it takes no part
+    left = CSVFile(os.path.join(d, "left.csv"), ["k"], [["9"]])
+    check(csvidx, "a RIGHT whose unterminated last row was completed", left, right, [0], [0], ["--key", "k"])
+    left = CSVFile(os.path.join(d, "left2.csv"), ["k"], [["2"], ["1"]])
+    check(csvidx, "a RIGHT whose unterminated last row was completed, matched", left, right, [0], [0], ["--key", "k"])
 
 
 # The bound on csvidx join's anonymous memory (the mapped files aside) with a

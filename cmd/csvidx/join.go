@@ -136,6 +136,10 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	}
 	j, err := index.NewJoin(left, rightPath, opts)
 	var noIndex *index.NoJoinIndexError
+	var leftKey *index.LeftKeyError
+	if errors.As(err, &leftKey) {
+		return fmt.Errorf("%s; give a column that exists, or the left file's delimiter (--delimiter)", err)
+	}
 	if errors.As(err, &noIndex) {
 		return fmt.Errorf("%s: run csvidx build %s --key %s", oneLine(noIndex.Error()), shellQuote(rightPath), shellQuote(noIndex.Key))
 	}
