@@ -3,14 +3,12 @@ package sorter
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/csvidx/csvidx/internal/atomicfile"
+	"github.com/csvidx/csvidx/internal/tmpfile"
 )
 
 // errStopped is returned by a background spill that Close stopped.
@@ -140,44 +138,11 @@ func createSpill(opts Options, bufBytes int) (*spillFile, error) {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	f, named, err := createUnnamed(dir, opts.TmpName)
+	f, named, err := tmpfile.Create(dir, opts.TmpName)
 	if err != nil {
 		return nil, fmt.Errorf("sorter: create a spill file in %s: %w", dir, err)
 	}
 	return &spillFile{f: f, dir: dir, named: named, buf: make([]byte, 0, bufBytes)}, nil
-}
-
-// createUnnamed creates a file for reading and writing in dir, only the process's own: an
-// unnamed one where the system has them, else one named TmpName.tmp-csvidx-HEX (see
-// atomicfile.TempName), created exclusively with mode 0600 and unlinked at once. It returns
-// the path the file still has, if unlinking it failed.
-func createUnnamed(dir, name string) (*os.File, string, error) {
-	if f, err := openUnnamed(dir); err == nil || !errors.Is(err, errNoUnnamed) {
-		return f, "", err
-	}
-	return createUnlinked(dir, name)
-}
-
-// createUnlinked is createUnnamed where the system has no unnamed files.
-func createUnlinked(dir, name string) (*os.File, string, error) {
-	if name == "" {
-		name = "csvidx-sort"
-	}
-	for range 100 {
-		p := atomicfile.TempName(filepath.Join(dir, name))
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		if os.Remove(p) != nil {
-			return f, p, nil
-		}
-		return f, "", nil
-	}
-	return nil, "", fmt.Errorf("no unused temporary name in %s", dir)
 }
 
 // write appends recs and returns where they start.

@@ -1,4 +1,4 @@
-package sorter
+package tmpfile
 
 import (
 	"errors"

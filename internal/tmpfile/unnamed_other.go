@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sorter
+package tmpfile
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package sorter
+package tmpfile
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package sorter
+package tmpfile
 
 // noFollow is zero here: O_EXCL alone refuses an existing name, links included.
 const noFollow = 0
