@@ -55,6 +55,12 @@ type JoinOptions struct {
 	// ReadAhead says when the join asks the kernel to read all of RIGHT
 	// and its index (see JoinReadAhead).
 	ReadAhead JoinReadAhead
+	// Resources bound the join: Threads is its workers (0: one per core);
+	// MemLimit bounds the bitmap of RIGHT's rows that JoinRight and
+	// JoinFull keep, beyond which it lives in a temporary file in TmpDir
+	// (default: the directory of RIGHT's index). The join's other memory
+	// is a few MiB per worker, whatever the files' sizes.
+	Resources Resources
 }
 
 // JoinReadAhead says when a join reads RIGHT and its index ahead, in big
@@ -108,6 +114,9 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 	}
 	if j.opts.Mode < JoinInner || j.opts.Mode > JoinFull {
 		return nil, fmt.Errorf("join mode %d", j.opts.Mode)
+	}
+	if err := j.opts.Resources.Validate(); err != nil {
+		return nil, err
 	}
 	if err := j.readLeftHeader(left); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -89,8 +90,19 @@ func TestJoinWorkers(t *testing.T) {
 		left = append(left, [2]string{k, fmt.Sprint(i)})
 		lb.WriteString(k + "," + fmt.Sprint(i) + "\n")
 	}
+	type config struct {
+		mode JoinMode
+		res  Resources
+	}
+	var configs []config
 	for _, mode := range []JoinMode{JoinInner, JoinLeft, JoinSemi, JoinAnti, JoinRight, JoinFull} {
-		j, err := NewJoin(strings.NewReader(lb.String()), rp, &JoinOptions{Mode: mode, Key: "k"})
+		configs = append(configs, config{mode, Resources{}})
+	}
+	// The bitmap of --right and --full in a file, past a limit of a byte.
+	configs = append(configs, config{JoinRight, Resources{MemLimit: 1}}, config{JoinFull, Resources{MemLimit: 1, TmpDir: t.TempDir()}})
+	for _, c := range configs {
+		mode := c.mode
+		j, err := NewJoin(strings.NewReader(lb.String()), rp, &JoinOptions{Mode: mode, Key: "k", Resources: c.res})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,4 +226,61 @@ func (t *truncatingReader) Read(p []byte) (int, error) {
 		t.path = ""
 	}
 	return n, err
+}
+
+// TestJoinRightGrown: a RIGHT that grew to 8 TiB (sparse) since it was
+// indexed joins as far as indexed: the bitmap of --right and --full, and
+// the read-ahead, follow the part the index covers, not the file's size
+// (issue 38, A3: out of memory before).
+func TestJoinRightGrown(t *testing.T) {
+	rp := writeCSV(t, "k,v\n1,a\n2,b\n")
+	build(t, rp, &BuildOptions{Key: "k"})
+	if err := os.Truncate(rp, 8<<40); err != nil {
+		t.Skipf("this file system takes no sparse file of 8 TiB: %v", err)
+	}
+	for _, ahead := range []JoinReadAhead{ReadAheadAuto, ReadAheadAlways} {
+		for _, mode := range []JoinMode{JoinRight, JoinFull} {
+			j, err := NewJoin(strings.NewReader("k\n2\n"), rp, &JoinOptions{Mode: mode, Key: "k", ReadAhead: ahead})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			_, err = j.Run(context.Background(), &out)
+			j.Close()
+			if want := "k,k,v\n2,2,b\n,1,a\n"; err != nil || out.String() != want {
+				t.Fatalf("mode %d, read-ahead %d: %q, %v; want %q", mode, ahead, out.String(), err, want)
+			}
+		}
+	}
+}
+
+// TestJoinBitsFile: past the memory limit, the bitmap lives in a
+// temporary file that has no name (nothing is left in its directory), and
+// a directory it cannot be made in is an error before any row is written.
+func TestJoinBitsFile(t *testing.T) {
+	rp := writeCSV(t, "k,v\n1,a\n2,b\n")
+	build(t, rp, &BuildOptions{Key: "k"})
+	dir := t.TempDir()
+	j, err := NewJoin(strings.NewReader("k\n2\n"), rp, &JoinOptions{Mode: JoinFull, Key: "k", Resources: Resources{MemLimit: 1, TmpDir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := j.Run(context.Background(), &out); err != nil || out.String() != "k,k,v\n2,2,b\n,1,a\n" {
+		t.Fatalf("%q, %v", out.String(), err)
+	}
+	j.Close()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("%d files left in the bitmap's directory", len(entries))
+	}
+	missing := filepath.Join(dir, "nope")
+	j, err = NewJoin(strings.NewReader("k\n2\n"), rp, &JoinOptions{Mode: JoinRight, Key: "k", Resources: Resources{MemLimit: 1, TmpDir: missing}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	out.Reset()
+	if _, err := j.Run(context.Background(), &out); err == nil || !strings.Contains(err.Error(), missing) || out.Len() > 0 {
+		t.Fatalf("a bitmap in a missing directory: %q, %v; want an error naming it, and no output", out.String(), err)
+	}
 }

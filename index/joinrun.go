@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -55,49 +55,55 @@ func (w *joinWorker) probed() {
 	}
 }
 
-// readAhead reads RIGHT and its index files whole (those that are cold),
-// in the background, in big sequential reads that bring them into the page
+// readAhead reads the part of RIGHT its index covers, and its index files
+// whole (those that are cold), in the background, in big sequential reads that bring them into the page
 // cache, where the lookups then find them. (madvise(MADV_WILLNEED) over the mappings was
 // tried first: it took 3.3 s for what reading took 0.5 s, see "Joins" in
 // docs/performance.md.) It stops when the join ends.
 func (r *joinRun) readAhead() {
-	var paths []string
-	if cold(r.ix.csv.m) {
-		paths = append(paths, r.ix.csvPath)
+	type file struct {
+		path string
+		n    int64 // the bytes to read: the CSV's that its index covers
+	}
+	var files []file
+	if covered := int(r.ix.furthest().scanned); cold(r.ix.csv.m, covered) {
+		files = append(files, file{r.ix.csvPath, int64(covered)})
 	}
 	for _, p := range []*part{r.ix.main, r.ix.tail} {
-		if p != nil && cold(p.m) {
-			paths = append(paths, p.path)
+		if p != nil && cold(p.m, len(p.data)) {
+			files = append(files, file{p.path, int64(len(p.data))})
 		}
 	}
-	if len(paths) == 0 {
+	if len(files) == 0 {
 		return
 	}
 	go func() {
 		buf := make([]byte, readAheadChunk)
-		for _, path := range paths {
-			f, _, err := mapping.Open(path) // a regular file, never a wait on a FIFO
+		for _, file := range files {
+			f, _, err := mapping.Open(file.path) // a regular file, never a wait on a FIFO
 			if err != nil {
 				continue
 			}
-			for r.ctx.Err() == nil {
-				if _, err := f.Read(buf); err != nil {
+			for n := int64(0); n < file.n && r.ctx.Err() == nil; {
+				k, err := f.Read(buf[:min(int64(len(buf)), file.n-n)])
+				if err != nil {
 					break
 				}
+				n += int64(k)
 			}
 			f.Close()
 		}
 	}()
 }
 
-// cold reports whether a tenth of m's pages or more are not in memory (or
-// it cannot tell): a file worth reading ahead. Asking costs a mincore call,
-// about a millisecond for 5 GB.
-func cold(m *mapping.Map) bool {
-	n, err := m.Resident()
+// cold reports whether a tenth of the pages of m's first n bytes or more
+// are not in memory (or it cannot tell): a file worth reading ahead.
+// Asking costs a mincore call, about a millisecond for 5 GB.
+func cold(m *mapping.Map, n int) bool {
+	k, err := m.ResidentIn(n)
 	ps := os.Getpagesize()
-	pages := (len(m.Bytes()) + ps - 1) / ps
-	return err != nil || n < pages-pages/10
+	pages := (n + ps - 1) / ps
+	return err != nil || k < pages-pages/10
 }
 
 // readAheadChunk is the size of readAhead's reads.
@@ -107,7 +113,10 @@ const readAheadChunk = 1 << 20
 var errFound = errors.New("found")
 
 func (r *joinRun) run() error {
-	r.setUp()
+	if err := r.setUp(); err != nil {
+		return err
+	}
+	defer r.matched.close()
 	w, err := r.newWorker()
 	if err != nil {
 		return err
@@ -124,14 +133,14 @@ func (r *joinRun) run() error {
 		}
 	}
 	if r.matched != nil {
-		return w.unmatchedRight()
+		return r.matched.guard(w.unmatchedRight)
 	}
 	return nil
 }
 
 // setUp makes what every row takes: the empty sides, the null key and, for
 // JoinRight and JoinFull, the bitmap.
-func (r *joinRun) setUp() {
+func (r *joinRun) setUp() error {
 	r.emptyLeft = bytes.Repeat([]byte{r.delim}, max(r.leftFields, 1)-1)
 	r.emptyRight = bytes.Repeat([]byte{r.delim}, max(r.right.fields, 1)-1)
 	if len(r.cols) > 1 {
@@ -140,14 +149,23 @@ func (r *joinRun) setUp() {
 		r.null = []byte{}
 	}
 	if r.opts.Mode == JoinRight || r.opts.Mode == JoinFull {
-		r.matched = newRowBits(len(r.ix.csv.data), slices.Max(r.ix.KeyColumns()))
+		res := r.opts.Resources
+		dir := res.TmpDir
+		if dir == "" {
+			dir = filepath.Dir(r.ix.idxPath)
+		}
+		var err error
+		r.matched, err = newRowBits(r.right.start, int(r.ix.furthest().scanned), slices.Max(r.ix.KeyColumns()), res.limit(), dir)
+		if err != nil {
+			return err
+		}
 	}
-	r.workers = max(1, runtime.GOMAXPROCS(0))
+	r.workers = r.opts.Resources.threads()
 	switch r.opts.ReadAhead {
 	case ReadAheadAlways:
 		r.readAhead()
 	case ReadAheadAuto:
-		pages := len(r.ix.csv.data) / pageSize
+		pages := int(r.ix.furthest().scanned) / pageSize
 		for _, p := range []*part{r.ix.main, r.ix.tail} {
 			if p != nil {
 				pages += len(p.data) / pageSize
@@ -160,6 +178,7 @@ func (r *joinRun) setUp() {
 			r.ahead = max(1, total/int64(r.workers))
 		}
 	}
+	return nil
 }
 
 // joinLeft reads LEFT's data records in batches and has the workers join
@@ -180,7 +199,7 @@ func (r *joinRun) joinLeft() error {
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Go(func() {
-			err := r.ix.guard(func() error { return w.work(work, free) })
+			err := r.ix.guard(func() error { return r.matched.guard(func() error { return w.work(work, free) }) })
 			if err != nil {
 				r.cancel(err)
 			}

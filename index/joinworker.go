@@ -191,8 +191,9 @@ func (w *joinWorker) unmatchedRight() error {
 	if err := w.ix.main.h.initScanner(&s, data); err != nil {
 		return err
 	}
+	s.SetLimit(covered) // nor does it search for quotes far past it
 	s.Reset(w.right.start)
-	for n := 0; s.Next() && s.Start() < covered; n++ {
+	for n := 0; s.Next(); n++ {
 		if n%1024 == 0 {
 			if err := w.ctx.Err(); err != nil {
 				return err

@@ -23,6 +23,7 @@ type joinOptions struct {
 	prefixLeft  string
 	prefixRight string
 	readAhead   string
+	res         resourceFlags
 }
 
 // joinModes are the mode flags, in index.JoinMode's order.
@@ -56,7 +57,10 @@ without a header gives its column numbers as names.
 Keys are compared byte for byte, as get compares them; a composite key is
 matched field by field. A LEFT row whose key fields are all empty matches
 nothing, unless --nulls. --right and --full print the unmatched RIGHT rows
-after LEFT ends, keeping a bitmap of RIGHT's rows.
+after LEFT ends, keeping a bitmap of RIGHT's rows: a bit per (key's last
+column + 1) bytes of RIGHT, 2 at least (1/16 of RIGHT for a key in its
+first column), in memory up to --mem-limit-mib, else in a temporary file
+in --tmp-dir that vanishes when the join ends.
 
 On a cold cache each lookup reads a page of RIGHT at random. Once the
 lookups reach 2.5% of RIGHT's pages (its CSV's and its index's), the join
@@ -94,6 +98,7 @@ error.`,
 	f.StringVarP(&o.prefixLeft, "prefix-left", "l", "", "put `TEXT` before each of LEFT's header names")
 	f.StringVarP(&o.prefixRight, "prefix-right", "r", "", "put `TEXT` before each of RIGHT's header names")
 	f.StringVar(&o.readAhead, "read-ahead", "auto", "read RIGHT and its index whole, in order: `auto` (once the lookups reach 2.5% of their pages), always, never")
+	o.res.addJoinFlags(f)
 	cmd.MarkFlagRequired("key")
 	return cmd
 }
@@ -110,6 +115,9 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 		Key: o.key, RightKey: o.rightKey, RightIndex: g.indexPath,
 		Delimiter: delim, NoHeader: o.noHeader, Nulls: o.nulls,
 		PrefixLeft: o.prefixLeft, PrefixRight: o.prefixRight,
+	}
+	if opts.Resources, err = o.res.resources(); err != nil {
+		return err
 	}
 	switch o.readAhead {
 	case "auto":

@@ -46,22 +46,34 @@ func WillNeedFile(path string, n int64, offs ...int64) {
 }
 
 // Resident returns how many of the mapping's pages are in memory.
-func (m *Map) Resident() (int, error) {
-	if len(m.m) == 0 {
-		return 0, nil
+func (m *Map) Resident() (int, error) { return m.ResidentIn(len(m.m)) }
+
+// ResidentIn returns how many pages of the mapping's first n bytes are in
+// memory. It asks the kernel about residentBatch pages at a time, so that
+// asking about a mapping of terabytes takes a bounded buffer.
+func (m *Map) ResidentIn(n int) (int, error) {
+	n = min(max(n, 0), len(m.m))
+	ps := unix.Getpagesize()
+	vec := make([]byte, min((n+ps-1)/ps, residentBatch))
+	count := 0
+	for at := 0; at < n; {
+		size := min(n-at, len(vec)*ps)
+		pages := (size + ps - 1) / ps
+		_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m.m[at])), uintptr(size), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
+		if errno != 0 {
+			return 0, errno
+		}
+		for _, v := range vec[:pages] {
+			count += int(v & 1)
+		}
+		at += size
 	}
-	pages := (len(m.m) + unix.Getpagesize() - 1) / unix.Getpagesize()
-	vec := make([]byte, pages)
-	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(m.m))), uintptr(len(m.m)), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
-	if errno != 0 {
-		return 0, errno
-	}
-	n := 0
-	for _, v := range vec {
-		n += int(v & 1)
-	}
-	return n, nil
+	return count, nil
 }
+
+// residentBatch is the most pages ResidentIn asks about in one call: 1 MiB
+// of answers, for 4 GiB of a mapping.
+const residentBatch = 1 << 20
 
 // WillNeedAll asks the kernel to start reading the whole file.
 func (m *Map) WillNeedAll() {

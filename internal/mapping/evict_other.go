@@ -12,6 +12,9 @@ func (m *Map) Evict(string) error { return errNoEvict }
 // Resident is only implemented on Linux.
 func (m *Map) Resident() (int, error) { return 0, errNoEvict }
 
+// ResidentIn is only implemented on Linux.
+func (m *Map) ResidentIn(int) (int, error) { return 0, errNoEvict }
+
 // WillNeedFile does nothing here.
 func WillNeedFile(string, int64, ...int64) {}
 

@@ -1,6 +1,7 @@
-// Package mapping maps files read-only into memory, tells the kernel how the
-// mapping will be read, and turns a fault on mapped memory (the file shrank
-// under the mapping) into an error instead of a crash.
+// Package mapping maps files into memory (read-only, or a scratch file for
+// reading and writing), tells the kernel how the mapping will be read, and
+// turns a fault on mapped memory (the file shrank under the mapping) into
+// an error instead of a crash.
 package mapping
 
 import (
@@ -26,7 +27,7 @@ const (
 	Sequential
 )
 
-// Map is a read-only mapping of a file's first bytes.
+// Map is a mapping of a file's first bytes: read-only, unless Scratch made it.
 type Map struct {
 	m mmap.MMap
 }
@@ -45,6 +46,20 @@ func File(f *os.File, size int64, advice Advice) (*Map, error) {
 		return nil, err
 	}
 	advise(m, advice)
+	return &Map{m: m}, nil
+}
+
+// Scratch maps the first size bytes of f, a temporary file of the
+// process's own, for reading and writing: memory that the kernel may page
+// out to f. Faults on it are caught by [Guard] as on any mapping.
+func Scratch(f *os.File, size int64) (*Map, error) {
+	if int64(int(size)) != size {
+		return nil, errors.New("file too large to map on this platform")
+	}
+	m, err := mmap.MapRegion(f, int(size), mmap.RDWR, 0, 0)
+	if err != nil {
+		return nil, err
+	}
 	return &Map{m: m}, nil
 }
 
