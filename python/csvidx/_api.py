@@ -175,8 +175,17 @@ def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None
 def join(left, right, key, out, *, how="inner", right_key=None, no_header=False, delimiter=",", nulls=False,
          prefix_left="", prefix_right=""):
     """Join the CSV at left with the indexed CSV at right, as ``csvidx join``
-    does, and write the result to the file out (replaced whole once the
-    join is done). Returns the number of data rows written.
+    does, and write the result to the file out. Returns the number of data
+    rows written.
+
+    out is treated as the shell's ``> out`` treats it, but a regular file is
+    replaced whole once the join is done (through a symbolic link, its
+    target), keeping its permission bits; a new one gets 0666 less the
+    umask, and is not left behind by a join that fails. A FIFO or a
+    character device is written through, not replaced (a FIFO waits for its
+    reader). "", a directory, a socket and a block device are refused
+    before left is read; left, right and right's index files (through any
+    link) before the join starts.
 
     how is "inner", "left", "semi", "anti", "right" or "full". key is left's
     key, as build takes it (a tuple for a composite key); right must be
