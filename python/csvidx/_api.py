@@ -287,11 +287,13 @@ class Index:
         return pd.read_csv(io.BytesIO(data), **kw)
 
     def count(self, keys):
-        """How many rows each key has, without reading the rows: an int for
-        one key, a dict {key: count} in request order for a collection
-        (bytearray and memoryview keys become bytes). The count is of index
-        records with the key's 64-bit hash: the row count unless two keys
-        share a hash."""
+        """How many rows each key has, without copying them into Python: an
+        int for one key, a dict {key: count} in request order for a
+        collection (bytearray and memoryview keys become bytes). The count is
+        exact: the candidate rows' keys are compared, as get compares them.
+        (An index written before format 2 counts its records of the key's
+        64-bit hash, reading no row: the row count unless two keys share a
+        hash.)"""
         composite, delim = self._composite()
         if _keys.is_single(keys, composite):
             ks = [_keys.one_key(keys, composite, delim)]
