@@ -39,7 +39,7 @@ Usage (pandas from Debian's python3-pandas; the library built in place)::
     PYTHONPATH=python /usr/bin/python3 python/bench_pandas.py --csv /tmp/x.csv --keys /tmp/k.txt --duckdb
 
 The CSV is indexed first (by --key) unless it has an index. The script
-prints a table and writes JSON to --results (default: results/ at the
+prints a table and writes JSON to --results (default: results/tmp/ at the
 repository root) as pandas-CSVBYTES-TIMESTAMP.json, with the machine's core
 count and load average: timings on a busy machine are noisy.
 """
@@ -81,7 +81,7 @@ def parse_args(argv):
     p.add_argument("--cold-runs", type=int, default=5, help="cold runs of each question (0: none)")
     p.add_argument("--duckdb", action="store_true", help="also time DuckDB through scripts/duckdb (go run)")
     p.add_argument("--no-pandas", action="store_true", help="skip chunked pandas (and the verification)")
-    p.add_argument("--results", default=os.path.join(REPO, "results"), help="directory for the JSON")
+    p.add_argument("--results", default=os.path.join(REPO, "results", "tmp"), help="directory for the JSON")
     return p.parse_args(argv)
 
 

@@ -58,6 +58,10 @@
 // NULL. For a composite index, get's and count's keys are values as CSV
 // records in the file's dialect (see index.Index.Key).
 //
+// join's out is a file, replaced whole once the join is done, or a FIFO or
+// character device written through; what is refused, and when, is in
+// joinoutput.go.
+//
 // The JSON documents are index.Info (as `csvidx info --json` prints it) for
 // build (an array of them for several keys), compact and info; an array of
 // paths for indexes; {"action", "new_bytes", "info", "path"} for update;
@@ -80,7 +84,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unsafe"
@@ -248,6 +251,11 @@ func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delim
 		if err != nil {
 			return fmt.Errorf("delimiter=%q: %w", goString(delimiter), err)
 		}
+		o, err := openOutput(goString(out)) // before LEFT is read: see joinoutput.go
+		if err != nil {
+			return err
+		}
+		defer o.abandon()
 		lf, err := os.Open(goString(left))
 		if err != nil {
 			return err
@@ -262,34 +270,12 @@ func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delim
 			return err
 		}
 		defer j.Close()
-		// The output is written whole or not at all: to a temporary file
-		// beside it, renamed once the join is done.
-		dst := goString(out)
-		if st, err := os.Stat(dst); err == nil {
-			for _, p := range []string{goString(left), goString(right)} {
-				if in, err := os.Stat(p); err == nil && os.SameFile(st, in) {
-					return fmt.Errorf("out=%q is the file %s: the join writes its output to another file", dst, p)
-				}
-			}
-		}
-		f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
-		if err != nil {
-			return err
-		}
-		defer os.Remove(f.Name())
-		if err := f.Chmod(0o644); err != nil {
-			f.Close()
-			return err
-		}
-		n, err := j.Run(context.Background(), f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		n, err := o.write(context.Background(), j)
 		if err != nil {
 			return err
 		}
 		*rows = C.int64_t(n)
-		return os.Rename(f.Name(), dst)
+		return nil
 	})
 }
 

@@ -175,8 +175,17 @@ def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None
 def join(left, right, key, out, *, how="inner", right_key=None, no_header=False, delimiter=",", nulls=False,
          prefix_left="", prefix_right=""):
     """Join the CSV at left with the indexed CSV at right, as ``csvidx join``
-    does, and write the result to the file out (replaced whole once the
-    join is done). Returns the number of data rows written.
+    does, and write the result to the file out. Returns the number of data
+    rows written.
+
+    out is treated as the shell's ``> out`` treats it, but a regular file is
+    replaced whole once the join is done (through a symbolic link, its
+    target), keeping its permission bits; a new one gets 0666 less the
+    umask, and is not left behind by a join that fails. A FIFO or a
+    character device is written through, not replaced (a FIFO waits for its
+    reader). "", a directory, a socket and a block device are refused
+    before left is read; left, right and right's index files (through any
+    link) before the join starts.
 
     how is "inner", "left", "semi", "anti", "right" or "full". key is left's
     key, as build takes it (a tuple for a composite key); right must be
@@ -278,11 +287,13 @@ class Index:
         return pd.read_csv(io.BytesIO(data), **kw)
 
     def count(self, keys):
-        """How many rows each key has, without reading the rows: an int for
-        one key, a dict {key: count} in request order for a collection
-        (bytearray and memoryview keys become bytes). The count is of index
-        records with the key's 64-bit hash: the row count unless two keys
-        share a hash."""
+        """How many rows each key has, without copying them into Python: an
+        int for one key, a dict {key: count} in request order for a
+        collection (bytearray and memoryview keys become bytes). The count is
+        exact: the candidate rows' keys are compared, as get compares them.
+        (An index written before format 2 counts its records of the key's
+        64-bit hash, reading no row: the row count unless two keys share a
+        hash.)"""
         composite, delim = self._composite()
         if _keys.is_single(keys, composite):
             ks = [_keys.one_key(keys, composite, delim)]

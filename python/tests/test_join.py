@@ -2,6 +2,9 @@
 files read as text."""
 
 import os
+import socket
+import stat
+import threading
 
 import pandas as pd
 import pytest
@@ -74,12 +77,109 @@ def test_join_in_left_order_and_composite(files):
     assert n == len(got) and list(got["oid"]) == sorted(got["oid"], key=int)
 
 
+def snapshot(d):
+    """Every name in d with its kind and bytes (a FIFO's or a device's are not read)."""
+    out = {}
+    for name in sorted(os.listdir(d)):
+        st = os.lstat(os.path.join(d, name))
+        data = open(os.path.join(d, name), "rb").read() if stat.S_ISREG(st.st_mode) else None
+        out[name] = (stat.S_IFMT(st.st_mode), st.st_ino, data)
+    return out
+
+
+def one_line_error(call):
+    with pytest.raises(csvidx.CsvIdxError) as e:
+        call()
+    msg = str(e.value)
+    assert "\n" not in msg and ".tmp" not in msg, msg
+    return msg
+
+
 def test_join_refuses_to_write_over_its_inputs(files):
-    orders, users, _ = files
-    before = open(users.path, "rb").read()
-    with pytest.raises(csvidx.CsvIdxError, match="writes its output to another file"):
-        csvidx.join(orders.path, users.path, "uid", users.path)
-    assert open(users.path, "rb").read() == before
+    orders, users, tmp = files
+    idx = users.path + ".csvidx"
+    os.symlink(idx, tmp / "link-to-index")
+    os.link(orders.path, tmp / "hardlink-to-left")
+    before = snapshot(tmp)
+    # LEFT, RIGHT and each of RIGHT's index files, through any link; the
+    # tail, absent, would be created by the output (and break the index).
+    for out, what in [(orders.path, "the left file"), (tmp / "hardlink-to-left", "the left file"),
+                      (users.path, "the right file"), (idx, "the right file's index"),
+                      (tmp / "link-to-index", "the right file's index"),
+                      (idx + ".fence", "fence file"), (idx + ".lock", "lock file"), (idx + ".tail", "tail file")]:
+        msg = one_line_error(lambda out=out: csvidx.join(orders.path, users.path, "uid", out))
+        assert msg.startswith(f"out={str(out)!r} is ") and what in msg and "its own input" in msg, msg
+        assert snapshot(tmp) == before
     with pytest.raises(csvidx.CsvIdxError, match="no index by"):
         csvidx.join(users.path, orders.path, "uid", users.path + ".out")
     assert not os.path.exists(users.path + ".out")
+
+
+def test_join_checks_out_before_reading_left(files):
+    orders, users, tmp = files
+    os.mkdir(tmp / "d")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp / "sock"))
+    before = snapshot(tmp)
+    missing = str(tmp / "no-such-left.csv")  # an error about out, not LEFT, shows out came first
+    for out, want in [("", "out='' is not a path"), (tmp / "d", "is a directory"),
+                      (tmp / "sock", "is a socket"), (tmp / "no-dir" / "o.csv", "no-dir, which does not exist")]:
+        msg = one_line_error(lambda out=out: csvidx.join(missing, users.path, "uid", out))
+        assert msg.startswith(f"out={str(out)!r}") and want in msg, msg
+        assert snapshot(tmp) == before
+    sock.close()
+
+
+def test_join_into_a_fifo_writes_through_it(files):
+    orders, users, tmp = files
+    want_rows = csvidx.join(orders.path, users.path, "uid", str(tmp / "regular.csv"))
+    want = open(tmp / "regular.csv", "rb").read()
+    fifo = str(tmp / "fifo")
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    reader.start()
+    rows = csvidx.join(orders.path, users.path, "uid", fifo)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced"
+    reader.join(10)
+    assert not reader.is_alive() and got == [want] and rows == want_rows
+
+
+def test_join_into_a_character_device_writes_through_it(files):
+    orders, users, tmp = files
+    null = str(tmp / "null")  # a private node of /dev/null's device: the real one is never touched
+    try:
+        os.mknod(null, stat.S_IFCHR | 0o666, os.stat("/dev/null").st_rdev)
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+    rows = csvidx.join(orders.path, users.path, "uid", null, how="left")
+    st = os.lstat(null)
+    assert stat.S_ISCHR(st.st_mode) and st.st_rdev == os.stat("/dev/null").st_rdev, "the device was replaced"
+    assert rows == csvidx.join(orders.path, users.path, "uid", str(tmp / "regular.csv"), how="left") > 0
+
+
+def test_join_output_mode_as_the_shell_makes_it(files):
+    orders, users, tmp = files
+    old = os.umask(0o027)
+    try:
+        new = str(tmp / "new.csv")
+        csvidx.join(orders.path, users.path, "uid", new)
+        assert stat.S_IMODE(os.stat(new).st_mode) == 0o640  # 0666 less the umask, as > new makes it
+        os.chmod(new, 0o604)
+        csvidx.join(orders.path, users.path, "uid", new, how="left")
+        assert stat.S_IMODE(os.stat(new).st_mode) == 0o604  # a file replaced keeps its permissions
+    finally:
+        os.umask(old)
+
+
+def test_join_through_a_symbolic_link_replaces_its_target(files):
+    orders, users, tmp = files
+    target = str(tmp / "target.csv")
+    open(target, "w", encoding="utf-8").write("old\n")
+    os.symlink("target.csv", tmp / "link.csv")
+    rows = csvidx.join(orders.path, users.path, "uid", str(tmp / "link.csv"))
+    assert os.readlink(tmp / "link.csv") == "target.csv"
+    assert len(read(target)) == rows > 0
+    os.symlink("nowhere.csv", tmp / "dangling.csv")
+    msg = one_line_error(lambda: csvidx.join(orders.path, users.path, "uid", str(tmp / "dangling.csv")))
+    assert "symbolic link" in msg and not os.path.exists(tmp / "nowhere.csv"), msg
