@@ -71,6 +71,7 @@ func BuildIndexes(ctx context.Context, csvPath string, keys []string, opts *Buil
 		infos[j] = newInfo(csvPath, paths[j], b.h, int64(b.h.size()), int64(b.h.scanned))
 		infos[j].Build = b.scan
 		infos[j].setState()
+		infos[j].setDefault()
 		if n, err := strconv.Atoi(keys[j]); err == nil && n != infos[j].KeyColumn {
 			infos[j].KeyNote = fmt.Sprintf("the key %q is the name of column %d, which was taken, not column %d; for column %d, give its name from the header", keys[j], infos[j].KeyColumn, n, n)
 		}

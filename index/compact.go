@@ -13,7 +13,7 @@ type CompactOptions struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
 	// By, when IndexPath is empty, picks the index among the CSV's by its
-	// key spec, as [Locate] does; empty: the CSV's only index.
+	// key spec, as [Locate] does; empty: the CSV's default index.
 	By string
 	// NoWait fails at once, with ErrLocked, if another process is writing
 	// the index.

@@ -16,6 +16,9 @@ type Info struct {
 	CSVPath    string `json:"csv"`
 	IndexPath  string `json:"index"`
 	IndexBytes int64  `json:"index_bytes"`
+	// Default says that this index is the one a call that picks none
+	// (no --by, no --index) uses: see [Locate].
+	Default    bool   `json:"default"`
 	Version    int    `json:"format_version"`
 	Generation string `json:"generation"`
 	// FingerprintBits is F, the bits of the key's hash a format 2 index
@@ -172,8 +175,13 @@ func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
 		errors.As(stale, &info.StaleError)
 	}
 	info.setState()
+	info.setDefault()
 	return info, nil
 }
+
+// setDefault sets Default: whether the index is the one Locate finds
+// without a key to pick it by.
+func (info *Info) setDefault() { info.Default = isDefault(info.CSVPath, info.IndexPath) }
 
 // setState sets State from Stale and BytesBehind.
 func (info *Info) setState() {

@@ -14,7 +14,7 @@ type Options struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
 	// By, when IndexPath is empty, picks the index among the CSV's by its
-	// key spec, as [Locate] does; empty: the CSV's only index.
+	// key spec, as [Locate] does; empty: the CSV's default index.
 	By string
 	// NoFence searches the index without its fence file, for comparison:
 	// the answers are the same.
@@ -47,6 +47,7 @@ type Index struct {
 	tail             *part // nil without a current tail
 	hash             func([]byte) uint64
 	noFence          bool // search the index without its fence
+	isDefault        bool // the CSV's default index (see Locate)
 }
 
 // Open opens the index of the CSV at csvPath, with its tail if it has a
@@ -60,6 +61,11 @@ func Open(csvPath string, opts *Options) (_ *Index, err error) {
 	}
 	defer namePath(&err, csvPath, idxPath)
 	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: keyHash(), noFence: opts != nil && opts.NoFence}
+	if opts == nil || opts.IndexPath == "" && opts.By == "" {
+		ix.isDefault = true // Locate found it so
+	} else {
+		ix.isDefault = isDefault(csvPath, idxPath)
+	}
 	if err := ix.open(); err != nil {
 		ix.Close()
 		return nil, err
@@ -126,6 +132,7 @@ func (ix *Index) Info() *Info {
 	info := newInfo(ix.csvPath, ix.idxPath, ix.main.h, int64(len(ix.main.data)), int64(len(ix.csv.data)))
 	info.addTail(ix.tail)
 	info.setState()
+	info.Default = ix.isDefault
 	return info
 }
 

@@ -26,9 +26,15 @@ import (
 // renamed. What an index is by is in its header, not its name: the name
 // only keeps two keys apart.
 //
+// The index at CSV.csvidx is the file's default: a call that does not say
+// which index it is about (no --by) uses it, so adding an index never
+// breaks a working command. A file whose indexes all have by- names has a
+// default only when it has one index.
+//
 // A build puts the index of a key where the file's index of the same
-// columns is, if it has one; else at CSV.csvidx if nothing is there; else
-// at its by- name. --index puts a single index anywhere, outside this
+// columns is, if it has one; else at CSV.csvidx if the file has no index
+// (or only a broken one there); else at its by- name, so that a new key
+// never becomes the default in place of an index in use. --index puts a single index anywhere, outside this
 // scheme: such an index is found only through --index.
 
 // byPrefix and indexSuffix frame the name of an index of a CSV other than
@@ -158,16 +164,18 @@ func readHeaderOf(path string) (*header, error) {
 	return decodeHeader(page)
 }
 
-// ErrSeveral means a CSV has several indexes and the call did not say which
-// one it is about (--by).
+// ErrSeveral means a CSV has several indexes, none of them its default
+// (CSV.csvidx), and the call did not say which one it is about (--by).
 var ErrSeveral = errors.New("several indexes")
 
 // Locate returns the path of the index of the CSV at csvPath whose key is
 // by, a key spec (see keyspec.go) resolved as a build resolves it, against
 // the CSV's header in each index's dialect. An empty by means the file's
-// only index: a file with several is ErrSeveral, in an error that lists
-// them. A file with no index gives CSV.csvidx, where a reader then finds
-// none.
+// default index: CSV.csvidx when it is there, so that adding an index
+// never changes what a call without by finds; else the file's only index.
+// A file of several indexes, all at by- names, is ErrSeveral, in an error
+// that lists them. A file with no index gives CSV.csvidx, where a reader
+// then finds none.
 func Locate(csvPath, by string) (_ string, err error) {
 	defer namePath(&err, csvPath, "")
 	if by == "" {
@@ -179,14 +187,14 @@ func Locate(csvPath, by string) (_ string, err error) {
 			return "", err
 		case len(paths) == 0:
 			return DefaultIndexPath(csvPath), nil
-		case len(paths) == 1:
+		case len(paths) == 1 || paths[0] == DefaultIndexPath(csvPath): // Indexes lists it first
 			return paths[0], nil
 		}
 		keys, err := ReadIndexKeys(csvPath)
 		if err != nil {
 			return "", err
 		}
-		return "", fmt.Errorf("%w: %s has %d indexes (%s); pick one by its key", ErrSeveral, csvPath, len(keys), listKeys(keys))
+		return "", fmt.Errorf("%w: %s has %d indexes (%s) and none at %s, the default; pick one by its key", ErrSeveral, csvPath, len(keys), listKeys(keys), DefaultIndexPath(csvPath))
 	}
 	keys, err := ReadIndexKeys(csvPath)
 	if err != nil {
@@ -230,6 +238,21 @@ func Locate(csvPath, by string) (_ string, err error) {
 	return "", fmt.Errorf("%w by %q: %s has %s; build it", ErrNoIndex, by, csvPath, listKeys(keys))
 }
 
+// isDefault reports whether the index at idxPath is the default index of
+// the CSV at csvPath, the one Locate finds without a key to pick it by.
+func isDefault(csvPath, idxPath string) bool {
+	p, err := Locate(csvPath, "")
+	if err != nil {
+		return false
+	}
+	a, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(idxPath)
+	return err == nil && os.SameFile(a, b)
+}
+
 // listKeys describes indexes for a message: "by user_id (orders.csv.csvidx),
 // by user_id,status (orders.csv.by-1-4.csvidx)".
 func listKeys(keys []IndexKey) string {
@@ -254,14 +277,11 @@ func placeIndex(csvPath string, cols []int, keys []IndexKey, taken []string) str
 		}
 	}
 	first := DefaultIndexPath(csvPath)
-	free := !slices.Contains(taken, first)
-	for _, k := range keys {
-		// A default path holding no readable index is the build's to
-		// replace, as it always was.
-		if k.Path == first && k.Columns != nil {
-			free = false
-		}
-	}
+	// CSV.csvidx is free while the file has no index to be its default: a
+	// new key put there would change what a call without --by finds. A
+	// default path holding no readable index is the build's to replace,
+	// as it always was.
+	free := !slices.Contains(taken, first) && !slices.ContainsFunc(keys, func(k IndexKey) bool { return k.Columns != nil })
 	if free {
 		return first
 	}

@@ -18,7 +18,7 @@ type UpdateOptions struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
 	// By, when IndexPath is empty, picks the index among the CSV's by its
-	// key spec, as [Locate] does; empty: the CSV's only index.
+	// key spec, as [Locate] does; empty: the CSV's default index.
 	By string
 	// Resources bound the memory of the scan of the new rows.
 	Resources

@@ -16,7 +16,7 @@ type VerifyOptions struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
 	// By, when IndexPath is empty, picks the index among the CSV's by its
-	// key spec, as [Locate] does; empty: the CSV's only index.
+	// key spec, as [Locate] does; empty: the CSV's default index.
 	By string
 	// Resources bound the rebuild's memory and say where it may spill.
 	Resources

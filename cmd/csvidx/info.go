@@ -18,7 +18,8 @@ func newInfoCommand(g *globals, s streams) *cobra.Command {
 it relates to FILE now: fresh, behind (rows appended since), or stale.
 A stale index is reported, not refused; a broken one is an error. A file
 with several indexes gets a description of each (--json: an array of the
-objects), unless --by or --index picks one.`,
+objects), unless --by or --index picks one. The default index, the one
+get uses without --by (FILE.csvidx), is marked ("default": true).`,
 		Example: `  csvidx info orders.csv
   csvidx info orders.csv --json | jq .bytes_behind`,
 		Args: exactFile,
@@ -70,7 +71,11 @@ func printInfo(s streams, info *index.Info) error {
 		header = "yes"
 	}
 	fmt.Fprintf(w, "csv\t%s (%d bytes)\n", info.CSVPath, info.CSVBytes)
-	fmt.Fprintf(w, "index\t%s (%s, format %d, generation %s)\n", info.IndexPath, formatBytes(info.IndexBytes), info.Version, info.Generation)
+	def := ""
+	if info.Default {
+		def = "the default, used without --by; "
+	}
+	fmt.Fprintf(w, "index\t%s (%s%s, format %d, generation %s)\n", info.IndexPath, def, formatBytes(info.IndexBytes), info.Version, info.Generation)
 	if info.FingerprintBits > 0 {
 		fmt.Fprintf(w, "density\t%.2f bytes per row (fingerprints of %d bits)\n", info.BytesPerRow, info.FingerprintBits)
 	} else {
