@@ -138,7 +138,7 @@ func checkOwn(path string, r role, csv fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
-	if string(first) != r.magic {
+	if string(first) != r.magic { // as lacksMagic, with the error
 		return notOwn(path, fmt.Sprintf("not a csvidx %s (it does not start with csvidx's magic)", r.name), "csvidx replaces only its own files: move it away, or "+elsewhere)
 	}
 	return nil
@@ -153,6 +153,14 @@ func (ix files) checkWritable(csv fs.FileInfo) error {
 		}
 	}
 	return nil
+}
+
+// lacksMagic reports whether the file at path can be read and does not
+// begin with the magic of r's files: another program's. A file that cannot
+// be read may be csvidx's, and says why when it is opened.
+func lacksMagic(path string, r role) bool {
+	first, err := readStart(path, len(r.magic))
+	return err == nil && string(first) != r.magic
 }
 
 // readStart returns the first n bytes of the regular file at path (fewer

@@ -76,9 +76,12 @@ func byColumns(name, base string) ([]int, bool) {
 
 // Indexes returns the paths of the indexes of the CSV at csvPath: the files
 // at CSV.csvidx and at the by- names (see the package documentation), the
-// first one first and the others by their columns: by-1, by-1-2, by-2. A path is listed if a regular
-// file is there, whether or not it is a sound index. It lists none for a
-// CSV without indexes.
+// first one first and the others by their columns: by-1, by-1-2, by-2.
+// CSV.csvidx is listed if a regular file is there, whether or not it is a
+// sound index: it is where csvidx has always put one. A by- path is listed
+// if a regular file there begins with an index's magic (or cannot be
+// read), whether or not it is sound; a file of another program under such
+// a name is not an index of the CSV, and is left alone. It lists none for a CSV without indexes.
 func Indexes(csvPath string) ([]string, error) {
 	var out []string
 	if st, err := os.Lstat(DefaultIndexPath(csvPath)); err == nil && st.Mode().IsRegular() {
@@ -98,7 +101,7 @@ func Indexes(csvPath string) ([]string, error) {
 	}
 	var by []byFile
 	for _, e := range entries {
-		if cols, ok := byColumns(e.Name(), base); ok && e.Type().IsRegular() {
+		if cols, ok := byColumns(e.Name(), base); ok && e.Type().IsRegular() && !lacksMagic(dir+e.Name(), mainRole) {
 			by = append(by, byFile{dir + e.Name(), cols})
 		}
 	}

@@ -195,6 +195,38 @@ func TestPlaceIndex(t *testing.T) {
 	}
 }
 
+// TestIndexesIgnoreForeignByFiles: a file at a by- name that does not
+// begin with csvidx's magic is another program's, not an index of the CSV;
+// one that does is an index, broken or not, and reading it says so.
+func TestIndexesIgnoreForeignByFiles(t *testing.T) {
+	p := writeCSV(t, "a,b,c\n1,2,3\n4,5,6\n")
+	build(t, p, &BuildOptions{Key: "a"})
+	foreign := byPath(p, []int{1})
+	for _, content := range []string{"a,b,c\n1,2,3\n", "", magic[:len(magic)-1]} {
+		if err := os.WriteFile(foreign, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if paths, _ := Indexes(p); !slices.Equal(paths, []string{DefaultIndexPath(p)}) {
+			t.Fatalf("%q at a by- name: indexes %v", content, paths)
+		}
+		if keys, err := ReadIndexKeys(p); err != nil || len(keys) != 1 {
+			t.Fatalf("%q at a by- name: keys %v, %v", content, keys, err)
+		}
+		if _, err := UpdateAll(context.Background(), p, nil); err != nil {
+			t.Fatalf("%q at a by- name: update: %v", content, err)
+		}
+	}
+	if err := os.WriteFile(foreign, []byte(magic+"broken"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if paths, _ := Indexes(p); !slices.Equal(paths, []string{DefaultIndexPath(p), foreign}) {
+		t.Fatalf("a broken index at a by- name: indexes %v", paths)
+	}
+	if _, err := UpdateAll(context.Background(), p, nil); err == nil || !strings.Contains(err.Error(), foreign) {
+		t.Fatalf("a broken index at a by- name: update: %v, want an error naming it", err)
+	}
+}
+
 // TestLocateDefault: without a key to pick by, CSV.csvidx is the index
 // found however many by- indexes a build adds, and Info marks it; a file
 // of by- indexes only has a default when it has one, and else is
