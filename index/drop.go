@@ -43,36 +43,70 @@ func Drop(csvPath string, opts *DropOptions) (_ []string, err error) {
 		return nil, err
 	}
 	ix := indexFiles(idxPath)
-	var present []string
+	present := false
 	for _, f := range ix.roles() {
 		if _, err := os.Lstat(f.path); err == nil {
-			present = append(present, f.path)
+			present = true
 		}
 	}
-	if len(present) == 0 {
+	if !present {
 		return nil, fmt.Errorf("%w for %s: %s does not exist", ErrNoIndex, csvPath, ix.main)
 	}
+	return dropIndexes(csvPath, []string{idxPath}, opts.NoWait)
+}
+
+// DropAll removes every index of the CSV at csvPath (see [Indexes]) as Drop
+// does, or the one opts.IndexPath or opts.By names. The files of every
+// index are checked, under its lock, before any is removed: anything at one
+// of their paths that csvidx cannot tell is its own is an error, and then
+// nothing is removed. A CSV without an index is an error wrapping
+// ErrNoIndex.
+func DropAll(csvPath string, opts *DropOptions) (_ []string, err error) {
+	if opts == nil {
+		opts = &DropOptions{}
+	}
+	if opts.IndexPath != "" || opts.By != "" {
+		return Drop(csvPath, opts)
+	}
+	defer namePath(&err, csvPath, "")
+	paths, err := Indexes(csvPath)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w for %s: %s does not exist", ErrNoIndex, csvPath, DefaultIndexPath(csvPath))
+	}
+	return dropIndexes(csvPath, paths, opts.NoWait)
+}
+
+// dropIndexes takes the locks of the indexes at paths, which checks their
+// files, and then removes them all, each lock file last.
+func dropIndexes(csvPath string, paths []string, noWait bool) ([]string, error) {
 	csv, err := os.Stat(csvPath) // to refuse an index path that is the CSV; the CSV may be gone
 	if err != nil {
 		csv = nil
 	}
-	lock, err := lockFiles(ix, csv, opts.NoWait)
-	if err != nil {
+	ls := &severalLocks{csvPath: csvPath, csv: csv, noWait: noWait}
+	defer ls.unlock()
+	if err := ls.lockRest(paths); err != nil {
 		return nil, err
 	}
-	defer lock.unlock()
 	var removed []string
-	for _, p := range []string{ix.main, ix.tail, ix.fence} {
-		switch err := atomicfile.Remove(p); {
-		case err == nil:
-			removed = append(removed, p)
-		case !errors.Is(err, fs.ErrNotExist):
+	for _, p := range ls.paths {
+		ix := indexFiles(p)
+		for _, p := range []string{ix.main, ix.tail, ix.fence} {
+			switch err := atomicfile.Remove(p); {
+			case err == nil:
+				removed = append(removed, p)
+			case !errors.Is(err, fs.ErrNotExist):
+				return removed, err
+			}
+		}
+		if err := os.Remove(ix.lock); err != nil {
 			return removed, err
 		}
+		removed = append(removed, ix.lock)
 	}
-	if err := os.Remove(ix.lock); err != nil {
-		return removed, err
-	}
-	removed = append(removed, ix.lock)
-	return removed, atomicfile.SyncDir(filepath.Dir(ix.main))
+	// The indexes of a CSV, or the one Drop removes, are in one directory.
+	return removed, atomicfile.SyncDir(filepath.Dir(paths[0]))
 }

@@ -1,8 +1,8 @@
 package index
 
 import (
+	"io/fs"
 	"slices"
-	"sort"
 )
 
 // severalLocks are the writers' locks held by a writer of several indexes
@@ -13,32 +13,45 @@ import (
 // so no two writers can each wait for the other.
 type severalLocks struct {
 	csvPath string
+	csv     fs.FileInfo // the CSV's stat; nil when it is gone (for Drop)
 	noWait  bool
 	held    []*writerLock
+	paths   []string // the indexes whose locks are held
 }
 
 // lockFirst takes the lock of CSV.csvidx for a writer of several indexes
 // of the CSV at csvPath.
 func lockFirst(csvPath string, noWait bool) (*severalLocks, error) {
-	l, err := lockIndex(csvPath, DefaultIndexPath(csvPath), noWait)
+	f, csv, err := openInput(csvPath)
 	if err != nil {
 		return nil, err
 	}
-	return &severalLocks{csvPath: csvPath, noWait: noWait, held: []*writerLock{l}}, nil
+	f.Close()
+	ls := &severalLocks{csvPath: csvPath, csv: csv, noWait: noWait}
+	if err := ls.lockRest([]string{DefaultIndexPath(csvPath)}); err != nil {
+		ls.unlock()
+		return nil, err
+	}
+	return ls, nil
 }
 
-// lockRest takes the locks of paths other than CSV.csvidx, in the order of
-// their paths. On an error, the locks taken stay held until unlock.
+// lockRest takes the locks of paths not held yet, CSV.csvidx's first and
+// the others in the order of their paths, each after checking the files of
+// its index (see lockFiles). On an error, the locks taken stay held until
+// unlock.
 func (ls *severalLocks) lockRest(paths []string) error {
 	first := DefaultIndexPath(ls.csvPath)
-	others := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return p == first })
-	sort.Strings(others)
-	for _, p := range slices.Compact(others) {
-		l, err := lockIndex(ls.csvPath, p, ls.noWait)
+	todo := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return p == first || slices.Contains(ls.paths, p) })
+	slices.Sort(todo)
+	if slices.Contains(paths, first) && !slices.Contains(ls.paths, first) {
+		todo = append([]string{first}, todo...)
+	}
+	for _, p := range slices.Compact(todo) {
+		l, err := lockFiles(indexFiles(p), ls.csv, ls.noWait)
 		if err != nil {
 			return err
 		}
-		ls.held = append(ls.held, l)
+		ls.held, ls.paths = append(ls.held, l), append(ls.paths, p)
 	}
 	return nil
 }

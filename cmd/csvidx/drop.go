@@ -25,20 +25,11 @@ never touched, and need not exist any more. It drops every index of FILE
   csvidx drop orders.csv --index /scratch/orders.csvidx`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, err := g.targets(args[0])
-			if err != nil {
-				return err
+			removed, err := index.DropAll(args[0], &index.DropOptions{IndexPath: g.indexPath, By: g.by, NoWait: noWait})
+			if len(removed) > 0 {
+				fmt.Fprintf(s.err, "csvidx: removed %s\n", oneLine(strings.Join(removed, ", ")))
 			}
-			for _, path := range paths {
-				removed, err := index.Drop(args[0], &index.DropOptions{IndexPath: path, NoWait: noWait})
-				if len(removed) > 0 {
-					fmt.Fprintf(s.err, "csvidx: removed %s\n", oneLine(strings.Join(removed, ", ")))
-				}
-				if err != nil {
-					return err
-				}
-			}
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")
