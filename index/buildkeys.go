@@ -105,6 +105,9 @@ func keySpecs(csv *csvFile, sp spec, keys []string) ([]spec, error) {
 // the order of their paths, after it.
 func placeAndLock(csvPath string, specs []spec, opts *BuildOptions) ([]string, func(), error) {
 	if opts.IndexPath != "" {
+		if err := checkNameLength(opts.IndexPath); err != nil {
+			return nil, nil, err
+		}
 		lock, err := lockIndex(csvPath, opts.IndexPath, opts.NoWait)
 		if err != nil {
 			return nil, nil, err
@@ -123,6 +126,10 @@ func placeAndLock(csvPath string, specs []spec, opts *BuildOptions) ([]string, f
 	paths := make([]string, len(specs))
 	for j, sp := range specs {
 		paths[j] = placeIndex(csvPath, sp.keyCols, found, paths[:j])
+		if err := checkNameLength(paths[j]); err != nil {
+			ls.unlock()
+			return nil, nil, err
+		}
 	}
 	if err := ls.lockRest(paths); err != nil {
 		ls.unlock()

@@ -60,6 +60,28 @@ func lockPath(idxPath string) string { return idxPath + ".lock" }
 // (see sorter.Options.TmpName): INDEXNAME.sort.tmp-csvidx-HEX.
 func spillName(idxPath string) string { return filepath.Base(idxPath) + ".sort" }
 
+// ErrNameTooLong means the files of an index would have names longer than
+// a file system allows: a composite key of many wide column numbers at its
+// by- name, or a long index path. Nothing was written.
+var ErrNameTooLong = errors.New("file name too long")
+
+// nameMax is the longest file name, in bytes, that csvidx makes: NAME_MAX
+// on Linux and macOS, whose file systems allow 255 bytes.
+const nameMax = 255
+
+// checkNameLength checks that every file a writer of the index at idxPath
+// makes has a name of at most nameMax bytes: the longest is a temporary
+// fence file, INDEX.fence.tmp-csvidx-HEX.
+func checkNameLength(idxPath string) error {
+	base := filepath.Base(idxPath)
+	longest := len(atomicfile.TempName(fencePath(base)))
+	if longest <= nameMax {
+		return nil
+	}
+	return fmt.Errorf("%w: the files of an index at %s would have names of up to %d bytes, past the %d a file system allows; give the index a shorter path (--index PATH)",
+		ErrNameTooLong, idxPath, longest, nameMax)
+}
+
 // ErrNotOwn means a path where a writer would create, replace or remove one
 // of an index's files holds something csvidx cannot tell is its own: the
 // CSV, a file of another program, a directory, a FIFO, a device, a link.
