@@ -101,8 +101,9 @@ func keySpecs(csv *csvFile, sp spec, keys []string) ([]spec, error) {
 // placeAndLock decides where each index of specs goes and takes the
 // writers' lock of each, and returns the paths and what releases the
 // locks. Placing is done under the lock of CSV.csvidx, so that two builds
-// of new keys cannot both take that place; the other locks are taken in
-// the order of their paths, after it.
+// of new keys cannot both take that place; it is the lock of every index
+// at the CSV's own paths (see lockPath), and the files of each are checked
+// under it (see severalLocks).
 func placeAndLock(csvPath string, specs []spec, opts *BuildOptions) ([]string, func(), error) {
 	if opts.IndexPath != "" {
 		if err := checkNameLength(opts.IndexPath); err != nil {

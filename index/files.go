@@ -16,10 +16,15 @@ import (
 
 // The files of an index, and the rules for touching them.
 //
-// An index at INDEX (CSV.csvidx unless told otherwise) is four files: the
-// main index INDEX, its tail INDEX.tail, its fence INDEX.fence and the
-// writers' lock INDEX.lock. Writers put new files in place by renaming a
-// temporary file, INDEX.tmp-csvidx-HEX and the like, over them.
+// An index at INDEX (CSV.csvidx unless told otherwise) is three files: the
+// main index INDEX, its tail INDEX.tail (after an update) and its fence
+// INDEX.fence; its writers hold a lock on a fourth, INDEX.lock. The indexes
+// of a CSV share one lock: the lock of an index at a by- name,
+// STEM.by-COLS.csvidx, is STEM.csvidx.lock, the lock of the index at
+// STEM.csvidx (see lockPath). The lock file is there while an index uses
+// it: the writer that leaves no index behind (a first build that fails, a
+// drop) removes it. Writers put new files in place by renaming a temporary
+// file, INDEX.tmp-csvidx-HEX and the like, over them.
 //
 // csvidx writes, replaces or removes only what it can tell is its own, so a
 // mistyped path never costs a user a file:
@@ -40,6 +45,9 @@ import (
 // files are the paths of an index's files.
 type files struct {
 	main, tail, fence, lock string
+	// oldLock, set for a drop of an index at a by- name, is INDEX.lock:
+	// such an index's own lock before the indexes of a CSV shared one.
+	oldLock string
 }
 
 // indexFiles returns the files of the index at idxPath.
@@ -53,8 +61,29 @@ func tailPath(idxPath string) string { return idxPath + ".tail" }
 // fencePath returns where the fence file of the index at idxPath lives.
 func fencePath(idxPath string) string { return idxPath + ".fence" }
 
-// lockPath returns the lock file of the index at idxPath.
-func lockPath(idxPath string) string { return idxPath + ".lock" }
+// lockPath returns the lock file of the index at idxPath: INDEX.lock, or
+// for an index at a by- name, STEM.by-COLS.csvidx, the lock of every index
+// of its CSV, STEM.csvidx.lock. It depends on the index's path alone, so
+// that every writer of one index file takes one lock, whatever CSV it
+// names.
+func lockPath(idxPath string) string {
+	dir, name := filepath.Split(idxPath)
+	if stem, ok := byStem(name); ok {
+		return dir + stem + indexSuffix + ".lock"
+	}
+	return idxPath + ".lock"
+}
+
+// dropFiles returns the files of the index at idxPath that a drop removes:
+// its files, and for an index at a by- name the lock it had of its own
+// before the indexes of a CSV shared one.
+func dropFiles(idxPath string) files {
+	ix := indexFiles(idxPath)
+	if old := idxPath + ".lock"; old != ix.lock {
+		ix.oldLock = old
+	}
+	return ix
+}
 
 // spillName names spill files where the system cannot make unnamed ones
 // (see sorter.Options.TmpName): INDEXNAME.sort.tmp-csvidx-HEX.
@@ -101,15 +130,19 @@ var (
 	lockRole  = role{"lock file", ""}
 )
 
-// roles returns the paths of ix's files with their roles, lock last.
-func (ix files) roles() []struct {
+// roleFile is the path of one of an index's files, with its role.
+type roleFile struct {
 	path string
 	role role
-} {
-	return []struct {
-		path string
-		role role
-	}{{ix.main, mainRole}, {ix.tail, tailRole}, {ix.fence, fenceRole}, {ix.lock, lockRole}}
+}
+
+// roles returns the paths of ix's files with their roles, the locks last.
+func (ix files) roles() []roleFile {
+	all := []roleFile{{ix.main, mainRole}, {ix.tail, tailRole}, {ix.fence, fenceRole}}
+	if ix.oldLock != "" {
+		all = append(all, roleFile{ix.oldLock, lockRole})
+	}
+	return append(all, roleFile{ix.lock, lockRole})
 }
 
 // notOwnError is an error wrapping ErrNotOwn, with its own message.

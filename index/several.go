@@ -74,6 +74,17 @@ func byColumns(name, base string) ([]int, bool) {
 	return cols, true
 }
 
+// byStem returns STEM if name, a file name, is a by- name
+// STEM.by-N[-N...].csvidx, and false if not.
+func byStem(name string) (string, bool) {
+	i := strings.LastIndex(name, byPrefix)
+	if i <= 0 {
+		return "", false
+	}
+	_, ok := byColumns(name, name[:i])
+	return name[:i], ok
+}
+
 // Indexes returns the paths of the indexes of the CSV at csvPath: the files
 // at CSV.csvidx and at the by- names (see the package documentation), the
 // first one first and the others by their columns: by-1, by-1-2, by-2.

@@ -6,17 +6,21 @@ import (
 )
 
 // severalLocks are the writers' locks held by a writer of several indexes
-// of a CSV. CSV.csvidx's lock comes first, taken before the writer decides
-// which indexes it writes (a build places new indexes under it); the
-// others follow in the order of their paths. Every writer of several
+// of a CSV. The indexes of a CSV at its own paths (CSV.csvidx and the by-
+// names) share one lock, CSV.csvidx.lock (see lockPath), so such a writer
+// holds one lock, taken before it decides which indexes it writes (a build
+// places new indexes under it). The locks of other paths, if it had any,
+// would follow in the order of their paths: every writer of several
 // indexes locks in that order, and a writer of one index holds one lock,
-// so no two writers can each wait for the other.
+// so no two writers could each wait for the other. A lock file is locked
+// once, however many of the indexes share it: a second descriptor of it
+// would wait for the first.
 type severalLocks struct {
 	csvPath string
 	csv     fs.FileInfo // the CSV's stat; nil when it is gone (for Drop)
 	noWait  bool
 	held    []*writerLock
-	paths   []string // the indexes whose locks are held
+	paths   []string // the indexes whose files were checked under a held lock
 }
 
 // lockFirst takes the lock of CSV.csvidx for a writer of several indexes
@@ -35,23 +39,46 @@ func lockFirst(csvPath string, noWait bool) (*severalLocks, error) {
 	return ls, nil
 }
 
-// lockRest takes the locks of paths not held yet, CSV.csvidx's first and
-// the others in the order of their paths, each after checking the files of
-// its index (see lockFiles). On an error, the locks taken stay held until
-// unlock.
+// lockRest takes the locks of the indexes at paths, those of CSV.csvidx
+// first and the others in the order of their lock paths, and checks the
+// files of each index under its lock (see lockFiles). On an error, the
+// locks taken stay held until unlock.
 func (ls *severalLocks) lockRest(paths []string) error {
-	first := DefaultIndexPath(ls.csvPath)
-	todo := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return p == first || slices.Contains(ls.paths, p) })
-	slices.Sort(todo)
-	if slices.Contains(paths, first) && !slices.Contains(ls.paths, first) {
-		todo = append([]string{first}, todo...)
-	}
-	for _, p := range slices.Compact(todo) {
-		l, err := lockFiles(indexFiles(p), ls.csv, ls.noWait)
-		if err != nil {
-			return err
+	return ls.lockFiles(paths, indexFiles)
+}
+
+// lockFiles is lockRest with the files of each index as filesOf says.
+func (ls *severalLocks) lockFiles(paths []string, filesOf func(string) files) error {
+	first := lockPath(DefaultIndexPath(ls.csvPath))
+	todo := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return slices.Contains(ls.paths, p) })
+	slices.SortFunc(todo, func(a, b string) int {
+		la, lb := lockPath(a), lockPath(b)
+		switch {
+		case la == lb:
+			return 0
+		case la == first:
+			return -1
+		case lb == first:
+			return 1
+		case la < lb:
+			return -1
 		}
-		ls.held, ls.paths = append(ls.held, l), append(ls.paths, p)
+		return 1
+	})
+	for _, p := range slices.Compact(todo) {
+		ix := filesOf(p)
+		if i := slices.IndexFunc(ls.held, func(l *writerLock) bool { return l.path == ix.lock }); i >= 0 {
+			if err := ix.checkHeld(ls.csv); err != nil {
+				return err
+			}
+		} else {
+			l, err := lockFiles(ix, ls.csv, ls.noWait)
+			if err != nil {
+				return err
+			}
+			ls.held = append(ls.held, l)
+		}
+		ls.paths = append(ls.paths, p)
 	}
 	return nil
 }
