@@ -19,6 +19,9 @@ type DropOptions struct {
 	// By, when IndexPath is empty, picks the index among the CSV's by its
 	// key spec, as [Locate] does; empty: the CSV's default index.
 	By string
+	// IndexDir, when set, is the directory the CSV's indexes live in
+	// instead of next to it (see [HomeOf]); IndexPath wins over it.
+	IndexDir string
 	// NoWait fails at once, with ErrLocked, if another process is writing
 	// the index, instead of waiting for it.
 	NoWait bool
@@ -40,7 +43,11 @@ func Drop(csvPath string, opts *DropOptions) (_ []string, err error) {
 		opts = &DropOptions{}
 	}
 	defer namePath(&err, csvPath, opts.IndexPath)
-	o := &Options{IndexPath: opts.IndexPath, By: opts.By}
+	o := &Options{IndexPath: opts.IndexPath, By: opts.By, IndexDir: opts.IndexDir}
+	h, err := o.home(csvPath)
+	if err != nil {
+		return nil, err
+	}
 	idxPath, err := o.locate(csvPath)
 	if err != nil {
 		return nil, err
@@ -55,7 +62,7 @@ func Drop(csvPath string, opts *DropOptions) (_ []string, err error) {
 	if !present {
 		return nil, fmt.Errorf("%w for %s: %s does not exist", ErrNoIndex, csvPath, ix.main)
 	}
-	return dropIndexes(csvPath, []string{idxPath}, opts.NoWait)
+	return dropIndexes(h, []string{idxPath}, opts.NoWait)
 }
 
 // DropAll removes every index of the CSV at csvPath as Drop does, or the
@@ -73,27 +80,30 @@ func DropAll(csvPath string, opts *DropOptions) (_ []string, err error) {
 		return Drop(csvPath, opts)
 	}
 	defer namePath(&err, csvPath, "")
-	paths, err := dropPaths(csvPath)
+	h, err := HomeOf(csvPath, opts.IndexDir)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := h.dropPaths()
 	if err != nil {
 		return nil, err
 	}
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("%w for %s: %s does not exist", ErrNoIndex, csvPath, DefaultIndexPath(csvPath))
+		return nil, fmt.Errorf("%w for %s: %s does not exist", ErrNoIndex, csvPath, h.DefaultIndexPath())
 	}
-	return dropIndexes(csvPath, paths, opts.NoWait)
+	return dropIndexes(h, paths, opts.NoWait)
 }
 
-// dropPaths returns the paths of the indexes of the CSV at csvPath that
-// DropAll removes: Indexes, then the CSV's own index paths that hold no
-// main index but a tail, a fence or a lock. A path where another program's
-// file is (see Indexes) is not an index's, nor are the files named after
-// it.
-func dropPaths(csvPath string) ([]string, error) {
-	paths, err := Indexes(csvPath)
+// dropPaths returns the paths of the indexes of h's CSV that DropAll
+// removes: Indexes, then the CSV's own index paths that hold no main index
+// but a tail, a fence or a lock. A path where another program's file is
+// (see Indexes) is not an index's, nor are the files named after it.
+func (h Home) dropPaths() ([]string, error) {
+	paths, err := h.Indexes()
 	if err != nil {
 		return nil, err
 	}
-	dir, base := filepath.Split(csvPath)
+	dir, base := filepath.Split(h.stem)
 	entries, err := os.ReadDir(readableDir(dir))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -120,12 +130,12 @@ func dropPaths(csvPath string) ([]string, error) {
 // dropIndexes takes the locks of the indexes at paths, which checks their
 // files, then removes them all, and last each lock file no index uses any
 // more.
-func dropIndexes(csvPath string, paths []string, noWait bool) ([]string, error) {
-	csv, err := os.Stat(csvPath) // to refuse an index path that is the CSV; the CSV may be gone
+func dropIndexes(h Home, paths []string, noWait bool) ([]string, error) {
+	csv, err := os.Stat(h.csvPath) // to refuse an index path that is the CSV; the CSV may be gone
 	if err != nil {
 		csv = nil
 	}
-	ls := &severalLocks{csvPath: csvPath, csv: csv, noWait: noWait}
+	ls := newLocks(h, csv, noWait)
 	defer ls.unlock()
 	if err := ls.lockFiles(paths, dropFiles); err != nil {
 		return nil, err

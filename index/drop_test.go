@@ -30,7 +30,7 @@ func TestDropAllChecksFirst(t *testing.T) {
 	for _, key := range []string{"a", "b", "c,a"} {
 		build(t, p, &BuildOptions{Key: key})
 	}
-	last := byPath(p, []int{2, 0}) // the last index dropped
+	last := nextTo(p).byPath([]int{2, 0}) // the last index dropped
 	for _, path := range []string{fencePath(last), tailPath(last), lockPath(last)} {
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			t.Fatal(err)
@@ -42,7 +42,7 @@ func TestDropAllChecksFirst(t *testing.T) {
 		if !errors.Is(err, ErrNotOwn) || len(removed) > 0 {
 			t.Fatalf("a foreign %s: DropAll removed %v, %v; want nothing, ErrNotOwn", path, removed, err)
 		}
-		for _, idx := range []string{DefaultIndexPath(p), byPath(p, []int{1}), last} {
+		for _, idx := range []string{DefaultIndexPath(p), nextTo(p).byPath([]int{1}), last} {
 			if _, err := os.Stat(idx); err != nil {
 				t.Fatalf("a foreign %s: DropAll removed %s", path, idx)
 			}

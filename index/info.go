@@ -184,13 +184,11 @@ func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
 		errors.As(stale, &info.StaleError)
 	}
 	info.setState()
-	info.setDefault()
+	if h, err := opts.home(csvPath); err == nil {
+		info.Default = h.isDefault(idxPath)
+	}
 	return info, nil
 }
-
-// setDefault sets Default: whether the index is the one Locate finds
-// without a key to pick it by.
-func (info *Info) setDefault() { info.Default = isDefault(info.CSVPath, info.IndexPath) }
 
 // ReadInfoAll describes every index of the CSV at csvPath (see [Indexes])
 // as ReadInfo does, or the one opts names. An index of several that cannot
@@ -200,7 +198,10 @@ func (info *Info) setDefault() { info.Default = isDefault(info.CSVPath, info.Ind
 // opts names and cannot be read, and what stops every index (an unreadable
 // CSV) are errors.
 func ReadInfoAll(csvPath string, opts *Options) (_ []*Info, err error) {
-	if opts != nil && (opts.IndexPath != "" || opts.By != "") {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if opts.IndexPath != "" || opts.By != "" {
 		info, err := ReadInfo(csvPath, opts)
 		if err != nil {
 			return nil, err
@@ -208,7 +209,11 @@ func ReadInfoAll(csvPath string, opts *Options) (_ []*Info, err error) {
 		return []*Info{info}, nil
 	}
 	defer namePath(&err, csvPath, "")
-	paths, err := Indexes(csvPath)
+	h, err := opts.home(csvPath)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := h.Indexes()
 	if err != nil {
 		return nil, err
 	}
@@ -221,12 +226,12 @@ func ReadInfoAll(csvPath string, opts *Options) (_ []*Info, err error) {
 	}
 	infos := make([]*Info, len(paths))
 	for i, path := range paths {
-		info, err := ReadInfo(csvPath, &Options{IndexPath: path})
+		info, err := ReadInfo(csvPath, &Options{IndexPath: path, IndexDir: opts.IndexDir})
 		var rebuild *RebuildError
 		switch {
 		case errors.As(err, &rebuild):
 			info = &Info{CSVPath: csvPath, IndexPath: path, State: "broken", Error: err.Error(), BrokenError: rebuild}
-			info.setDefault()
+			info.Default = h.isDefault(path)
 		case err != nil:
 			return nil, err
 		}

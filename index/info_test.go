@@ -16,7 +16,7 @@ func TestReadInfoAllBroken(t *testing.T) {
 	for _, key := range []string{"a", "b", "c,a"} {
 		build(t, p, &BuildOptions{Key: key})
 	}
-	bad := byPath(p, []int{1})
+	bad := nextTo(p).byPath([]int{1})
 	f, err := os.OpenFile(bad, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)

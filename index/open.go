@@ -16,13 +16,16 @@ type Options struct {
 	// By, when IndexPath is empty, picks the index among the CSV's by its
 	// key spec, as [Locate] does; empty: the CSV's default index.
 	By string
+	// IndexDir, when set, is the directory the CSV's indexes live in
+	// instead of next to it (see [HomeOf]); IndexPath wins over it.
+	IndexDir string
 	// NoFence searches the index without its fence file, for comparison:
 	// the answers are the same.
 	NoFence bool
 }
 
 // locate returns the path of the index o names: IndexPath, else the CSV's
-// index by By (see Locate).
+// index by By in its home (see Home.Locate).
 func (o *Options) locate(csvPath string) (string, error) {
 	switch {
 	case o == nil:
@@ -32,7 +35,19 @@ func (o *Options) locate(csvPath string) (string, error) {
 	case o.IndexPath != "":
 		return o.IndexPath, nil
 	}
-	return Locate(csvPath, o.By)
+	h, err := o.home(csvPath)
+	if err != nil {
+		return "", err
+	}
+	return h.Locate(o.By)
+}
+
+// home returns where the indexes of the CSV at csvPath live, as o says.
+func (o *Options) home(csvPath string) (Home, error) {
+	if o == nil {
+		return nextTo(csvPath), nil
+	}
+	return HomeOf(csvPath, o.IndexDir)
 }
 
 // Index is an open index with its CSV: the main index and, when rows were
@@ -63,8 +78,8 @@ func Open(csvPath string, opts *Options) (_ *Index, err error) {
 	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: keyHash(), noFence: opts != nil && opts.NoFence}
 	if opts == nil || opts.IndexPath == "" && opts.By == "" {
 		ix.isDefault = true // Locate found it so
-	} else {
-		ix.isDefault = isDefault(csvPath, idxPath)
+	} else if h, err := opts.home(csvPath); err == nil {
+		ix.isDefault = h.isDefault(idxPath)
 	}
 	if err := ix.open(); err != nil {
 		ix.Close()

@@ -44,13 +44,13 @@ const (
 	indexSuffix = ".csvidx"
 )
 
-// byPath returns the by- path of the index of cols of the CSV at csvPath.
-func byPath(csvPath string, cols []int) string {
+// byPath returns the by- path of the index of cols of h's CSV.
+func (h Home) byPath(cols []int) string {
 	s := make([]string, len(cols))
 	for i, c := range cols {
 		s[i] = strconv.Itoa(c)
 	}
-	return csvPath + byPrefix + strings.Join(s, "-") + indexSuffix
+	return h.stem + byPrefix + strings.Join(s, "-") + indexSuffix
 }
 
 // byColumns returns the columns of name, a file name, if it is a by- name
@@ -92,13 +92,18 @@ func byStem(name string) (string, bool) {
 // sound index: it is where csvidx has always put one. A by- path is listed
 // if a regular file there begins with an index's magic (or cannot be
 // read), whether or not it is sound; a file of another program under such
-// a name is not an index of the CSV, and is left alone. It lists none for a CSV without indexes.
-func Indexes(csvPath string) ([]string, error) {
+// a name is not an index of the CSV, and is left alone. It lists none for
+// a CSV without indexes.
+func Indexes(csvPath string) ([]string, error) { return nextTo(csvPath).Indexes() }
+
+// Indexes returns the paths of the indexes of h's CSV, as [Indexes] does
+// of those next to a CSV.
+func (h Home) Indexes() ([]string, error) {
 	var out []string
-	if st, err := os.Lstat(DefaultIndexPath(csvPath)); err == nil && st.Mode().IsRegular() {
-		out = append(out, DefaultIndexPath(csvPath))
+	if st, err := os.Lstat(h.DefaultIndexPath()); err == nil && st.Mode().IsRegular() {
+		out = append(out, h.DefaultIndexPath())
 	}
-	dir, base := filepath.Split(csvPath)
+	dir, base := filepath.Split(h.stem)
 	entries, err := os.ReadDir(readableDir(dir))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -147,8 +152,11 @@ type IndexKey struct {
 
 // ReadIndexKeys returns each index of the CSV at csvPath (see [Indexes])
 // with its key.
-func ReadIndexKeys(csvPath string) ([]IndexKey, error) {
-	paths, err := Indexes(csvPath)
+func ReadIndexKeys(csvPath string) ([]IndexKey, error) { return nextTo(csvPath).readIndexKeys() }
+
+// readIndexKeys returns each index of h's CSV with its key.
+func (h Home) readIndexKeys() ([]IndexKey, error) {
+	paths, err := h.Indexes()
 	if err != nil {
 		return nil, err
 	}
@@ -190,27 +198,32 @@ var ErrSeveral = errors.New("several indexes")
 // A file of several indexes, all at by- names, is ErrSeveral, in an error
 // that lists them. A file with no index gives CSV.csvidx, where a reader
 // then finds none.
-func Locate(csvPath, by string) (_ string, err error) {
-	defer namePath(&err, csvPath, "")
+func Locate(csvPath, by string) (string, error) { return nextTo(csvPath).Locate(by) }
+
+// Locate returns the path of the index of h's CSV by, as [Locate] does of
+// the indexes next to a CSV.
+func (h Home) Locate(by string) (_ string, err error) {
+	csvPath := h.csvPath
+	defer namePath(&err, csvPath, h.DefaultIndexPath())
 	if by == "" {
 		// A lookup's path: the file names, without reading a header, unless
 		// the message needs them.
-		paths, err := Indexes(csvPath)
+		paths, err := h.Indexes()
 		switch {
 		case err != nil:
 			return "", err
 		case len(paths) == 0:
-			return DefaultIndexPath(csvPath), nil
-		case len(paths) == 1 || paths[0] == DefaultIndexPath(csvPath): // Indexes lists it first
+			return h.DefaultIndexPath(), nil
+		case len(paths) == 1 || paths[0] == h.DefaultIndexPath(): // Indexes lists it first
 			return paths[0], nil
 		}
-		keys, err := ReadIndexKeys(csvPath)
+		keys, err := h.readIndexKeys()
 		if err != nil {
 			return "", err
 		}
-		return "", fmt.Errorf("%w: %s has %d indexes (%s) and none at %s, the default; pick one by its key", ErrSeveral, csvPath, len(keys), listKeys(keys), DefaultIndexPath(csvPath))
+		return "", fmt.Errorf("%w: %s has %d indexes (%s) and none at %s, the default; pick one by its key", ErrSeveral, csvPath, len(keys), listKeys(keys), h.DefaultIndexPath())
 	}
-	keys, err := ReadIndexKeys(csvPath)
+	keys, err := h.readIndexKeys()
 	if err != nil {
 		return "", err
 	}
@@ -247,15 +260,15 @@ func Locate(csvPath, by string) (_ string, err error) {
 		return "", firstErr
 	}
 	if len(keys) == 0 {
-		return "", &RebuildError{CSVPath: csvPath, IndexPath: DefaultIndexPath(csvPath), Err: fmt.Errorf("%w by %q", ErrNoIndex, by)}
+		return "", &RebuildError{CSVPath: csvPath, IndexPath: h.DefaultIndexPath(), Err: fmt.Errorf("%w by %q", ErrNoIndex, by)}
 	}
 	return "", fmt.Errorf("%w by %q: %s has %s; build it", ErrNoIndex, by, csvPath, listKeys(keys))
 }
 
 // isDefault reports whether the index at idxPath is the default index of
-// the CSV at csvPath, the one Locate finds without a key to pick it by.
-func isDefault(csvPath, idxPath string) bool {
-	p, err := Locate(csvPath, "")
+// h's CSV, the one Locate finds without a key to pick it by.
+func (h Home) isDefault(idxPath string) bool {
+	p, err := h.Locate("")
 	if err != nil {
 		return false
 	}
@@ -281,16 +294,16 @@ func listKeys(keys []IndexKey) string {
 	return strings.Join(s, ", ")
 }
 
-// placeIndex returns where a build puts the index of cols of the CSV at
-// csvPath (see the package documentation), given the file's indexes and
-// the paths already taken by other indexes of the same build.
-func placeIndex(csvPath string, cols []int, keys []IndexKey, taken []string) string {
+// placeIndex returns where a build puts the index of cols of h's CSV (see
+// the package documentation), given the file's indexes and the paths
+// already taken by other indexes of the same build.
+func (h Home) placeIndex(cols []int, keys []IndexKey, taken []string) string {
 	for _, k := range keys {
 		if slices.Equal(k.Columns, cols) && !slices.Contains(taken, k.Path) {
 			return k.Path
 		}
 	}
-	first := DefaultIndexPath(csvPath)
+	first := h.DefaultIndexPath()
 	// CSV.csvidx is free while the file has no index to be its default: a
 	// new key put there would change what a call without --by finds. A
 	// default path holding no readable index is the build's to replace,
@@ -299,5 +312,5 @@ func placeIndex(csvPath string, cols []int, keys []IndexKey, taken []string) str
 	if free {
 		return first
 	}
-	return byPath(csvPath, cols)
+	return h.byPath(cols)
 }

@@ -42,14 +42,14 @@ func TestBuildIndexesEqualsBuilds(t *testing.T) {
 		{Resources{Threads: 2, MemLimit: 16 << 10}, chunked.Tuning{}},
 	} {
 		tune(t, c.tu)
-		for _, old := range []string{DefaultIndexPath(p), byPath(p, []int{2, 0}), byPath(p, []int{0})} {
+		for _, old := range []string{DefaultIndexPath(p), nextTo(p).byPath([]int{2, 0}), nextTo(p).byPath([]int{0})} {
 			os.Remove(old)
 		}
 		infos, err := BuildIndexes(context.Background(), p, severalKeys, &BuildOptions{NoHeader: true, Resources: c.res})
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantPaths := []string{DefaultIndexPath(p), byPath(p, []int{2, 0}), byPath(p, []int{0})}
+		wantPaths := []string{DefaultIndexPath(p), nextTo(p).byPath([]int{2, 0}), nextTo(p).byPath([]int{0})}
 		for j, info := range infos {
 			if info.IndexPath != wantPaths[j] {
 				t.Fatalf("case %d: key %q at %s, want %s", i, severalKeys[j], info.IndexPath, wantPaths[j])
@@ -166,16 +166,16 @@ func TestPlaceIndex(t *testing.T) {
 	build(t, p, &BuildOptions{Key: "c,a"})
 	build(t, p, &BuildOptions{Key: "1"}) // b again: replaced in place
 	paths, _ := Indexes(p)
-	if want := []string{DefaultIndexPath(p), byPath(p, []int{2, 0})}; !slices.Equal(paths, want) {
+	if want := []string{DefaultIndexPath(p), nextTo(p).byPath([]int{2, 0})}; !slices.Equal(paths, want) {
 		t.Fatalf("indexes %v, want %v", paths, want)
 	}
-	if filepath.Base(byPath(p, []int{2, 0})) != filepath.Base(p)+".by-2-0.csvidx" {
-		t.Fatalf("by- name %s", byPath(p, []int{2, 0}))
+	if filepath.Base(nextTo(p).byPath([]int{2, 0})) != filepath.Base(p)+".by-2-0.csvidx" {
+		t.Fatalf("by- name %s", nextTo(p).byPath([]int{2, 0}))
 	}
 	if _, err := Drop(p, &DropOptions{By: "b"}); err != nil {
 		t.Fatal(err)
 	}
-	if info := build(t, p, &BuildOptions{Key: "a"}); info.IndexPath != byPath(p, []int{0}) {
+	if info := build(t, p, &BuildOptions{Key: "a"}); info.IndexPath != nextTo(p).byPath([]int{0}) {
 		t.Fatalf("with an index by c,a in use, a new key's index went to %s", info.IndexPath)
 	}
 	for _, by := range []string{"a", "c,a"} {
@@ -201,7 +201,7 @@ func TestPlaceIndex(t *testing.T) {
 func TestIndexesIgnoreForeignByFiles(t *testing.T) {
 	p := writeCSV(t, "a,b,c\n1,2,3\n4,5,6\n")
 	build(t, p, &BuildOptions{Key: "a"})
-	foreign := byPath(p, []int{1})
+	foreign := nextTo(p).byPath([]int{1})
 	for _, content := range []string{"a,b,c\n1,2,3\n", "", magic[:len(magic)-1]} {
 		if err := os.WriteFile(foreign, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
@@ -276,7 +276,7 @@ func TestLocateDefault(t *testing.T) {
 	if _, err := Drop(p, &DropOptions{By: "b"}); err != nil {
 		t.Fatal(err)
 	}
-	if path, err := Locate(p, ""); err != nil || path != byPath(p, []int{2, 0}) {
+	if path, err := Locate(p, ""); err != nil || path != nextTo(p).byPath([]int{2, 0}) {
 		t.Fatalf("one by- index: Locate without By: %s, %v", path, err)
 	}
 	if info, err := ReadInfo(p, nil); err != nil || !info.Default {

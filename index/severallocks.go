@@ -16,27 +16,33 @@ import (
 // once, however many of the indexes share it: a second descriptor of it
 // would wait for the first.
 type severalLocks struct {
-	csvPath string
-	csv     fs.FileInfo // the CSV's stat; nil when it is gone (for Drop)
-	noWait  bool
-	held    []*writerLock
-	paths   []string // the indexes whose files were checked under a held lock
+	first  string      // the lock of the CSV's default index, taken first
+	csv    fs.FileInfo // the CSV's stat; nil when it is gone (for Drop)
+	noWait bool
+	held   []*writerLock
+	paths  []string // the indexes whose files were checked under a held lock
 }
 
 // lockFirst takes the lock of CSV.csvidx for a writer of several indexes
-// of the CSV at csvPath.
-func lockFirst(csvPath string, noWait bool) (*severalLocks, error) {
-	f, csv, err := openInput(csvPath)
+// of h's CSV.
+func lockFirst(h Home, noWait bool) (*severalLocks, error) {
+	f, csv, err := openInput(h.csvPath)
 	if err != nil {
 		return nil, err
 	}
 	f.Close()
-	ls := &severalLocks{csvPath: csvPath, csv: csv, noWait: noWait}
-	if err := ls.lockRest([]string{DefaultIndexPath(csvPath)}); err != nil {
+	ls := newLocks(h, csv, noWait)
+	if err := ls.lockRest([]string{h.DefaultIndexPath()}); err != nil {
 		ls.unlock()
 		return nil, err
 	}
 	return ls, nil
+}
+
+// newLocks returns the locks of a writer of several indexes of h's CSV,
+// whose stat is csv, none taken yet.
+func newLocks(h Home, csv fs.FileInfo, noWait bool) *severalLocks {
+	return &severalLocks{first: lockPath(h.DefaultIndexPath()), csv: csv, noWait: noWait}
 }
 
 // lockRest takes the locks of the indexes at paths, those of CSV.csvidx
@@ -49,7 +55,7 @@ func (ls *severalLocks) lockRest(paths []string) error {
 
 // lockFiles is lockRest with the files of each index as filesOf says.
 func (ls *severalLocks) lockFiles(paths []string, filesOf func(string) files) error {
-	first := lockPath(DefaultIndexPath(ls.csvPath))
+	first := ls.first
 	todo := slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return slices.Contains(ls.paths, p) })
 	slices.SortFunc(todo, func(a, b string) int {
 		la, lb := lockPath(a), lockPath(b)

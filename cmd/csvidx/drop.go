@@ -32,7 +32,7 @@ file that is not csvidx's.`,
   csvidx drop -f orders.csv`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			removed, err := index.DropAll(args[0], &index.DropOptions{IndexPath: g.indexPath, By: g.by, NoWait: noWait})
+			removed, err := index.DropAll(args[0], &index.DropOptions{IndexPath: g.indexPath, By: g.by, IndexDir: g.indexDir, NoWait: noWait})
 			if len(removed) > 0 {
 				fmt.Fprintf(s.err, "csvidx: removed %s\n", oneLine(strings.Join(removed, ", ")))
 			}

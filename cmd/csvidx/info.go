@@ -26,7 +26,7 @@ get uses without --by (FILE.csvidx), is marked ("default": true).`,
   csvidx info orders.csv --json | jq .bytes_behind`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			infos, err := index.ReadInfoAll(args[0], &index.Options{IndexPath: g.indexPath, By: g.by})
+			infos, err := index.ReadInfoAll(args[0], g.options())
 			if err != nil {
 				return err
 			}
