@@ -21,3 +21,22 @@ func TestCheckNameLength(t *testing.T) {
 		t.Fatalf("a name of %d bytes: %v, want ErrNameTooLong", longest+1, err)
 	}
 }
+
+// TestLockPath: the indexes of a CSV at its by- names share the lock of
+// its first index; any other index path has a lock of its own.
+func TestLockPath(t *testing.T) {
+	for idx, want := range map[string]string{
+		"d/o.csv.csvidx":             "d/o.csv.csvidx.lock",
+		"d/o.csv.by-1.csvidx":        "d/o.csv.csvidx.lock",
+		"d/o.csv.by-1-20.csvidx":     "d/o.csv.csvidx.lock",
+		"d/o.csv.HASH.by-3.csvidx":   "d/o.csv.HASH.csvidx.lock",
+		"d/o.csv.by-x.csvidx":        "d/o.csv.by-x.csvidx.lock",
+		"d/.by-1.csvidx":             "d/.by-1.csvidx.lock",
+		"d/elsewhere.idx":            "d/elsewhere.idx.lock",
+		"d/o.csv.by-1.csvidx.backup": "d/o.csv.by-1.csvidx.backup.lock",
+	} {
+		if got := lockPath(idx); got != want {
+			t.Errorf("lockPath(%s) = %s, want %s", idx, got, want)
+		}
+	}
+}
