@@ -23,6 +23,9 @@ type BuildOptions struct {
 	Delimiter byte
 	// IndexPath is where the index goes; CSVPATH.csvidx when empty.
 	IndexPath string
+	// IndexDir, when set, is the directory the CSV's indexes live in
+	// instead of next to it (see [HomeOf]); IndexPath wins over it.
+	IndexDir string
 	// Resources bound the build's memory and say where it may spill.
 	Resources
 	// NoWait fails at once, with ErrLocked, if another process is

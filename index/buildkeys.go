@@ -55,7 +55,14 @@ func BuildIndexes(ctx context.Context, csvPath string, keys []string, opts *Buil
 	if err != nil {
 		return nil, err
 	}
-	paths, unlock, err := placeAndLock(csvPath, specs, opts)
+	h, herr := HomeOf(csvPath, opts.IndexDir)
+	switch {
+	case herr != nil && opts.IndexPath == "":
+		return nil, herr
+	case herr != nil: // IndexPath wins over IndexDir: the home only says whether the index is the default
+		h = nextTo(csvPath)
+	}
+	paths, unlock, err := placeAndLock(h, specs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +78,7 @@ func BuildIndexes(ctx context.Context, csvPath string, keys []string, opts *Buil
 		infos[j] = newInfo(csvPath, paths[j], b.h, int64(b.h.size()), int64(b.h.scanned))
 		infos[j].Build = b.scan
 		infos[j].setState()
+		infos[j].Default = herr == nil && h.isDefault(paths[j])
 		if n, err := strconv.Atoi(keys[j]); err == nil && n != infos[j].KeyColumn {
 			infos[j].KeyNote = fmt.Sprintf("the key %q is the name of column %d, which was taken, not column %d; for column %d, give its name from the header", keys[j], infos[j].KeyColumn, n, n)
 		}
@@ -100,28 +108,37 @@ func keySpecs(csv *csvFile, sp spec, keys []string) ([]spec, error) {
 // placeAndLock decides where each index of specs goes and takes the
 // writers' lock of each, and returns the paths and what releases the
 // locks. Placing is done under the lock of CSV.csvidx, so that two builds
-// of new keys cannot both take that place; the other locks are taken in
-// the order of their paths, after it.
-func placeAndLock(csvPath string, specs []spec, opts *BuildOptions) ([]string, func(), error) {
+// of new keys cannot both take that place; it is the lock of every index
+// at the CSV's own paths (see lockPath), and the files of each are checked
+// under it (see severalLocks).
+func placeAndLock(h Home, specs []spec, opts *BuildOptions) ([]string, func(), error) {
+	csvPath := h.csvPath
 	if opts.IndexPath != "" {
+		if err := checkNameLength(opts.IndexPath); err != nil {
+			return nil, nil, err
+		}
 		lock, err := lockIndex(csvPath, opts.IndexPath, opts.NoWait)
 		if err != nil {
 			return nil, nil, err
 		}
 		return []string{opts.IndexPath}, lock.unlock, nil
 	}
-	ls, err := lockFirst(csvPath, opts.NoWait)
+	ls, err := lockFirst(h, opts.NoWait)
 	if err != nil {
 		return nil, nil, err
 	}
-	found, err := ReadIndexKeys(csvPath)
+	found, err := h.readIndexKeys()
 	if err != nil {
 		ls.unlock()
 		return nil, nil, err
 	}
 	paths := make([]string, len(specs))
 	for j, sp := range specs {
-		paths[j] = placeIndex(csvPath, sp.keyCols, found, paths[:j])
+		paths[j] = h.placeIndex(sp.keyCols, found, paths[:j])
+		if err := checkNameLength(paths[j]); err != nil {
+			ls.unlock()
+			return nil, nil, err
+		}
 	}
 	if err := ls.lockRest(paths); err != nil {
 		ls.unlock()

@@ -13,8 +13,11 @@ type CompactOptions struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
 	// By, when IndexPath is empty, picks the index among the CSV's by its
-	// key spec, as [Locate] does; empty: the CSV's only index.
+	// key spec, as [Locate] does; empty: the CSV's default index.
 	By string
+	// IndexDir, when set, is the directory the CSV's indexes live in
+	// instead of next to it (see [HomeOf]); IndexPath wins over it.
+	IndexDir string
 	// NoWait fails at once, with ErrLocked, if another process is writing
 	// the index.
 	NoWait bool
@@ -31,7 +34,7 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (_ *Info
 		opts = &CompactOptions{}
 	}
 	defer namePath(&err, csvPath, opts.IndexPath)
-	o := &Options{IndexPath: opts.IndexPath, By: opts.By}
+	o := &Options{IndexPath: opts.IndexPath, By: opts.By, IndexDir: opts.IndexDir}
 	idxPath, err := o.locate(csvPath)
 	if err != nil {
 		return nil, err

@@ -16,10 +16,15 @@ import (
 
 // The files of an index, and the rules for touching them.
 //
-// An index at INDEX (CSV.csvidx unless told otherwise) is four files: the
-// main index INDEX, its tail INDEX.tail, its fence INDEX.fence and the
-// writers' lock INDEX.lock. Writers put new files in place by renaming a
-// temporary file, INDEX.tmp-csvidx-HEX and the like, over them.
+// An index at INDEX (CSV.csvidx unless told otherwise) is three files: the
+// main index INDEX, its tail INDEX.tail (after an update) and its fence
+// INDEX.fence; its writers hold a lock on a fourth, INDEX.lock. The indexes
+// of a CSV share one lock: the lock of an index at a by- name,
+// STEM.by-COLS.csvidx, is STEM.csvidx.lock, the lock of the index at
+// STEM.csvidx (see lockPath). The lock file is there while an index uses
+// it: the writer that leaves no index behind (a first build that fails, a
+// drop) removes it. Writers put new files in place by renaming a temporary
+// file, INDEX.tmp-csvidx-HEX and the like, over them.
 //
 // csvidx writes, replaces or removes only what it can tell is its own, so a
 // mistyped path never costs a user a file:
@@ -40,6 +45,9 @@ import (
 // files are the paths of an index's files.
 type files struct {
 	main, tail, fence, lock string
+	// oldLock, set for a drop of an index at a by- name, is INDEX.lock:
+	// such an index's own lock before the indexes of a CSV shared one.
+	oldLock string
 }
 
 // indexFiles returns the files of the index at idxPath.
@@ -53,12 +61,55 @@ func tailPath(idxPath string) string { return idxPath + ".tail" }
 // fencePath returns where the fence file of the index at idxPath lives.
 func fencePath(idxPath string) string { return idxPath + ".fence" }
 
-// lockPath returns the lock file of the index at idxPath.
-func lockPath(idxPath string) string { return idxPath + ".lock" }
+// lockPath returns the lock file of the index at idxPath: INDEX.lock, or
+// for an index at a by- name, STEM.by-COLS.csvidx, the lock of every index
+// of its CSV, STEM.csvidx.lock. It depends on the index's path alone, so
+// that every writer of one index file takes one lock, whatever CSV it
+// names.
+func lockPath(idxPath string) string {
+	dir, name := filepath.Split(idxPath)
+	if stem, ok := byStem(name); ok {
+		return dir + stem + indexSuffix + ".lock"
+	}
+	return idxPath + ".lock"
+}
+
+// dropFiles returns the files of the index at idxPath that a drop removes:
+// its files, and for an index at a by- name the lock it had of its own
+// before the indexes of a CSV shared one.
+func dropFiles(idxPath string) files {
+	ix := indexFiles(idxPath)
+	if old := idxPath + ".lock"; old != ix.lock {
+		ix.oldLock = old
+	}
+	return ix
+}
 
 // spillName names spill files where the system cannot make unnamed ones
 // (see sorter.Options.TmpName): INDEXNAME.sort.tmp-csvidx-HEX.
 func spillName(idxPath string) string { return filepath.Base(idxPath) + ".sort" }
+
+// ErrNameTooLong means the files of an index would have names longer than
+// a file system allows: a composite key of many wide column numbers at its
+// by- name, or a long index path. Nothing was written.
+var ErrNameTooLong = errors.New("file name too long")
+
+// nameMax is the longest file name, in bytes, that csvidx makes: NAME_MAX
+// on Linux and macOS, whose file systems allow 255 bytes.
+const nameMax = 255
+
+// checkNameLength checks that every file a writer of the index at idxPath
+// makes has a name of at most nameMax bytes: the longest is a temporary
+// fence file, INDEX.fence.tmp-csvidx-HEX.
+func checkNameLength(idxPath string) error {
+	base := filepath.Base(idxPath)
+	longest := len(atomicfile.TempName(fencePath(base)))
+	if longest <= nameMax {
+		return nil
+	}
+	return fmt.Errorf("%w: the files of an index at %s would have names of up to %d bytes, past the %d a file system allows; give the index a shorter path (--index PATH)",
+		ErrNameTooLong, idxPath, longest, nameMax)
+}
 
 // ErrNotOwn means a path where a writer would create, replace or remove one
 // of an index's files holds something csvidx cannot tell is its own: the
@@ -79,15 +130,19 @@ var (
 	lockRole  = role{"lock file", ""}
 )
 
-// roles returns the paths of ix's files with their roles, lock last.
-func (ix files) roles() []struct {
+// roleFile is the path of one of an index's files, with its role.
+type roleFile struct {
 	path string
 	role role
-} {
-	return []struct {
-		path string
-		role role
-	}{{ix.main, mainRole}, {ix.tail, tailRole}, {ix.fence, fenceRole}, {ix.lock, lockRole}}
+}
+
+// roles returns the paths of ix's files with their roles, the locks last.
+func (ix files) roles() []roleFile {
+	all := []roleFile{{ix.main, mainRole}, {ix.tail, tailRole}, {ix.fence, fenceRole}}
+	if ix.oldLock != "" {
+		all = append(all, roleFile{ix.oldLock, lockRole})
+	}
+	return append(all, roleFile{ix.lock, lockRole})
 }
 
 // notOwnError is an error wrapping ErrNotOwn, with its own message.
@@ -138,7 +193,7 @@ func checkOwn(path string, r role, csv fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
-	if string(first) != r.magic {
+	if string(first) != r.magic { // as lacksMagic, with the error
 		return notOwn(path, fmt.Sprintf("not a csvidx %s (it does not start with csvidx's magic)", r.name), "csvidx replaces only its own files: move it away, or "+elsewhere)
 	}
 	return nil
@@ -153,6 +208,14 @@ func (ix files) checkWritable(csv fs.FileInfo) error {
 		}
 	}
 	return nil
+}
+
+// lacksMagic reports whether the file at path can be read and does not
+// begin with the magic of r's files: another program's. A file that cannot
+// be read may be csvidx's, and says why when it is opened.
+func lacksMagic(path string, r role) bool {
+	first, err := readStart(path, len(r.magic))
+	return err == nil && string(first) != r.magic
 }
 
 // readStart returns the first n bytes of the regular file at path (fewer

@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,6 +17,9 @@ type Info struct {
 	CSVPath    string `json:"csv"`
 	IndexPath  string `json:"index"`
 	IndexBytes int64  `json:"index_bytes"`
+	// Default says that this index is the one a call that picks none
+	// (no --by, no --index) uses: see [Locate].
+	Default    bool   `json:"default"`
 	Version    int    `json:"format_version"`
 	Generation string `json:"generation"`
 	// FingerprintBits is F, the bits of the key's hash a format 2 index
@@ -46,11 +50,19 @@ type Info struct {
 	BytesBehind  int64  `json:"bytes_behind"`    // CSV bytes appended since, not indexed
 	Stale        string `json:"stale,omitempty"` // why the index cannot be used, if it cannot
 	// State is "fresh" (the index covers the whole CSV), "behind" (rows
-	// were appended since: update indexes them) or "stale" (see Stale).
+	// were appended since: update indexes them), "stale" (see Stale) or,
+	// from ReadInfoAll only, "broken" (see Error).
 	State string `json:"state"`
 	// StaleError is the error Stale is the message of, for a front end
 	// to word its own fix; nil when Stale is "".
 	StaleError *RebuildError `json:"-"`
+	// Error says why the index cannot be read at all when State is
+	// "broken" (from ReadInfoAll only): then only CSVPath, IndexPath,
+	// Default and State are set, and only they and Error are in its JSON.
+	Error string `json:"error,omitempty"`
+	// BrokenError is the error Error is the message of, for a front end
+	// to word its own fix; nil unless State is "broken".
+	BrokenError *RebuildError `json:"-"`
 
 	Fence        string `json:"fence"`                   // the fence file
 	FenceIgnored string `json:"fence_ignored,omitempty"` // why lookups search the index without it, if they do
@@ -172,7 +184,77 @@ func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
 		errors.As(stale, &info.StaleError)
 	}
 	info.setState()
+	if h, err := opts.home(csvPath); err == nil {
+		info.Default = h.isDefault(idxPath)
+	}
 	return info, nil
+}
+
+// ReadInfoAll describes every index of the CSV at csvPath (see [Indexes])
+// as ReadInfo does, or the one opts names. An index of several that cannot
+// be read at all (a broken or missing file, a *RebuildError) is described
+// as "broken" with its error, so that the others are still described; a
+// front end reports the error too. A CSV without an index, an index that
+// opts names and cannot be read, and what stops every index (an unreadable
+// CSV) are errors.
+func ReadInfoAll(csvPath string, opts *Options) (_ []*Info, err error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if opts.IndexPath != "" || opts.By != "" {
+		info, err := ReadInfo(csvPath, opts)
+		if err != nil {
+			return nil, err
+		}
+		return []*Info{info}, nil
+	}
+	defer namePath(&err, csvPath, "")
+	h, err := opts.home(csvPath)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := h.Indexes()
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) < 2 {
+		info, err := ReadInfo(csvPath, opts)
+		if err != nil {
+			return nil, err
+		}
+		return []*Info{info}, nil
+	}
+	infos := make([]*Info, len(paths))
+	for i, path := range paths {
+		info, err := ReadInfo(csvPath, &Options{IndexPath: path, IndexDir: opts.IndexDir})
+		var rebuild *RebuildError
+		switch {
+		case errors.As(err, &rebuild):
+			info = &Info{CSVPath: csvPath, IndexPath: path, State: "broken", Error: err.Error(), BrokenError: rebuild}
+			info.Default = h.isDefault(path)
+		case err != nil:
+			return nil, err
+		}
+		infos[i] = info
+	}
+	return infos, nil
+}
+
+// MarshalJSON writes info as its fields say, and a broken index's as what
+// is known of it: its CSV, path, whether it is the default, its state and
+// its error.
+func (info Info) MarshalJSON() ([]byte, error) {
+	type plain Info // without this method
+	if info.State != "broken" {
+		return json.Marshal(plain(info))
+	}
+	return json.Marshal(struct {
+		CSVPath   string `json:"csv"`
+		IndexPath string `json:"index"`
+		Default   bool   `json:"default"`
+		State     string `json:"state"`
+		Error     string `json:"error"`
+	}{info.CSVPath, info.IndexPath, info.Default, info.State, info.Error})
 }
 
 // setState sets State from Stale and BytesBehind.

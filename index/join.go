@@ -41,6 +41,9 @@ type JoinOptions struct {
 	// RightIndex, when set, is RIGHT's index file, as [Options].IndexPath;
 	// RightKey is then not used.
 	RightIndex string
+	// RightIndexDir, when set, is the directory RIGHT's indexes live in,
+	// as [Options].IndexDir.
+	RightIndexDir string
 	// Delimiter separates LEFT's fields and the output's; 0 means ','.
 	Delimiter byte
 	// NoHeader says LEFT has no header record: its first record is data,
@@ -128,7 +131,7 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 			by = keyDefinition(j.cols, j.names).Key()
 		}
 	}
-	ix, err := Open(rightPath, &Options{IndexPath: j.opts.RightIndex, By: by})
+	ix, err := Open(rightPath, &Options{IndexPath: j.opts.RightIndex, By: by, IndexDir: j.opts.RightIndexDir})
 	if errors.Is(err, ErrNoIndex) && j.opts.RightIndex == "" {
 		return nil, &NoJoinIndexError{Right: rightPath, Key: by, Err: err}
 	}

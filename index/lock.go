@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -32,11 +33,20 @@ func (e *LockedError) Error() string { return e.Facts() + "; try again when it i
 // Unwrap returns ErrLocked.
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
-// writerLock is the exclusive lock that writers (build, update, compact)
-// hold on INDEX.lock, a file that is never renamed, removed or written, so
-// that the lock outlives every index file it protects.
+// writerLock is the exclusive lock that writers (build, update, compact,
+// drop) hold on a lock file, INDEX.lock (see lockPath), which is never
+// renamed or written, so that the lock outlives every index file it
+// protects.
+//
+// A lock file is removed only by the writer holding its lock, when no
+// index uses it any more (see unlock). A writer that was waiting for the
+// lock of a file so removed then holds the lock of a file no longer at the
+// path, which locks nothing: it sees that the path does not name the file
+// it locked, and locks the file at the path again (see takeLock). So a
+// lock is held only on the file at the lock path, by one writer at a time.
 type writerLock struct {
-	f *os.File
+	f    *os.File
+	path string // the lock file
 }
 
 // lockIndex takes the writers' lock of the index at idxPath for a writer
@@ -60,36 +70,86 @@ func lockFiles(ix files, csv fs.FileInfo, noWait bool) (*writerLock, error) {
 	if err := ix.checkWritable(csv); err != nil { // before the lock file is made
 		return nil, err
 	}
+	l, err := takeLock(ix.lock, csv, noWait)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.checkHeld(csv); err != nil {
+		l.unlock()
+		return nil, err
+	}
+	return l, nil
+}
+
+// checkHeld is what a writer that holds the lock of ix does before its
+// work: it checks ix's paths again, now that no other writer can change
+// them, and removes the temporary files a killed writer may have left.
+func (ix files) checkHeld(csv fs.FileInfo) error {
+	if err := ix.checkWritable(csv); err != nil {
+		return err
+	}
+	ix.removeLeftovers()
+	return nil
+}
+
+// takeLock locks the lock file at path, creating it (with the CSV's
+// permission bits, csv's) if it is absent, and waiting for the writer that
+// holds it unless noWait. It locks again the file at path if the file it
+// locked was removed meanwhile.
+func takeLock(path string, csv fs.FileInfo, noWait bool) (*writerLock, error) {
 	perm := fs.FileMode(0o644)
 	if csv != nil {
 		perm = csv.Mode().Perm()
 	}
-	lf, err := openLock(ix.lock, perm)
-	if err != nil {
-		return nil, lockError(ix.lock, err)
-	}
-	// What was checked is what was opened: the lock path may have changed in between.
-	if st, err := lf.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() != 0 || os.SameFile(st, csv) {
-		lf.Close()
+	for {
+		lf, err := openLock(path, perm)
 		if err != nil {
-			return nil, err
+			return nil, lockError(path, err)
 		}
-		return nil, notOwn(ix.lock, "not an empty regular file (it changed while csvidx opened it)", "try again")
-	}
-	if err := flock(lf, noWait); err != nil {
-		lf.Close()
-		if errors.Is(err, ErrLocked) {
-			return nil, &LockedError{Lock: ix.lock}
+		// What was checked is what was opened: the lock path may have changed in between.
+		st, err := lf.Stat()
+		if err != nil || !st.Mode().IsRegular() || st.Size() != 0 || os.SameFile(st, csv) {
+			lf.Close()
+			if err != nil {
+				return nil, err
+			}
+			return nil, notOwn(path, "not an empty regular file (it changed while csvidx opened it)", "try again")
 		}
-		return nil, fmt.Errorf("lock %s: %w", ix.lock, err)
+		if err := flock(lf, noWait); err != nil {
+			lf.Close()
+			if errors.Is(err, ErrLocked) {
+				return nil, &LockedError{Lock: path}
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		l := &writerLock{f: lf, path: path}
+		if l.atPath() {
+			return l, nil
+		}
+		lf.Close() // its holder removed it: the lock is the file at path now
 	}
-	l := &writerLock{f: lf}
-	if err := ix.checkWritable(csv); err != nil {
-		l.unlock()
-		return nil, err
+}
+
+// atPath reports whether the lock file held is the file at its path.
+func (l *writerLock) atPath() bool {
+	held, err := l.f.Stat()
+	if err != nil {
+		return false
 	}
-	ix.removeLeftovers()
-	return l, nil
+	now, err := os.Lstat(l.path)
+	return err == nil && os.SameFile(held, now)
+}
+
+// remove removes the lock file, if it is still the file at its path; it
+// reports whether it did. Only the holder of the lock may call it.
+func (l *writerLock) remove() (bool, error) {
+	if !l.atPath() {
+		return false, nil
+	}
+	if err := os.Remove(l.path); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // lockError explains why the lock file could not be opened or created.
@@ -103,9 +163,28 @@ func lockError(path string, err error) error {
 	return fmt.Errorf("lock the index: %w", err)
 }
 
-// unlock releases the lock.
+// unlock releases the lock, after removing the lock file if no index uses
+// it any more (see lockInUse): a build that failed leaves no lock file
+// behind, nor does a drop.
 func (l *writerLock) unlock() {
-	if l != nil {
-		l.f.Close() // closing the file releases the lock
+	if l == nil {
+		return
 	}
+	if !lockInUse(l.path) {
+		l.remove() // best effort: a lock file left is harmless, and the next writer removes it
+	}
+	l.f.Close() // closing the file releases the lock
+}
+
+// lockInUse reports whether an index uses the lock file at path: for
+// STEM.csvidx.lock, STEM.csvidx or an index at a by- name of STEM (see
+// Indexes); for INDEX.lock, INDEX. When it cannot tell, it is in use.
+func lockInUse(path string) bool {
+	idx := strings.TrimSuffix(path, ".lock")
+	if stem, ok := strings.CutSuffix(idx, indexSuffix); ok {
+		paths, err := Indexes(stem)
+		return err != nil || len(paths) > 0
+	}
+	_, err := os.Lstat(idx)
+	return !errors.Is(err, fs.ErrNotExist)
 }

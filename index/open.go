@@ -14,15 +14,18 @@ type Options struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
 	// By, when IndexPath is empty, picks the index among the CSV's by its
-	// key spec, as [Locate] does; empty: the CSV's only index.
+	// key spec, as [Locate] does; empty: the CSV's default index.
 	By string
+	// IndexDir, when set, is the directory the CSV's indexes live in
+	// instead of next to it (see [HomeOf]); IndexPath wins over it.
+	IndexDir string
 	// NoFence searches the index without its fence file, for comparison:
 	// the answers are the same.
 	NoFence bool
 }
 
 // locate returns the path of the index o names: IndexPath, else the CSV's
-// index by By (see Locate).
+// index by By in its home (see Home.Locate).
 func (o *Options) locate(csvPath string) (string, error) {
 	switch {
 	case o == nil:
@@ -32,7 +35,19 @@ func (o *Options) locate(csvPath string) (string, error) {
 	case o.IndexPath != "":
 		return o.IndexPath, nil
 	}
-	return Locate(csvPath, o.By)
+	h, err := o.home(csvPath)
+	if err != nil {
+		return "", err
+	}
+	return h.Locate(o.By)
+}
+
+// home returns where the indexes of the CSV at csvPath live, as o says.
+func (o *Options) home(csvPath string) (Home, error) {
+	if o == nil {
+		return nextTo(csvPath), nil
+	}
+	return HomeOf(csvPath, o.IndexDir)
 }
 
 // Index is an open index with its CSV: the main index and, when rows were
@@ -47,6 +62,7 @@ type Index struct {
 	tail             *part // nil without a current tail
 	hash             func([]byte) uint64
 	noFence          bool // search the index without its fence
+	isDefault        bool // the CSV's default index (see Locate)
 }
 
 // Open opens the index of the CSV at csvPath, with its tail if it has a
@@ -60,6 +76,11 @@ func Open(csvPath string, opts *Options) (_ *Index, err error) {
 	}
 	defer namePath(&err, csvPath, idxPath)
 	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: keyHash(), noFence: opts != nil && opts.NoFence}
+	if opts == nil || opts.IndexPath == "" && opts.By == "" {
+		ix.isDefault = true // Locate found it so
+	} else if h, err := opts.home(csvPath); err == nil {
+		ix.isDefault = h.isDefault(idxPath)
+	}
 	if err := ix.open(); err != nil {
 		ix.Close()
 		return nil, err
@@ -126,6 +147,7 @@ func (ix *Index) Info() *Info {
 	info := newInfo(ix.csvPath, ix.idxPath, ix.main.h, int64(len(ix.main.data)), int64(len(ix.csv.data)))
 	info.addTail(ix.tail)
 	info.setState()
+	info.Default = ix.isDefault
 	return info
 }
 

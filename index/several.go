@@ -26,9 +26,15 @@ import (
 // renamed. What an index is by is in its header, not its name: the name
 // only keeps two keys apart.
 //
+// The index at CSV.csvidx is the file's default: a call that does not say
+// which index it is about (no --by) uses it, so adding an index never
+// breaks a working command. A file whose indexes all have by- names has a
+// default only when it has one index.
+//
 // A build puts the index of a key where the file's index of the same
-// columns is, if it has one; else at CSV.csvidx if nothing is there; else
-// at its by- name. --index puts a single index anywhere, outside this
+// columns is, if it has one; else at CSV.csvidx if the file has no index
+// (or only a broken one there); else at its by- name, so that a new key
+// never becomes the default in place of an index in use. --index puts a single index anywhere, outside this
 // scheme: such an index is found only through --index.
 
 // byPrefix and indexSuffix frame the name of an index of a CSV other than
@@ -38,13 +44,13 @@ const (
 	indexSuffix = ".csvidx"
 )
 
-// byPath returns the by- path of the index of cols of the CSV at csvPath.
-func byPath(csvPath string, cols []int) string {
+// byPath returns the by- path of the index of cols of h's CSV.
+func (h Home) byPath(cols []int) string {
 	s := make([]string, len(cols))
 	for i, c := range cols {
 		s[i] = strconv.Itoa(c)
 	}
-	return csvPath + byPrefix + strings.Join(s, "-") + indexSuffix
+	return h.stem + byPrefix + strings.Join(s, "-") + indexSuffix
 }
 
 // byColumns returns the columns of name, a file name, if it is a by- name
@@ -68,17 +74,36 @@ func byColumns(name, base string) ([]int, bool) {
 	return cols, true
 }
 
+// byStem returns STEM if name, a file name, is a by- name
+// STEM.by-N[-N...].csvidx, and false if not.
+func byStem(name string) (string, bool) {
+	i := strings.LastIndex(name, byPrefix)
+	if i <= 0 {
+		return "", false
+	}
+	_, ok := byColumns(name, name[:i])
+	return name[:i], ok
+}
+
 // Indexes returns the paths of the indexes of the CSV at csvPath: the files
 // at CSV.csvidx and at the by- names (see the package documentation), the
-// first one first and the others by their columns: by-1, by-1-2, by-2. A path is listed if a regular
-// file is there, whether or not it is a sound index. It lists none for a
-// CSV without indexes.
-func Indexes(csvPath string) ([]string, error) {
+// first one first and the others by their columns: by-1, by-1-2, by-2.
+// CSV.csvidx is listed if a regular file is there, whether or not it is a
+// sound index: it is where csvidx has always put one. A by- path is listed
+// if a regular file there begins with an index's magic (or cannot be
+// read), whether or not it is sound; a file of another program under such
+// a name is not an index of the CSV, and is left alone. It lists none for
+// a CSV without indexes.
+func Indexes(csvPath string) ([]string, error) { return nextTo(csvPath).Indexes() }
+
+// Indexes returns the paths of the indexes of h's CSV, as [Indexes] does
+// of those next to a CSV.
+func (h Home) Indexes() ([]string, error) {
 	var out []string
-	if st, err := os.Lstat(DefaultIndexPath(csvPath)); err == nil && st.Mode().IsRegular() {
-		out = append(out, DefaultIndexPath(csvPath))
+	if st, err := os.Lstat(h.DefaultIndexPath()); err == nil && st.Mode().IsRegular() {
+		out = append(out, h.DefaultIndexPath())
 	}
-	dir, base := filepath.Split(csvPath)
+	dir, base := filepath.Split(h.stem)
 	entries, err := os.ReadDir(readableDir(dir))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -92,7 +117,7 @@ func Indexes(csvPath string) ([]string, error) {
 	}
 	var by []byFile
 	for _, e := range entries {
-		if cols, ok := byColumns(e.Name(), base); ok && e.Type().IsRegular() {
+		if cols, ok := byColumns(e.Name(), base); ok && e.Type().IsRegular() && !lacksMagic(dir+e.Name(), mainRole) {
 			by = append(by, byFile{dir + e.Name(), cols})
 		}
 	}
@@ -127,8 +152,11 @@ type IndexKey struct {
 
 // ReadIndexKeys returns each index of the CSV at csvPath (see [Indexes])
 // with its key.
-func ReadIndexKeys(csvPath string) ([]IndexKey, error) {
-	paths, err := Indexes(csvPath)
+func ReadIndexKeys(csvPath string) ([]IndexKey, error) { return nextTo(csvPath).readIndexKeys() }
+
+// readIndexKeys returns each index of h's CSV with its key.
+func (h Home) readIndexKeys() ([]IndexKey, error) {
+	paths, err := h.Indexes()
 	if err != nil {
 		return nil, err
 	}
@@ -158,37 +186,44 @@ func readHeaderOf(path string) (*header, error) {
 	return decodeHeader(page)
 }
 
-// ErrSeveral means a CSV has several indexes and the call did not say which
-// one it is about (--by).
+// ErrSeveral means a CSV has several indexes, none of them its default
+// (CSV.csvidx), and the call did not say which one it is about (--by).
 var ErrSeveral = errors.New("several indexes")
 
 // Locate returns the path of the index of the CSV at csvPath whose key is
 // by, a key spec (see keyspec.go) resolved as a build resolves it, against
 // the CSV's header in each index's dialect. An empty by means the file's
-// only index: a file with several is ErrSeveral, in an error that lists
-// them. A file with no index gives CSV.csvidx, where a reader then finds
-// none.
-func Locate(csvPath, by string) (_ string, err error) {
-	defer namePath(&err, csvPath, "")
+// default index: CSV.csvidx when it is there, so that adding an index
+// never changes what a call without by finds; else the file's only index.
+// A file of several indexes, all at by- names, is ErrSeveral, in an error
+// that lists them. A file with no index gives CSV.csvidx, where a reader
+// then finds none.
+func Locate(csvPath, by string) (string, error) { return nextTo(csvPath).Locate(by) }
+
+// Locate returns the path of the index of h's CSV by, as [Locate] does of
+// the indexes next to a CSV.
+func (h Home) Locate(by string) (_ string, err error) {
+	csvPath := h.csvPath
+	defer namePath(&err, csvPath, h.DefaultIndexPath())
 	if by == "" {
 		// A lookup's path: the file names, without reading a header, unless
 		// the message needs them.
-		paths, err := Indexes(csvPath)
+		paths, err := h.Indexes()
 		switch {
 		case err != nil:
 			return "", err
 		case len(paths) == 0:
-			return DefaultIndexPath(csvPath), nil
-		case len(paths) == 1:
+			return h.DefaultIndexPath(), nil
+		case len(paths) == 1 || paths[0] == h.DefaultIndexPath(): // Indexes lists it first
 			return paths[0], nil
 		}
-		keys, err := ReadIndexKeys(csvPath)
+		keys, err := h.readIndexKeys()
 		if err != nil {
 			return "", err
 		}
-		return "", fmt.Errorf("%w: %s has %d indexes (%s); pick one by its key", ErrSeveral, csvPath, len(keys), listKeys(keys))
+		return "", fmt.Errorf("%w: %s has %d indexes (%s) and none at %s, the default; pick one by its key", ErrSeveral, csvPath, len(keys), listKeys(keys), h.DefaultIndexPath())
 	}
-	keys, err := ReadIndexKeys(csvPath)
+	keys, err := h.readIndexKeys()
 	if err != nil {
 		return "", err
 	}
@@ -225,9 +260,24 @@ func Locate(csvPath, by string) (_ string, err error) {
 		return "", firstErr
 	}
 	if len(keys) == 0 {
-		return "", &RebuildError{CSVPath: csvPath, IndexPath: DefaultIndexPath(csvPath), Err: fmt.Errorf("%w by %q", ErrNoIndex, by)}
+		return "", &RebuildError{CSVPath: csvPath, IndexPath: h.DefaultIndexPath(), Err: fmt.Errorf("%w by %q", ErrNoIndex, by)}
 	}
 	return "", fmt.Errorf("%w by %q: %s has %s; build it", ErrNoIndex, by, csvPath, listKeys(keys))
+}
+
+// isDefault reports whether the index at idxPath is the default index of
+// h's CSV, the one Locate finds without a key to pick it by.
+func (h Home) isDefault(idxPath string) bool {
+	p, err := h.Locate("")
+	if err != nil {
+		return false
+	}
+	a, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(idxPath)
+	return err == nil && os.SameFile(a, b)
 }
 
 // listKeys describes indexes for a message: "by user_id (orders.csv.csvidx),
@@ -244,26 +294,23 @@ func listKeys(keys []IndexKey) string {
 	return strings.Join(s, ", ")
 }
 
-// placeIndex returns where a build puts the index of cols of the CSV at
-// csvPath (see the package documentation), given the file's indexes and
-// the paths already taken by other indexes of the same build.
-func placeIndex(csvPath string, cols []int, keys []IndexKey, taken []string) string {
+// placeIndex returns where a build puts the index of cols of h's CSV (see
+// the package documentation), given the file's indexes and the paths
+// already taken by other indexes of the same build.
+func (h Home) placeIndex(cols []int, keys []IndexKey, taken []string) string {
 	for _, k := range keys {
 		if slices.Equal(k.Columns, cols) && !slices.Contains(taken, k.Path) {
 			return k.Path
 		}
 	}
-	first := DefaultIndexPath(csvPath)
-	free := !slices.Contains(taken, first)
-	for _, k := range keys {
-		// A default path holding no readable index is the build's to
-		// replace, as it always was.
-		if k.Path == first && k.Columns != nil {
-			free = false
-		}
-	}
+	first := h.DefaultIndexPath()
+	// CSV.csvidx is free while the file has no index to be its default: a
+	// new key put there would change what a call without --by finds. A
+	// default path holding no readable index is the build's to replace,
+	// as it always was.
+	free := !slices.Contains(taken, first) && !slices.ContainsFunc(keys, func(k IndexKey) bool { return k.Columns != nil })
 	if free {
 		return first
 	}
-	return byPath(csvPath, cols)
+	return h.byPath(cols)
 }

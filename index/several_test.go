@@ -42,14 +42,14 @@ func TestBuildIndexesEqualsBuilds(t *testing.T) {
 		{Resources{Threads: 2, MemLimit: 16 << 10}, chunked.Tuning{}},
 	} {
 		tune(t, c.tu)
-		for _, old := range []string{DefaultIndexPath(p), byPath(p, []int{2, 0}), byPath(p, []int{0})} {
+		for _, old := range []string{DefaultIndexPath(p), nextTo(p).byPath([]int{2, 0}), nextTo(p).byPath([]int{0})} {
 			os.Remove(old)
 		}
 		infos, err := BuildIndexes(context.Background(), p, severalKeys, &BuildOptions{NoHeader: true, Resources: c.res})
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantPaths := []string{DefaultIndexPath(p), byPath(p, []int{2, 0}), byPath(p, []int{0})}
+		wantPaths := []string{DefaultIndexPath(p), nextTo(p).byPath([]int{2, 0}), nextTo(p).byPath([]int{0})}
 		for j, info := range infos {
 			if info.IndexPath != wantPaths[j] {
 				t.Fatalf("case %d: key %q at %s, want %s", i, severalKeys[j], info.IndexPath, wantPaths[j])
@@ -148,8 +148,8 @@ func TestSeveralIndexesUpdate(t *testing.T) {
 			t.Fatalf("index by %q: compact differs from a build", by)
 		}
 	}
-	if _, err := Open(p, nil); !errors.Is(err, ErrSeveral) {
-		t.Fatalf("Open without By of a file of 3 indexes: %v, want ErrSeveral", err)
+	if path, err := Locate(p, ""); err != nil || path != DefaultIndexPath(p) {
+		t.Fatalf("Locate without By of a file of 3 indexes: %s, %v, want the default %s", path, err, DefaultIndexPath(p))
 	}
 	if _, err := Locate(p, "9"); !errors.Is(err, ErrNoIndex) {
 		t.Fatalf("Locate of a key without an index: %v, want ErrNoIndex", err)
@@ -157,31 +157,129 @@ func TestSeveralIndexesUpdate(t *testing.T) {
 }
 
 // TestPlaceIndex: a key's index stays where it is, the first index takes
-// CSV.csvidx, the others their by- names, and a rebuild of the first key
-// after its index is gone takes the free first place again.
+// CSV.csvidx, the others their by- names, and a new key never takes the
+// free first place from an index in use: only a file with no index left
+// gives it to a build.
 func TestPlaceIndex(t *testing.T) {
 	p := writeCSV(t, "a,b,c\n1,2,3\n4,5,6\n")
 	build(t, p, &BuildOptions{Key: "b"})
 	build(t, p, &BuildOptions{Key: "c,a"})
 	build(t, p, &BuildOptions{Key: "1"}) // b again: replaced in place
 	paths, _ := Indexes(p)
-	if want := []string{DefaultIndexPath(p), byPath(p, []int{2, 0})}; !slices.Equal(paths, want) {
+	if want := []string{DefaultIndexPath(p), nextTo(p).byPath([]int{2, 0})}; !slices.Equal(paths, want) {
 		t.Fatalf("indexes %v, want %v", paths, want)
 	}
-	if filepath.Base(byPath(p, []int{2, 0})) != filepath.Base(p)+".by-2-0.csvidx" {
-		t.Fatalf("by- name %s", byPath(p, []int{2, 0}))
+	if filepath.Base(nextTo(p).byPath([]int{2, 0})) != filepath.Base(p)+".by-2-0.csvidx" {
+		t.Fatalf("by- name %s", nextTo(p).byPath([]int{2, 0}))
 	}
 	if _, err := Drop(p, &DropOptions{By: "b"}); err != nil {
 		t.Fatal(err)
 	}
+	if info := build(t, p, &BuildOptions{Key: "a"}); info.IndexPath != nextTo(p).byPath([]int{0}) {
+		t.Fatalf("with an index by c,a in use, a new key's index went to %s", info.IndexPath)
+	}
+	for _, by := range []string{"a", "c,a"} {
+		if _, err := Drop(p, &DropOptions{By: by}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if info := build(t, p, &BuildOptions{Key: "a"}); info.IndexPath != DefaultIndexPath(p) {
-		t.Fatalf("with the first place free, a new key's index went to %s", info.IndexPath)
+		t.Fatalf("with no index left, a new key's index went to %s", info.IndexPath)
 	}
 	// Files that only look like by- names are not indexes of the file.
 	for _, name := range []string{".by-.csvidx", ".by-x.csvidx", ".by-1-.csvidx", ".by-1.csvidx.tail", "x.by-1.csvidx"} {
 		os.WriteFile(p+name, []byte(magic), 0o644)
 	}
-	if paths, _ := Indexes(p); len(paths) != 2 {
-		t.Fatalf("indexes %v: want the 2 real ones", paths)
+	if paths, _ := Indexes(p); len(paths) != 1 {
+		t.Fatalf("indexes %v: want the real one", paths)
+	}
+}
+
+// TestIndexesIgnoreForeignByFiles: a file at a by- name that does not
+// begin with csvidx's magic is another program's, not an index of the CSV;
+// one that does is an index, broken or not, and reading it says so.
+func TestIndexesIgnoreForeignByFiles(t *testing.T) {
+	p := writeCSV(t, "a,b,c\n1,2,3\n4,5,6\n")
+	build(t, p, &BuildOptions{Key: "a"})
+	foreign := nextTo(p).byPath([]int{1})
+	for _, content := range []string{"a,b,c\n1,2,3\n", "", magic[:len(magic)-1]} {
+		if err := os.WriteFile(foreign, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if paths, _ := Indexes(p); !slices.Equal(paths, []string{DefaultIndexPath(p)}) {
+			t.Fatalf("%q at a by- name: indexes %v", content, paths)
+		}
+		if keys, err := ReadIndexKeys(p); err != nil || len(keys) != 1 {
+			t.Fatalf("%q at a by- name: keys %v, %v", content, keys, err)
+		}
+		if _, err := UpdateAll(context.Background(), p, nil); err != nil {
+			t.Fatalf("%q at a by- name: update: %v", content, err)
+		}
+	}
+	if err := os.WriteFile(foreign, []byte(magic+"broken"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if paths, _ := Indexes(p); !slices.Equal(paths, []string{DefaultIndexPath(p), foreign}) {
+		t.Fatalf("a broken index at a by- name: indexes %v", paths)
+	}
+	if _, err := UpdateAll(context.Background(), p, nil); err == nil || !strings.Contains(err.Error(), foreign) {
+		t.Fatalf("a broken index at a by- name: update: %v, want an error naming it", err)
+	}
+}
+
+// TestLocateDefault: without a key to pick by, CSV.csvidx is the index
+// found however many by- indexes a build adds, and Info marks it; a file
+// of by- indexes only has a default when it has one, and else is
+// ErrSeveral.
+func TestLocateDefault(t *testing.T) {
+	p := writeCSV(t, "a,b,c\n1,2,3\n4,5,6\n")
+	build(t, p, &BuildOptions{Key: "a"})
+	for _, key := range []string{"b", "c,a"} {
+		build(t, p, &BuildOptions{Key: key})
+		if path, err := Locate(p, ""); err != nil || path != DefaultIndexPath(p) {
+			t.Fatalf("after a build by %s: Locate without By: %s, %v", key, path, err)
+		}
+		ix, err := Open(p, nil)
+		if err != nil {
+			t.Fatalf("after a build by %s: Open without By: %v", key, err)
+		}
+		if got := get(t, ix, "4"); got != "4,5,6\n" {
+			t.Fatalf("after a build by %s: the default index found %q", key, got)
+		}
+		if !ix.Info().Default {
+			t.Fatalf("after a build by %s: the default index's Info is not Default", key)
+		}
+		ix.Close()
+		if ix, err = Open(p, &Options{By: key}); err != nil {
+			t.Fatal(err)
+		}
+		if ix.Info().Default {
+			t.Fatalf("the index by %s: Info says Default", key)
+		}
+		ix.Close()
+	}
+	for _, by := range []string{"", "b", "c,a"} {
+		info, err := ReadInfo(p, &Options{By: by})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Default != (by == "") {
+			t.Fatalf("ReadInfo by %q: Default %v", by, info.Default)
+		}
+	}
+	if _, err := Drop(p, &DropOptions{By: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Locate(p, ""); !errors.Is(err, ErrSeveral) || !strings.Contains(err.Error(), "by b (") {
+		t.Fatalf("two by- indexes: Locate without By: %v, want ErrSeveral listing them", err)
+	}
+	if _, err := Drop(p, &DropOptions{By: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if path, err := Locate(p, ""); err != nil || path != nextTo(p).byPath([]int{2, 0}) {
+		t.Fatalf("one by- index: Locate without By: %s, %v", path, err)
+	}
+	if info, err := ReadInfo(p, nil); err != nil || !info.Default {
+		t.Fatalf("one by- index: ReadInfo: %+v, %v, want it the default", info, err)
 	}
 }

@@ -18,8 +18,11 @@ type UpdateOptions struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
 	// By, when IndexPath is empty, picks the index among the CSV's by its
-	// key spec, as [Locate] does; empty: the CSV's only index.
+	// key spec, as [Locate] does; empty: the CSV's default index.
 	By string
+	// IndexDir, when set, is the directory the CSV's indexes live in
+	// instead of next to it (see [HomeOf]); IndexPath wins over it.
+	IndexDir string
 	// Resources bound the memory of the scan of the new rows.
 	Resources
 	// NoCompact keeps the tail, however large, instead of merging it into
@@ -67,7 +70,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (_ *Update
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}
-	o := &Options{IndexPath: opts.IndexPath, By: opts.By}
+	o := &Options{IndexPath: opts.IndexPath, By: opts.By, IndexDir: opts.IndexDir}
 	idxPath, err := o.locate(csvPath)
 	if err != nil {
 		return nil, err

@@ -34,17 +34,21 @@ func UpdateAll(ctx context.Context, csvPath string, opts *UpdateOptions) (_ []*U
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}
-	ls, err := lockFirst(csvPath, opts.NoWait)
+	h, err := HomeOf(csvPath, opts.IndexDir)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := lockFirst(h, opts.NoWait)
 	if err != nil {
 		return nil, err
 	}
 	defer ls.unlock()
-	paths, err := Indexes(csvPath)
+	paths, err := h.Indexes()
 	if err != nil {
 		return nil, err
 	}
 	if len(paths) == 0 {
-		paths = []string{DefaultIndexPath(csvPath)} // which is reported missing
+		paths = []string{h.DefaultIndexPath()} // which is reported missing
 	}
 	if err := ls.lockRest(paths); err != nil {
 		return nil, err
@@ -82,7 +86,7 @@ func UpdateAll(ctx context.Context, csvPath string, opts *UpdateOptions) (_ []*U
 		return nil, err
 	}
 	for i, path := range paths {
-		info, err := ReadInfo(csvPath, &Options{IndexPath: path})
+		info, err := ReadInfo(csvPath, &Options{IndexPath: path, IndexDir: opts.IndexDir})
 		if err != nil {
 			return nil, err
 		}

@@ -165,7 +165,7 @@ func TestUpdateAllRefusesStale(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 40))
 	g := makeCompositeCSV(r, 300, ',', false)
 	p := severalFiles(t, g.data, 1)[0]
-	stale := byPath(p, []int{0})
+	stale := nextTo(p).byPath([]int{0})
 	// Build one index over other first bytes: once they are back, it is
 	// stale, and the others are not.
 	orig, _ := os.ReadFile(p)

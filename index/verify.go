@@ -16,8 +16,11 @@ type VerifyOptions struct {
 	// IndexPath is the index file; CSVPATH.csvidx when empty.
 	IndexPath string
 	// By, when IndexPath is empty, picks the index among the CSV's by its
-	// key spec, as [Locate] does; empty: the CSV's only index.
+	// key spec, as [Locate] does; empty: the CSV's default index.
 	By string
+	// IndexDir, when set, is the directory the CSV's indexes live in
+	// instead of next to it (see [HomeOf]); IndexPath wins over it.
+	IndexDir string
 	// Resources bound the rebuild's memory and say where it may spill.
 	Resources
 	// Progress, when set, is called now and then with the CSV bytes
@@ -55,7 +58,7 @@ func Verify(ctx context.Context, csvPath string, opts *VerifyOptions) (_ *Verify
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}
-	o := &Options{IndexPath: opts.IndexPath, By: opts.By}
+	o := &Options{IndexPath: opts.IndexPath, By: opts.By, IndexDir: opts.IndexDir}
 	idxPath, err := o.locate(csvPath)
 	if err != nil {
 		return nil, err
@@ -87,12 +90,16 @@ func VerifyAll(ctx context.Context, csvPath string, opts *VerifyOptions) (_ []*V
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}
-	paths, err := Indexes(csvPath)
+	h, err := HomeOf(csvPath, opts.IndexDir)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := h.Indexes()
 	if err != nil {
 		return nil, err
 	}
 	if len(paths) == 0 {
-		paths = []string{DefaultIndexPath(csvPath)} // which Verify reports missing
+		paths = []string{h.DefaultIndexPath()} // which Verify reports missing
 	}
 	return verifyIndexes(ctx, csvPath, paths, opts)
 }

@@ -25,7 +25,7 @@ It compacts every index of FILE, or the one --by or --index names.`,
 				return err
 			}
 			for _, path := range paths {
-				info, err := index.Compact(cmd.Context(), args[0], &index.CompactOptions{IndexPath: path, NoWait: noWait})
+				info, err := index.Compact(cmd.Context(), args[0], &index.CompactOptions{IndexPath: path, IndexDir: g.indexDir, NoWait: noWait})
 				if err != nil {
 					return err
 				}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -18,46 +19,69 @@ func newInfoCommand(g *globals, s streams) *cobra.Command {
 it relates to FILE now: fresh, behind (rows appended since), or stale.
 A stale index is reported, not refused; a broken one is an error. A file
 with several indexes gets a description of each (--json: an array of the
-objects), unless --by or --index picks one.`,
+objects), unless --by or --index picks one; a broken one among them is
+described as broken, with its error, and info then exits 2. The default index, the one
+get uses without --by (FILE.csvidx), is marked ("default": true).`,
 		Example: `  csvidx info orders.csv
   csvidx info orders.csv --json | jq .bytes_behind`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, err := g.targets(args[0])
+			infos, err := index.ReadInfoAll(args[0], g.options())
 			if err != nil {
 				return err
 			}
-			infos := make([]*index.Info, len(paths))
-			for i, path := range paths {
-				if infos[i], err = index.ReadInfo(args[0], &index.Options{IndexPath: path}); err != nil {
-					return err
+			var broken error // the first broken index's, reported after the descriptions
+			for _, info := range infos {
+				if info.StaleError != nil {
+					info.Stale = advise(info.StaleError) // the fix in the CLI's words
 				}
-				if infos[i].StaleError != nil {
-					infos[i].Stale = advise(infos[i].StaleError) // the fix in the CLI's words
-				}
-			}
-			if asJSON && len(infos) == 1 {
-				return printJSON(s.out, infos[0])
-			} else if asJSON {
-				return printJSON(s.out, infos)
-			}
-			for i, info := range infos {
-				if i > 0 {
-					fmt.Fprintln(s.out)
-				}
-				if err := printInfo(s, info); err != nil {
-					return err
+				if info.BrokenError != nil {
+					info.Error = advise(info.BrokenError)
+					broken = cmp.Or(broken, error(info.BrokenError))
 				}
 			}
-			return nil
+			if err := printInfos(s, infos, asJSON); err != nil {
+				return err
+			}
+			return broken
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object (an array of them for several indexes), for scripts")
 	return cmd
 }
 
+// printInfos prints the descriptions of indexes, as text or JSON: one
+// object, or an array of them for several.
+func printInfos(s streams, infos []*index.Info, asJSON bool) error {
+	if asJSON && len(infos) == 1 {
+		return printJSON(s.out, infos[0])
+	} else if asJSON {
+		return printJSON(s.out, infos)
+	}
+	for i, info := range infos {
+		if i > 0 {
+			fmt.Fprintln(s.out)
+		}
+		if err := printInfo(s, info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printInfo prints the description of one index as text.
 func printInfo(s streams, info *index.Info) error {
 	w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
+	def := ""
+	if info.Default {
+		def = "the default, used without --by; "
+	}
+	if info.State == "broken" {
+		fmt.Fprintf(w, "csv\t%s\n", info.CSVPath)
+		fmt.Fprintf(w, "index\t%s (%sbroken)\n", info.IndexPath, def)
+		fmt.Fprintf(w, "state\tbroken: %s\n", info.Error)
+		return w.Flush()
+	}
 	state := "fresh"
 	switch {
 	case info.Stale != "":
@@ -70,7 +94,7 @@ func printInfo(s streams, info *index.Info) error {
 		header = "yes"
 	}
 	fmt.Fprintf(w, "csv\t%s (%d bytes)\n", info.CSVPath, info.CSVBytes)
-	fmt.Fprintf(w, "index\t%s (%s, format %d, generation %s)\n", info.IndexPath, formatBytes(info.IndexBytes), info.Version, info.Generation)
+	fmt.Fprintf(w, "index\t%s (%s%s, format %d, generation %s)\n", info.IndexPath, def, formatBytes(info.IndexBytes), info.Version, info.Generation)
 	if info.FingerprintBits > 0 {
 		fmt.Fprintf(w, "density\t%.2f bytes per row (fingerprints of %d bits)\n", info.BytesPerRow, info.FingerprintBits)
 	} else {

@@ -112,7 +112,7 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 		return fmt.Errorf("--delimiter %q: %w", o.delimiter, err)
 	}
 	opts := &index.JoinOptions{
-		Key: o.key, RightKey: o.rightKey, RightIndex: g.indexPath,
+		Key: o.key, RightKey: o.rightKey, RightIndex: g.indexPath, RightIndexDir: g.indexDir,
 		Delimiter: delim, NoHeader: o.noHeader, Nulls: o.nulls,
 		PrefixLeft: o.prefixLeft, PrefixRight: o.prefixRight,
 	}

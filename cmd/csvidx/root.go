@@ -37,9 +37,12 @@ type streams struct {
 type globals struct {
 	indexPath string
 	by        string // the key spec of the index to use, among the file's
+	indexDir  string // where the indexes live, if not next to the CSV: see several.go
 }
 
-func (g *globals) options() *index.Options { return &index.Options{IndexPath: g.indexPath, By: g.by} }
+func (g *globals) options() *index.Options {
+	return &index.Options{IndexPath: g.indexPath, By: g.by, IndexDir: g.indexDir}
+}
 
 // cleanupAnnotation marks the commands that write files: Ctrl-C and SIGTERM
 // cancel their context, so that they remove their temporary files and
@@ -163,6 +166,7 @@ A lookup reads a page of the index and then only the rows it needs.
 	root.SetErr(s.err)
 	root.PersistentFlags().StringVar(&g.indexPath, "index", "", "index file `PATH` (default FILE.csvidx)")
 	root.PersistentFlags().StringVar(&g.by, "by", "", "use the file's index by `COLUMNS` (as build's --key names them), when it has several")
+	addIndexDirFlag(root, g)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if c.Name() == "get" && strings.HasPrefix(err.Error(), "unknown") {
 			return fmt.Errorf("%w (a key that begins with - goes after --: csvidx get FILE -- -KEY; see csvidx get --help)", err)

@@ -44,6 +44,7 @@ stops the update before any is written.`,
 			uo := &index.UpdateOptions{
 				IndexPath: g.indexPath,
 				By:        g.by,
+				IndexDir:  g.indexDir,
 				Resources: res,
 				NoCompact: o.noCompact,
 				NoWait:    o.noWait,

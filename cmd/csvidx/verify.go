@@ -27,7 +27,7 @@ same bytes are rebuilt in one scan, and their tails in another.`,
 				return err
 			}
 			bar := newProgress(s.err, "verifying")
-			vo := &index.VerifyOptions{IndexPath: g.indexPath, By: g.by, Resources: r, Progress: bar.update}
+			vo := &index.VerifyOptions{IndexPath: g.indexPath, By: g.by, IndexDir: g.indexDir, Resources: r, Progress: bar.update}
 			rs, err := index.VerifyAll(cmd.Context(), args[0], vo) // or the one --index or --by names
 			bar.finish()
 			if err != nil {

@@ -70,10 +70,27 @@ def test_by_picks_the_index(orders3):
     with csvidx.Index(f.path, by=1) as idx:
         assert idx.get_bytes("7") == rows_with(f, {1: "7"})
         assert idx.count("a,b") == len(PAIRS) // 6 * 3  # one column: a,b is the key a,b
-    with pytest.raises(csvidx.CsvIdxError, match="several indexes"):
-        csvidx.Index(f.path)
     with pytest.raises(csvidx.CsvIdxError, match='no index by "status"'):
         csvidx.Index(f.path, by="status")
+
+
+def test_first_index_stays_the_default(tmp_path):
+    f = CSVFile(tmp_path / "orders.csv", ["order_id", "user_id", "status", "note"], ROWS, key_col=0)
+    csvidx.build(f.path, key="order_id")
+    with csvidx.Index(f.path) as idx:
+        want = idx.get_bytes("999")
+    assert want == rows_with(f, {0: "999"})
+    csvidx.build(f.path, key=["user_id", ("user_id", "status")])  # adding indexes breaks nothing
+    with csvidx.Index(f.path) as idx:
+        assert idx.get_bytes("999") == want
+        assert idx.info["default"] is True
+    with csvidx.Index(f.path, by="user_id") as idx:
+        assert idx.info["default"] is False
+    # Indexes all at by- names: several of them need by, and the error lists them.
+    os.rename(f.path + ".csvidx", f.path + ".by-0.csvidx")
+    os.rename(f.path + ".csvidx.fence", f.path + ".by-0.csvidx.fence")
+    with pytest.raises(csvidx.CsvIdxError, match=r"several indexes: .* has 3 indexes \(by order_id .*with by=\.\.\."):
+        csvidx.Index(f.path)
 
 
 def test_update_compact_verify_every_index(orders3):
