@@ -23,7 +23,7 @@ func keySpecFields(key string) ([]string, error) {
 		return nil, fmt.Errorf("%w %q: a key is one line of column names or numbers", ErrColumn, key)
 	}
 	if len(fields) > scan.MaxKeyColumns {
-		return nil, fmt.Errorf("%w %q: a key has at most %d columns", ErrColumn, key, scan.MaxKeyColumns)
+		return nil, fmt.Errorf("%w: the key has %s; a key has at most %d columns", ErrKeyColumns, describeFields(fields), scan.MaxKeyColumns)
 	}
 	out := make([]string, len(fields))
 	for i, f := range fields {
