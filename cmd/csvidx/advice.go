@@ -38,7 +38,7 @@ func rebuildAdvice(e *index.RebuildError) string {
 			cmd += " --no-header"
 		}
 		if b.Delimiter != ',' {
-			cmd += " --delimiter " + shellQuote(string([]byte{b.Delimiter}))
+			cmd += " --delimiter " + delimiterFlag(b.Delimiter)
 		}
 	}
 	if e.Update {
@@ -47,14 +47,43 @@ func rebuildAdvice(e *index.RebuildError) string {
 	return cmd
 }
 
-// shellQuote quotes s for a POSIX shell unless it needs no quotes.
+// delimiterFlag writes the delimiter d as --delimiter takes it: '\t' for
+// a tab, as csvidx spells it, else the byte quoted for the shell.
+func delimiterFlag(d byte) string {
+	if d == '\t' {
+		return `'\t'`
+	}
+	return shellQuote(string([]byte{d}))
+}
+
+// shellQuote quotes s for a shell unless it needs no quotes: in single
+// quotes, or, when s holds a control byte, in ANSI-C quotes ($'a\nb', as
+// ls and GNU coreutils quote such names: bash, zsh, ksh and POSIX.1-2024 sh
+// read them), so that a command in a message is one line that runs as
+// written.
 func shellQuote(s string) string {
-	plain := s != ""
+	plain, control := s != "", false
 	for _, c := range []byte(s) {
 		plain = plain && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_./:@%+=-", c) >= 0)
+		control = control || c < 0x20 || c == 0x7f
 	}
-	if plain {
+	switch {
+	case plain:
 		return s
+	case !control:
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	var b strings.Builder
+	b.WriteString("$'")
+	for _, c := range []byte(s) {
+		switch c {
+		case '\\', '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteString(oneLine(string(c))) // \n, \r, \t, \xHH, or c
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
