@@ -25,14 +25,22 @@ type Options struct {
 // index by By (see Locate).
 func (o *Options) locate(csvPath string) (string, error) {
 	switch {
-	case o == nil:
-		return Locate(csvPath, "")
-	case o.IndexPath != "" && o.By != "":
+	case o != nil && o.IndexPath != "" && o.By != "":
 		return "", errors.New("an index path and a key to pick an index by: give one")
-	case o.IndexPath != "":
+	case o != nil && o.IndexPath != "":
 		return o.IndexPath, nil
 	}
-	return Locate(csvPath, o.By)
+	by := ""
+	if o != nil {
+		by = o.By
+	}
+	p, err := Locate(csvPath, by)
+	if errors.Is(err, ErrNoIndex) {
+		if cerr := checkInput(csvPath); cerr != nil {
+			return "", cerr // see openFiles
+		}
+	}
+	return p, err
 }
 
 // Index is an open index with its CSV: the main index and, when rows were

@@ -218,11 +218,3 @@ func formatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
-
-// exactFile accepts exactly one argument, the CSV file.
-func exactFile(cmd *cobra.Command, args []string) error {
-	if len(args) != 1 {
-		return fmt.Errorf("%s takes one FILE, got %d arguments (see csvidx %s --help)", cmd.Name(), len(args), cmd.Name())
-	}
-	return nil
-}

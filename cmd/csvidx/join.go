@@ -75,7 +75,7 @@ error.`,
 			if len(args) != 2 {
 				return fmt.Errorf("join needs LEFT and RIGHT, two files (LEFT may be - for standard input); got %d arguments (see csvidx join --help)", len(args))
 			}
-			return nil
+			return indexableRight(args[1])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd, args[0], args[1], g, s)
