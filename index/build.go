@@ -79,6 +79,9 @@ func Build(ctx context.Context, csvPath string, opts *BuildOptions) (_ *Info, er
 // data records start.
 func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 	data := csv.data
+	if format := compression(data); format != "" {
+		return nil, 0, &CompressedError{Path: csv.path, Format: format}
+	}
 	h := &header{delim: sp.delim}
 	start := 0
 	var fields [][]byte

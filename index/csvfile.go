@@ -56,15 +56,16 @@ func openInput(path string) (*os.File, fs.FileInfo, error) {
 }
 
 // checkInput returns what stops the CSV at path from having an index at
-// all (it cannot be opened, it is not a regular file), or nil. Readers
-// call it when they find no index, so that the error is about the CSV, not
-// an index to build, which would not work either.
+// all (it cannot be opened, it is not a regular file, it is compressed),
+// or nil. Readers call it when they find no index, so that the error is
+// about the CSV, not an index to build, which would not work either.
 func checkInput(path string) error {
 	f, _, err := openInput(path)
 	if err != nil {
 		return err
 	}
-	return f.Close()
+	defer f.Close()
+	return checkPlain(f, path)
 }
 
 // release unmaps the CSV on a goroutine of its own, for a build that has

@@ -159,7 +159,10 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 	}
 	var fields [][]byte
 	if more {
-		first := j.rs.record()
+		first := j.rs.record() // from the stream's first byte: it holds a magic whole
+		if format := compression(first); format != "" {
+			return &CompressedError{Path: "the left file", Stream: true, Format: format}
+		}
 		if i := scan.LoneCR(first, 0, len(first), j.delim); i >= 0 {
 			return fmt.Errorf("the left file: %w", lineEndsError(i))
 		}

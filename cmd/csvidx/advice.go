@@ -17,6 +17,10 @@ func advise(err error) string {
 	msg := index.Reword(err, rebuildAdvice, func(e *index.LockedError) string {
 		return e.Facts() + "; try again when it is done, or leave out --no-wait to wait"
 	})
+	var ce *index.CompressedError
+	if errors.As(err, &ce) {
+		msg = strings.Replace(msg, ce.Error(), decompressAdvice(ce), 1)
+	}
 	switch {
 	case errors.Is(err, index.ErrSeveral):
 		msg += " with --by COLUMNS"
