@@ -175,7 +175,7 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 	if !more { // an empty LEFT: no key to resolve, no row to join
 		return nil
 	}
-	if j.cols, err = resolveKeySpec(j.opts.Key, j.names, j.names != nil); err != nil {
+	if j.cols, err = resolveKeySpec(j.opts.Key, j.names, j.names != nil, j.delim); err != nil {
 		return fmt.Errorf("the left file's key: %w", err)
 	}
 	// Read LEFT again with its key columns: from its first data record.

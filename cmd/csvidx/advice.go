@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/csvidx/csvidx/index"
@@ -17,6 +18,11 @@ func advise(err error) string {
 	msg := index.Reword(err, rebuildAdvice, func(e *index.LockedError) string {
 		return e.Facts() + "; try again when it is done, or leave out --no-wait to wait"
 	})
+	var de *index.DelimiterError
+	if errors.As(err, &de) {
+		msg = strings.Replace(msg, de.Error(), fmt.Sprintf("%s; that column holds %q: give --delimiter %s",
+			de.Facts(), string([]byte{de.Guess}), delimiterFlag(de.Guess)), 1)
+	}
 	var ce *index.CompressedError
 	if errors.As(err, &ce) {
 		msg = strings.Replace(msg, ce.Error(), decompressAdvice(ce), 1)
@@ -41,7 +47,7 @@ func rebuildAdvice(e *index.RebuildError) string {
 		if b.NoHeader {
 			cmd += " --no-header"
 		}
-		if b.Delimiter != ',' {
+		if b.Delimiter != index.DefaultDelimiter(e.CSVPath) {
 			cmd += " --delimiter " + delimiterFlag(b.Delimiter)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/csvidx/csvidx/scan"
 	"github.com/spf13/cobra"
 )
 
@@ -36,4 +37,17 @@ func indexableRight(path string) error {
 		return nil
 	}
 	return errors.New("join: RIGHT is - (standard input), and RIGHT must be a file with an index, which the join looks its rows up in; give LEFT as - instead, or save the data to a file and index it")
+}
+
+// delimiterOption returns the delimiter --delimiter gives, value, or def
+// when the flag was not given.
+func delimiterOption(cmd *cobra.Command, value string, def byte) (byte, error) {
+	if !cmd.Flags().Changed("delimiter") {
+		return def, nil
+	}
+	d, err := scan.ParseDelimiter(value)
+	if err != nil {
+		return 0, fmt.Errorf("--delimiter %q: %w", value, err)
+	}
+	return d, nil
 }

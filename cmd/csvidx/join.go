@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/csvidx/csvidx/index"
-	"github.com/csvidx/csvidx/scan"
 	"github.com/spf13/cobra"
 )
 
@@ -70,7 +69,7 @@ error.`,
   csvidx join orders.csv users.csv --key user_id > orders-with-users.csv
   csvidx join --left orders.csv users.csv --key user_id -r user_
   cut -d, -f1,2 recent.csv | csvidx join --semi - users.csv --key user_id
-  csvidx join --anti a.tsv b.csv --key id --delimiter '\t'`,
+  csvidx join --anti a.tsv b.csv --key id     # a .tsv LEFT is tab-separated`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return fmt.Errorf("join needs LEFT and RIGHT, two files (LEFT may be - for standard input); got %d arguments (see csvidx join --help)", len(args))
@@ -88,7 +87,7 @@ error.`,
 	cmd.MarkFlagsMutuallyExclusive("inner", "left", "semi", "anti", "right", "full")
 	f.StringVar(&o.key, "key", "", "LEFT's key `COLUMNS`: a header name or 0-based number, or several for a composite key (user_id,status)")
 	f.StringVar(&o.rightKey, "right-key", "", "RIGHT's key `COLUMNS`, which picks its index (default: --key)")
-	f.StringVarP(&o.delimiter, "delimiter", "d", ",", "LEFT's field separator, one byte ('\\t' for TSV); the output's too")
+	f.StringVarP(&o.delimiter, "delimiter", "d", "", "LEFT's field separator, one byte ('\\t' for TSV); the output's too (default: a tab for a .tsv or .tab LEFT, else ,)")
 	f.BoolVar(&o.noHeader, "no-header", false, "LEFT has no header record: its first record is data")
 	f.BoolVar(&o.nulls, "nulls", false, "let a LEFT key whose fields are all empty match")
 	f.StringVarP(&o.prefixLeft, "prefix-left", "l", "", "put `TEXT` before each of LEFT's header names")
@@ -102,9 +101,9 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	if g.by != "" {
 		return errors.New("join picks RIGHT's index with --right-key, not --by")
 	}
-	delim, err := scan.ParseDelimiter(o.delimiter)
+	delim, err := delimiterOption(cmd, o.delimiter, index.DefaultDelimiter(leftPath))
 	if err != nil {
-		return fmt.Errorf("--delimiter %q: %w", o.delimiter, err)
+		return err
 	}
 	opts := &index.JoinOptions{
 		Key: o.key, RightKey: o.rightKey, RightIndex: g.indexPath,
