@@ -135,7 +135,14 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	}
 	j, err := index.NewJoin(left, rightPath, opts)
 	var noIndex *index.NoJoinIndexError
-	if errors.As(err, &noIndex) {
+	switch {
+	case errors.As(err, &noIndex) && noIndex.NoColumn && o.rightKey == "":
+		return fmt.Errorf("%s: give RIGHT's key columns with --right-key COLUMNS, and build its index by them if it has none", oneLine(noIndex.Error()))
+	case errors.As(err, &noIndex) && noIndex.NoColumn:
+		return fmt.Errorf("%s: give --right-key columns of RIGHT's header", oneLine(noIndex.Error()))
+	case errors.As(err, &noIndex) && noIndex.Delimiter != 0:
+		return fmt.Errorf("%s: run csvidx build %s --key %s --delimiter %s", oneLine(noIndex.Error()), shellQuote(rightPath), shellQuote(noIndex.Key), delimiterFlag(noIndex.Delimiter))
+	case errors.As(err, &noIndex):
 		return fmt.Errorf("%s: run csvidx build %s --key %s", oneLine(noIndex.Error()), shellQuote(rightPath), shellQuote(noIndex.Key))
 	}
 	if err != nil {
