@@ -47,7 +47,10 @@ func rebuildAdvice(e *index.RebuildError) string {
 		if b.NoHeader {
 			cmd += " --no-header"
 		}
-		if b.Delimiter != index.DefaultDelimiter(e.CSVPath) {
+		// Said whenever it is not a comma (as it was before .tsv files
+		// were read by tabs by default), and for a comma where the file's
+		// default is not one.
+		if b.Delimiter != ',' || index.DefaultDelimiter(e.CSVPath) != ',' {
 			cmd += " --delimiter " + delimiterFlag(b.Delimiter)
 		}
 	}

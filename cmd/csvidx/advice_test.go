@@ -33,7 +33,7 @@ func TestAdvise(t *testing.T) {
 			`a.csv.csvidx: corrupt: x; run csvidx build a.txt --key 3 --no-header --delimiter '\t'`},
 		{"TSVByTabs", &index.RebuildError{CSVPath: "a.TSV", Err: facts(index.ErrCorrupt, "x"),
 			Built: &index.Definition{KeyColumn: 1, KeyName: "user", Delimiter: '\t'}},
-			"a.csv.csvidx: corrupt: x; run csvidx build a.TSV --key user"},
+			`a.csv.csvidx: corrupt: x; run csvidx build a.TSV --key user --delimiter '\t'`},
 		{"TSVByCommas", &index.RebuildError{CSVPath: "a.tsv", Err: facts(index.ErrCorrupt, "x"),
 			Built: &index.Definition{KeyColumn: 1, KeyName: "user", Delimiter: ','}},
 			"a.csv.csvidx: corrupt: x; run csvidx build a.tsv --key user --delimiter ','"},
