@@ -19,7 +19,8 @@ type BuildOptions struct {
 	// NoHeader says the first record is data, not a header. Key must
 	// then be a number.
 	NoHeader bool
-	// Delimiter separates fields; ',' when zero.
+	// Delimiter separates fields; when zero, the CSV's default delimiter
+	// by its name (see [DefaultDelimiter]): a tab for .tsv and .tab, else ','.
 	Delimiter byte
 	// IndexPath is where the index goes; CSVPATH.csvidx when empty.
 	IndexPath string
@@ -50,10 +51,11 @@ func specOf(h *header) spec {
 	return spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCols: h.keyColumns()}
 }
 
-func (o *BuildOptions) spec() (spec, error) {
+// spec returns the spec the options give for the CSV at csvPath.
+func (o *BuildOptions) spec(csvPath string) (spec, error) {
 	sp := spec{delim: o.Delimiter, header: !o.NoHeader, key: o.Key}
 	if sp.delim == 0 {
-		sp.delim = defaultDelim
+		sp.delim = DefaultDelimiter(csvPath)
 	}
 	if err := scan.CheckDelimiter(sp.delim); err != nil {
 		return sp, err
@@ -82,6 +84,9 @@ func Build(ctx context.Context, csvPath string, opts *BuildOptions) (_ *Info, er
 // data records start.
 func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 	data := csv.data
+	if format := compression(data); format != "" {
+		return nil, 0, &CompressedError{Path: csv.path, Format: format}
+	}
 	h := &header{delim: sp.delim}
 	start := 0
 	var fields [][]byte
@@ -105,7 +110,7 @@ func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 		return nil, 0, err
 	}
 	if sp.keyCols == nil {
-		cols, err := resolveKeySpec(sp.key, fields, found)
+		cols, err := resolveKeySpec(sp.key, fields, found, sp.delim)
 		if err != nil {
 			return nil, 0, err // Build names the CSV
 		}
@@ -119,16 +124,18 @@ func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 // a column number beyond the rows' fields, or the wrong delimiter.
 func noKeyColumn(csv *csvFile, delim byte, h *header) error {
 	what := "no header"
+	var fields [][]byte
 	if h.headerEnd > 0 {
-		fields, _, _ := scan.Fields(csv.data, int(h.headerStart), delim)
+		fields, _, _ = scan.Fields(csv.data, int(h.headerStart), delim)
 		what = "the header has " + describeFields(fields)
 	}
 	if h.flags&flagComposite != 0 {
-		return fmt.Errorf("%w: no row has all of the columns %s (%s; delimiter %q); give columns that exist, or the file's delimiter",
-			ErrNoKeys, strings.ReplaceAll(columnsSpec(h.keyColumns()), ",", ", "), what, string([]byte{delim}))
+		return orDelimiter(fmt.Errorf("%w: no row has all of the columns %s (%s; delimiter %q)",
+			ErrNoKeys, strings.ReplaceAll(columnsSpec(h.keyColumns()), ",", ", "), what, string([]byte{delim})),
+			fields, delim, "give columns that exist, or the file's delimiter")
 	}
-	return fmt.Errorf("%w %d (%s; delimiter %q); give a column that exists, or the file's delimiter",
-		ErrNoKeys, h.keyCol, what, string([]byte{delim}))
+	return orDelimiter(fmt.Errorf("%w %d (%s; delimiter %q)", ErrNoKeys, h.keyCol, what, string([]byte{delim})),
+		fields, delim, "give a column that exists, or the file's delimiter")
 }
 
 // tailHeader starts the header of a tail that extends main: same dialect,
@@ -180,8 +187,8 @@ func lineEndsError(i int) error {
 // resolveKey finds the key column: the header field equal to key, else key
 // read as a 0-based column number. found says whether the CSV has a header
 // record to look in; fields are its fields. A name that two header fields
-// have is an error.
-func resolveKey(key string, fields [][]byte, found bool) (int, error) {
+// have is an error; delim is the delimiter the header was read with.
+func resolveKey(key string, fields [][]byte, found bool, delim byte) (int, error) {
 	for i, f := range fields {
 		if string(f) != key {
 			continue
@@ -197,7 +204,8 @@ func resolveKey(key string, fields [][]byte, found bool) (int, error) {
 		return n, nil
 	}
 	if found {
-		return 0, fmt.Errorf("%w %q: the header has %s; give a name or a 0-based number", ErrColumn, key, describeFields(fields))
+		return 0, orDelimiter(fmt.Errorf("%w %q: the header has %s", ErrColumn, key, describeFields(fields)),
+			fields, delim, "give a name or a 0-based number")
 	}
 	return 0, fmt.Errorf("%w %q: there is no header to look it up in; give a 0-based column number", ErrColumn, key)
 }

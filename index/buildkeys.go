@@ -39,7 +39,7 @@ func BuildIndexes(ctx context.Context, csvPath string, keys []string, opts *Buil
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sp, err := opts.spec()
+	sp, err := opts.spec(csvPath)
 	if err != nil {
 		return nil, err
 	}

@@ -46,9 +46,26 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 func openInput(path string) (*os.File, fs.FileInfo, error) {
 	f, st, err := mapping.Open(path)
 	if errors.Is(err, mapping.ErrNotRegular) {
-		err = fmt.Errorf("%w: csvidx needs random access to the CSV; write the data to a file first", err)
+		if dir, serr := os.Stat(path); serr == nil && dir.IsDir() {
+			err = fmt.Errorf("%w: give the path of a CSV file", err)
+		} else {
+			err = fmt.Errorf("%w: csvidx needs random access to the CSV; write the data to a file first", err)
+		}
 	}
 	return f, st, err
+}
+
+// checkInput returns what stops the CSV at path from having an index at
+// all (it cannot be opened, it is not a regular file, it is compressed),
+// or nil. Readers call it when they find no index, so that the error is
+// about the CSV, not an index to build, which would not work either.
+func checkInput(path string) error {
+	f, _, err := openInput(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return checkPlain(f, path)
 }
 
 // release unmaps the CSV on a goroutine of its own, for a build that has

@@ -29,6 +29,9 @@ var (
 	ErrChanged = errors.New("file changed while being read")
 	// ErrColumn means the key column names no column of the CSV.
 	ErrColumn = errors.New("no such column")
+	// ErrKeyColumns means a key names more columns than an index's key
+	// may have (scan.MaxKeyColumns), whether or not the CSV has them.
+	ErrKeyColumns = errors.New("too many key columns")
 	// ErrAmbiguousColumn means the key column's name is the name of two
 	// header fields.
 	ErrAmbiguousColumn = errors.New("ambiguous key column")

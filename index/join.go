@@ -132,8 +132,10 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 		}
 	}
 	ix, err := Open(rightPath, &Options{IndexPath: j.opts.RightIndex, By: by, IndexDir: j.opts.RightIndexDir})
-	if errors.Is(err, ErrNoIndex) && j.opts.RightIndex == "" {
-		return nil, &NoJoinIndexError{Right: rightPath, Key: by, Err: err}
+	if (errors.Is(err, ErrNoIndex) || errors.Is(err, ErrColumn)) && j.opts.RightIndex == "" {
+		e := &NoJoinIndexError{Right: rightPath, Key: by, Err: err}
+		e.explain()
+		return nil, e
 	}
 	if err != nil {
 		return nil, err
@@ -176,10 +178,28 @@ type NoJoinIndexError struct {
 	Right string // RIGHT's path
 	Key   string // the key spec of the index the join needs
 	Err   error  // what Open said
+	// NoColumn says RIGHT's header has no column Key names either (see
+	// rightkey.go), so no index by Key can be built: RIGHT's key columns
+	// must be given (RightKey). Column is the first of Key's columns that
+	// the header lacks; Header lists the header's columns, as
+	// "2 columns: "uid", "name""; empty when RIGHT has no header.
+	NoColumn bool
+	Column   string
+	Header   string
+	// Delimiter, when not 0, is the delimiter RIGHT's header, one column
+	// as read by default, seems to hold: a build of the index needs it.
+	Delimiter byte
 }
 
 func (e *NoJoinIndexError) Error() string {
-	return fmt.Sprintf("%s has no index by %s, which the join needs", e.Right, e.Key)
+	msg := fmt.Sprintf("%s has no index by %s, which the join needs", e.Right, e.Key)
+	switch {
+	case e.NoColumn && e.Header != "":
+		msg += fmt.Sprintf(", and its header has no such column %q (it has %s)", e.Column, e.Header)
+	case e.NoColumn:
+		msg += fmt.Sprintf(", and it has no header to find the column %q in", e.Column)
+	}
+	return msg
 }
 
 func (e *NoJoinIndexError) Unwrap() error { return e.Err }
@@ -194,7 +214,10 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 	}
 	var fields [][]byte
 	if more {
-		first := j.rs.record()
+		first := j.rs.record() // from the stream's first byte: it holds a magic whole
+		if format := compression(first); format != "" {
+			return &CompressedError{Path: "the left file", Stream: true, Format: format}
+		}
 		if i := scan.LoneCR(first, 0, len(first), j.delim); i >= 0 {
 			return fmt.Errorf("the left file: %w", lineEndsError(i))
 		}
@@ -207,7 +230,7 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 	if !more { // an empty LEFT: no key to resolve, no row to join
 		return nil
 	}
-	if j.cols, err = resolveKeySpec(j.opts.Key, j.names, j.names != nil); err != nil {
+	if j.cols, err = resolveKeySpec(j.opts.Key, j.names, j.names != nil, j.delim); err != nil {
 		return fmt.Errorf("the left file's key: %w", err)
 	}
 	if c := slices.Max(j.cols); c >= len(fields) {

@@ -23,7 +23,7 @@ func keySpecFields(key string) ([]string, error) {
 		return nil, fmt.Errorf("%w %q: a key is one line of column names or numbers", ErrColumn, key)
 	}
 	if len(fields) > scan.MaxKeyColumns {
-		return nil, fmt.Errorf("%w %q: a key has at most %d columns", ErrColumn, key, scan.MaxKeyColumns)
+		return nil, fmt.Errorf("%w: the key has %s; a key has at most %d columns", ErrKeyColumns, describeFields(fields), scan.MaxKeyColumns)
 	}
 	out := make([]string, len(fields))
 	for i, f := range fields {
@@ -34,15 +34,16 @@ func keySpecFields(key string) ([]string, error) {
 
 // resolveKeySpec returns the columns of the key spec key, in its order,
 // resolved against the header fields (found says whether there is a
-// header). A column named twice is an error.
-func resolveKeySpec(key string, fields [][]byte, found bool) ([]int, error) {
+// header), which was read with the delimiter delim. A column named twice
+// is an error.
+func resolveKeySpec(key string, fields [][]byte, found bool, delim byte) ([]int, error) {
 	names, err := keySpecFields(key)
 	if err != nil {
 		return nil, err
 	}
 	cols := make([]int, len(names))
 	for i, name := range names {
-		if cols[i], err = resolveKey(name, fields, found); err != nil {
+		if cols[i], err = resolveKey(name, fields, found, delim); err != nil {
 			return nil, err
 		}
 		if j := slices.Index(cols[:i], cols[i]); j >= 0 {

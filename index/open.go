@@ -28,18 +28,26 @@ type Options struct {
 // index by By in its home (see Home.Locate).
 func (o *Options) locate(csvPath string) (string, error) {
 	switch {
-	case o == nil:
-		return Locate(csvPath, "")
-	case o.IndexPath != "" && o.By != "":
+	case o != nil && o.IndexPath != "" && o.By != "":
 		return "", errors.New("an index path and a key to pick an index by: give one")
-	case o.IndexPath != "":
+	case o != nil && o.IndexPath != "":
 		return o.IndexPath, nil
 	}
 	h, err := o.home(csvPath)
 	if err != nil {
 		return "", err
 	}
-	return h.Locate(o.By)
+	by := ""
+	if o != nil {
+		by = o.By
+	}
+	p, err := h.Locate(by)
+	if errors.Is(err, ErrNoIndex) {
+		if cerr := checkInput(csvPath); cerr != nil {
+			return "", cerr // see openFiles
+		}
+	}
+	return p, err
 }
 
 // home returns where the indexes of the CSV at csvPath live, as o says.

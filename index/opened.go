@@ -59,6 +59,9 @@ func (ix files) openFiles(csvPath string, withFence bool) (*opened, error) {
 	o.main, err = openPart(ix.main, csvPath, false)
 	switch {
 	case errors.Is(err, ErrNoIndex):
+		if cerr := checkInput(csvPath); cerr != nil {
+			return nil, cerr // no index because there is no CSV to have one
+		}
 		o.mainIs, o.mainWhy = fileAbsent, err
 		return o, nil
 	case broken(err):

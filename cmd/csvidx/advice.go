@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/csvidx/csvidx/index"
@@ -17,6 +18,15 @@ func advise(err error) string {
 	msg := index.Reword(err, rebuildAdvice, func(e *index.LockedError) string {
 		return e.Facts() + "; try again when it is done, or leave out --no-wait to wait"
 	})
+	var de *index.DelimiterError
+	if errors.As(err, &de) {
+		msg = strings.Replace(msg, de.Error(), fmt.Sprintf("%s; that column holds %q: give --delimiter %s",
+			de.Facts(), string([]byte{de.Guess}), delimiterFlag(de.Guess)), 1)
+	}
+	var ce *index.CompressedError
+	if errors.As(err, &ce) {
+		msg = strings.Replace(msg, ce.Error(), decompressAdvice(ce), 1)
+	}
 	switch {
 	case errors.Is(err, index.ErrSeveral):
 		msg += " with --by COLUMNS"
@@ -37,8 +47,11 @@ func rebuildAdvice(e *index.RebuildError) string {
 		if b.NoHeader {
 			cmd += " --no-header"
 		}
-		if b.Delimiter != ',' {
-			cmd += " --delimiter " + shellQuote(string([]byte{b.Delimiter}))
+		// Said whenever it is not a comma (as it was before .tsv files
+		// were read by tabs by default), and for a comma where the file's
+		// default is not one.
+		if b.Delimiter != ',' || index.DefaultDelimiter(e.CSVPath) != ',' {
+			cmd += " --delimiter " + delimiterFlag(b.Delimiter)
 		}
 	}
 	if e.Update {
@@ -47,14 +60,43 @@ func rebuildAdvice(e *index.RebuildError) string {
 	return cmd
 }
 
-// shellQuote quotes s for a POSIX shell unless it needs no quotes.
+// delimiterFlag writes the delimiter d as --delimiter takes it: '\t' for
+// a tab, as csvidx spells it, else the byte quoted for the shell.
+func delimiterFlag(d byte) string {
+	if d == '\t' {
+		return `'\t'`
+	}
+	return shellQuote(string([]byte{d}))
+}
+
+// shellQuote quotes s for a shell unless it needs no quotes: in single
+// quotes, or, when s holds a control byte, in ANSI-C quotes ($'a\nb', as
+// ls and GNU coreutils quote such names: bash, zsh, ksh and POSIX.1-2024 sh
+// read them), so that a command in a message is one line that runs as
+// written.
 func shellQuote(s string) string {
-	plain := s != ""
+	plain, control := s != "", false
 	for _, c := range []byte(s) {
 		plain = plain && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_./:@%+=-", c) >= 0)
+		control = control || c < 0x20 || c == 0x7f
 	}
-	if plain {
+	switch {
+	case plain:
 		return s
+	case !control:
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	var b strings.Builder
+	b.WriteString("$'")
+	for _, c := range []byte(s) {
+		switch c {
+		case '\\', '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteString(oneLine(string(c))) // \n, \r, \t, \xHH, or c
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
 }

@@ -61,7 +61,7 @@ searches the index without its fence file, for comparison.`,
 			if len(args) != 2 {
 				return fmt.Errorf("bench takes FILE and KEYSFILE, got %d arguments (see csvidx bench --help)", len(args))
 			}
-			return nil
+			return indexable(cmd, args[0])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.rounds < 1 || o.rounds > maxRounds {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/index"
-	"github.com/csvidx/csvidx/scan"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -39,8 +38,9 @@ COLUMNS is a header field's name or, if no header field has that name, a
 0-based column number. Several columns, as one CSV record (comma-separated
 whatever the file's delimiter: user_id,status), make a composite key, whose
 values get takes as one record of the file's dialect (42,shipped); quote a
-name that holds a comma: '"a,b",c'. The dialect (delimiter, header) is stored in the
-index, so get and verify need no flags.
+name that holds a comma: '"a,b",c'. A .tsv or .tab file is tab-separated
+unless --delimiter says otherwise. The dialect (delimiter, header) is stored
+in the index, so get and verify need no flags.
 
 The first index of a file is FILE.csvidx; the others are named by their
 key's column numbers: FILE.by-3.csvidx, FILE.by-1-4.csvidx. Commands pick
@@ -60,7 +60,8 @@ prints nothing but warnings).`,
 		Example: `  csvidx build orders.csv --key user_id
   csvidx build orders.csv --key order_id --key user_id,status
   csvidx build orders.csv --key user_id,status --index by-user-status.csvidx
-  csvidx build events.tsv --key 3 --delimiter '\t' --no-header
+  csvidx build events.tsv --key 3 --no-header
+  csvidx build events.txt --key 3 --delimiter '\t' --no-header
   csvidx build huge.csv --key user_id --mem-limit-mib 256 --tmp-dir /scratch`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -70,9 +71,9 @@ prints nothing but warnings).`,
 			if g.by != "" {
 				return fmt.Errorf("build takes --key, not --by: --key names the index to build (see csvidx build --help)")
 			}
-			delim, err := scan.ParseDelimiter(o.delimiter)
+			delim, err := delimiterOption(cmd, o.delimiter, 0) // 0: by the file's name
 			if err != nil {
-				return fmt.Errorf("--delimiter %q: %w", o.delimiter, err)
+				return err
 			}
 			res, err := o.res.resources()
 			if err != nil {
@@ -121,7 +122,7 @@ prints nothing but warnings).`,
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.keys, "key", "k", nil, "key `COLUMNS`: a header name or a 0-based number, or several as one CSV record for a composite key (required; repeat it to build several indexes in one scan)")
 	f.BoolVarP(&o.noHeader, "no-header", "n", false, "the first record is data, not a header (alias --no-headers)")
-	f.StringVarP(&o.delimiter, "delimiter", "d", ",", "field delimiter: one byte, or '\\t' for tabs")
+	f.StringVarP(&o.delimiter, "delimiter", "d", "", "field delimiter: one byte, or '\\t' for tabs (default: a tab for a .tsv or .tab FILE, else ,)")
 	f.BoolVar(&o.noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")
 	f.BoolVar(&o.asJSON, "json", false, "print the new index's description as one JSON object on standard output")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also report how the parallel scan went")
@@ -218,12 +219,4 @@ func formatBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
-// exactFile accepts exactly one argument, the CSV file.
-func exactFile(cmd *cobra.Command, args []string) error {
-	if len(args) != 1 {
-		return fmt.Errorf("%s takes one FILE, got %d arguments (see csvidx %s --help)", cmd.Name(), len(args), cmd.Name())
-	}
-	return nil
 }

@@ -41,7 +41,7 @@ part and warns how many bytes are not indexed.`,
 			if len(args) == 0 {
 				return fmt.Errorf("get needs FILE and a KEY or --keys-file (see csvidx get --help)")
 			}
-			return nil
+			return indexable(cmd, args[0])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var given keyInput

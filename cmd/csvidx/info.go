@@ -85,7 +85,7 @@ func printInfo(s streams, info *index.Info) error {
 	state := "fresh"
 	switch {
 	case info.Stale != "":
-		state = "stale: " + info.Stale
+		state = "stale: " + oneLine(info.Stale)
 	case info.BytesBehind > 0:
 		state = fmt.Sprintf("behind: %d bytes appended since the build are not indexed; run csvidx update", info.BytesBehind)
 	}

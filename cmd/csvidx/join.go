@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/csvidx/csvidx/index"
-	"github.com/csvidx/csvidx/scan"
 	"github.com/spf13/cobra"
 )
 
@@ -74,12 +73,12 @@ error.`,
   csvidx join orders.csv users.csv --key user_id > orders-with-users.csv
   csvidx join --left orders.csv users.csv --key user_id -r user_
   cut -d, -f1,2 recent.csv | csvidx join --semi - users.csv --key user_id
-  csvidx join --anti a.tsv b.csv --key id --delimiter '\t'`,
+  csvidx join --anti a.tsv b.csv --key id     # a .tsv LEFT is tab-separated`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return fmt.Errorf("join needs LEFT and RIGHT, two files (LEFT may be - for standard input); got %d arguments (see csvidx join --help)", len(args))
 			}
-			return nil
+			return indexableRight(args[1])
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd, args[0], args[1], g, s)
@@ -92,7 +91,7 @@ error.`,
 	cmd.MarkFlagsMutuallyExclusive("inner", "left", "semi", "anti", "right", "full")
 	f.StringVar(&o.key, "key", "", "LEFT's key `COLUMNS`: a header name or 0-based number, or several for a composite key (user_id,status)")
 	f.StringVar(&o.rightKey, "right-key", "", "RIGHT's key `COLUMNS`, which picks its index (default: --key)")
-	f.StringVarP(&o.delimiter, "delimiter", "d", ",", "LEFT's field separator, one byte ('\\t' for TSV); the output's too")
+	f.StringVarP(&o.delimiter, "delimiter", "d", "", "LEFT's field separator, one byte ('\\t' for TSV); the output's too (default: a tab for a .tsv or .tab LEFT, else ,)")
 	f.BoolVar(&o.noHeader, "no-header", false, "LEFT has no header record: its first record is data")
 	f.BoolVar(&o.nulls, "nulls", false, "let a LEFT key whose fields are all empty match")
 	f.StringVarP(&o.prefixLeft, "prefix-left", "l", "", "put `TEXT` before each of LEFT's header names")
@@ -107,9 +106,9 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	if g.by != "" {
 		return errors.New("join picks RIGHT's index with --right-key, not --by")
 	}
-	delim, err := scan.ParseDelimiter(o.delimiter)
+	delim, err := delimiterOption(cmd, o.delimiter, index.DefaultDelimiter(leftPath))
 	if err != nil {
-		return fmt.Errorf("--delimiter %q: %w", o.delimiter, err)
+		return err
 	}
 	opts := &index.JoinOptions{
 		Key: o.key, RightKey: o.rightKey, RightIndex: g.indexPath, RightIndexDir: g.indexDir,
@@ -145,10 +144,16 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	j, err := index.NewJoin(left, rightPath, opts)
 	var noIndex *index.NoJoinIndexError
 	var leftKey *index.LeftKeyError
-	if errors.As(err, &leftKey) {
-		return fmt.Errorf("%s; give a column that exists, or the left file's delimiter (--delimiter)", err)
-	}
-	if errors.As(err, &noIndex) {
+	switch {
+	case errors.As(err, &leftKey):
+		return fmt.Errorf("%s; give a column that exists, or the left file's delimiter (--delimiter)", oneLine(err.Error()))
+	case errors.As(err, &noIndex) && noIndex.NoColumn && o.rightKey == "":
+		return fmt.Errorf("%s: give RIGHT's key columns with --right-key COLUMNS, and build its index by them if it has none", oneLine(noIndex.Error()))
+	case errors.As(err, &noIndex) && noIndex.NoColumn:
+		return fmt.Errorf("%s: give --right-key columns of RIGHT's header", oneLine(noIndex.Error()))
+	case errors.As(err, &noIndex) && noIndex.Delimiter != 0:
+		return fmt.Errorf("%s: run csvidx build %s --key %s --delimiter %s", oneLine(noIndex.Error()), shellQuote(rightPath), shellQuote(noIndex.Key), delimiterFlag(noIndex.Delimiter))
+	case errors.As(err, &noIndex):
 		return fmt.Errorf("%s: run csvidx build %s --key %s", oneLine(noIndex.Error()), shellQuote(rightPath), shellQuote(noIndex.Key))
 	}
 	if err != nil {

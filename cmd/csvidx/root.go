@@ -89,8 +89,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
-	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
-		err = unknownCommand(root, args)
+	if err != nil {
+		err = rewordUnknown(root, err)
 	}
 	if ferr := out.failed(); ferr != nil && !errors.Is(err, context.Canceled) {
 		err = ferr // the report was lost: that is the error, whatever the command made of it
@@ -109,16 +109,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "csvidx: %s\n", oneLine(advise(err)))
 	return exitError
-}
-
-// unknownCommand is the error for a command line whose first word names
-// no command, with the commands it may be a typo of.
-func unknownCommand(root *cobra.Command, args []string) error {
-	msg := fmt.Sprintf("unknown command %q", args[0])
-	if near := root.SuggestionsFor(args[0]); len(near) > 0 {
-		msg += fmt.Sprintf(": did you mean %s?", strings.Join(near, " or "))
-	}
-	return errors.New(msg + " (see csvidx --help)")
 }
 
 // commands are csvidx's commands, in the order help lists them.
@@ -191,6 +181,12 @@ A lookup reads a page of the index and then only the rows it needs.
 			cmd = cleansUp(cmd)
 		}
 		root.AddCommand(cmd)
+	}
+	if !root.CompletionOptions.DisableDefaultCmd {
+		strictCompletion(root, args)
+	}
+	if len(args) > 0 && args[0] == "help" {
+		strictHelp(root)
 	}
 	if len(args) > 0 && args[0] == treeCommand {
 		root.AddCommand(newTreeCommand(root, s))
