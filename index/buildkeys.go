@@ -51,7 +51,11 @@ func BuildIndexes(ctx context.Context, csvPath string, keys []string, opts *Buil
 		return nil, err
 	}
 	defer csv.close()
-	specs, err := keySpecs(csv, sp, keys)
+	var specs []spec
+	err = csv.guard(func() (err error) {
+		specs, err = keySpecs(csv, sp, keys)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,16 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 	return &csvFile{path: path, f: f, m: m, data: m.Bytes(), perm: st.Mode().Perm(), modTime: st.ModTime(), ctime: ctime, ctimeOK: ok}, nil
 }
 
+// guard runs fn, which reads the CSV's mapped bytes, turning a fault on
+// them (the file shrank meanwhile) into an error wrapping ErrChanged.
+func (c *csvFile) guard(fn func() error) error {
+	err := mapping.Guard(fn, c.m)
+	if errors.Is(err, mapping.ErrFault) {
+		return fmt.Errorf("%s: %w", c.path, ErrChanged)
+	}
+	return err
+}
+
 // openInput opens the CSV at path, which must be a regular file: csvidx
 // maps it and reads it at random, which a pipe or a device cannot give.
 func openInput(path string) (*os.File, fs.FileInfo, error) {

@@ -22,6 +22,11 @@ func (e *NoJoinIndexError) explain() {
 		return
 	}
 	defer csv.close()
+	csv.guard(func() error { e.explainBy(csv); return nil }) // a CSV cut short meanwhile leaves e as it is
+}
+
+// explainBy is explain, reading RIGHT's header from csv.
+func (e *NoJoinIndexError) explainBy(csv *csvFile) {
 	sp := spec{delim: DefaultDelimiter(e.Right), header: true}
 	if keys, err := ReadIndexKeys(e.Right); err == nil {
 		for _, k := range keys {
@@ -44,7 +49,7 @@ func (e *NoJoinIndexError) explain() {
 			e.Header = describeFields(fields)
 		}
 	}
-	_, err = resolveKeySpec(e.Key, fields, found, sp.delim)
+	_, err := resolveKeySpec(e.Key, fields, found, sp.delim)
 	var de *DelimiterError
 	switch {
 	case errors.As(err, &de):

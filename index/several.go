@@ -246,7 +246,13 @@ func (h Home) Locate(by string) (_ string, err error) {
 		}
 		sp := specOf(k.h)
 		sp.key, sp.keyCols = by, nil
-		if _, _, err := mainHeader(csv, &sp); err != nil {
+		if err := csv.guard(func() error { _, _, err := mainHeader(csv, &sp); return err }); err != nil {
+			if errors.Is(err, ErrChanged) {
+				return "", err
+			}
+			if serr := checkFresh(csv.f, int64(len(csv.data)), k.h, csvPath, k.Path); serr != nil {
+				return "", serr // the header by was resolved against is not the one indexed
+			}
 			// by names no column in this index's dialect: perhaps in another's.
 			firstErr = cmp.Or(firstErr, err)
 			continue

@@ -183,3 +183,61 @@ def test_join_through_a_symbolic_link_replaces_its_target(files):
     os.symlink("nowhere.csv", tmp / "dangling.csv")
     msg = one_line_error(lambda: csvidx.join(orders.path, users.path, "uid", str(tmp / "dangling.csv")))
     assert "symbolic link" in msg and not os.path.exists(tmp / "nowhere.csv"), msg
+
+
+TRUNCATED = r'''
+import os, sys, threading, csvidx
+tmp, rounds = sys.argv[1], int(sys.argv[2])
+for n in range(rounds):
+    right = os.path.join(tmp, f"r{n}.csv")
+    with open(right, "w") as f:
+        f.write("k,w\n" + "".join(f"{i},{i}\n" for i in range(20000)))
+    csvidx.build(right, key="k")
+    left = os.path.join(tmp, f"l{n}.fifo")
+    os.mkfifo(left)
+
+    def feed():
+        try:
+            with open(left, "w") as f:
+                f.write("k\n")
+                for i in range(60000):
+                    f.write(f"{i % 20000}\n")
+                    if i == 20000:
+                        f.flush()
+                        os.truncate(right, 0)
+        except BrokenPipeError:
+            pass  # the join stopped reading: it failed
+
+    t = threading.Thread(target=feed)
+    t.start()
+    try:
+        csvidx.join(left, right, "k", os.path.join(tmp, "out.csv"))
+        print("no error")
+        sys.exit(1)
+    except csvidx.CsvIdxError as e:
+        # Mostly truncated mid-join; now and then before RIGHT was opened
+        # or read (stale), or after the last lookup (stale at the end).
+        if "changed while being read" not in str(e) and "is stale" not in str(e):
+            print(e)
+            sys.exit(1)
+    t.join()
+print("ok")
+'''
+
+
+def test_join_right_truncated_is_an_error_not_a_hang(tmp_path):
+    """RIGHT truncated while a join reads it (issue 38, A7): a CsvIdxError
+    saying the file changed, never a hang, which a c-shared runtime cannot
+    detect. LEFT is a FIFO, so the truncation comes at a known point of
+    it, mostly while the join runs; the join runs in a child process, so a
+    hang fails the test instead of stalling it. Before the fix, one join
+    in about eight hung."""
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    try:
+        p = subprocess.run([sys.executable, "-c", TRUNCATED, str(tmp_path), "20"], env=env,
+                           capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("a join of a truncated RIGHT hung")
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stdout + p.stderr
