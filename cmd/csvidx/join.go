@@ -115,7 +115,7 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 		Delimiter: delim, NoHeader: o.noHeader, Nulls: o.nulls,
 		PrefixLeft: o.prefixLeft, PrefixRight: o.prefixRight,
 	}
-	if opts.Resources, err = o.res.resources(); err != nil {
+	if opts.Resources, err = o.res.check(); err != nil {
 		return err
 	}
 	switch o.readAhead {

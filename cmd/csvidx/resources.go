@@ -41,6 +41,19 @@ func (r *resourceFlags) addJoinFlags(f *pflag.FlagSet) {
 // process's memory stays near what the flag says, and to run one goroutine
 // more than the workers at once (see spareProc).
 func (r *resourceFlags) resources() (index.Resources, error) {
+	res, err := r.check()
+	if err != nil {
+		return res, err
+	}
+	debug.SetMemoryLimit(res.MemLimit + runtimeSlack)
+	spareProc(res.Threads)
+	return res, nil
+}
+
+// check checks the flags and returns the library's options, telling the
+// runtime nothing: join's workers are one per core, no spare, and its
+// memory is the bitmap's, which the limit bounds by itself.
+func (r *resourceFlags) check() (index.Resources, error) {
 	switch {
 	case r.memLimitMiB < 1:
 		return index.Resources{}, fmt.Errorf("--mem-limit-mib %d: give at least 1", r.memLimitMiB)
@@ -51,10 +64,7 @@ func (r *resourceFlags) resources() (index.Resources, error) {
 	case r.threads > index.MaxThreads:
 		return index.Resources{}, fmt.Errorf("--threads %d: give at most %d (a build uses at most four threads per core)", r.threads, index.MaxThreads)
 	}
-	res := index.Resources{MemLimit: int64(r.memLimitMiB) << 20, TmpDir: r.tmpDir, Threads: r.threads}
-	debug.SetMemoryLimit(res.MemLimit + runtimeSlack)
-	spareProc(res.Threads)
-	return res, nil
+	return index.Resources{MemLimit: int64(r.memLimitMiB) << 20, TmpDir: r.tmpDir, Threads: r.threads}, nil
 }
 
 // spareProc makes GOMAXPROCS one more than the build's workers (threads, 0
