@@ -42,15 +42,7 @@ func (c *denseCursor) batch() ([]sorter.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.buf = c.buf[:0]
-	err = d.each(func(fp uint64, offs []uint64) error {
-		key := fp << d.shift
-		for _, o := range offs {
-			c.buf = append(c.buf, sorter.Record{Hash: key, Offset: o})
-		}
-		return nil
-	})
-	if err != nil {
+	if c.buf, err = d.records(c.buf[:0]); err != nil {
 		return nil, c.p.corrupt("record page %d: %v", c.pg, err)
 	}
 	if c.pg > 0 && !recordBefore(c.last, c.buf[0]) {

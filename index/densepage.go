@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/csvidx/csvidx/internal/crcpage"
+	"github.com/csvidx/csvidx/sorter"
 )
 
 // densePage is a format 2 record page whose CRC was checked, opened for
@@ -117,6 +118,20 @@ func (d *densePage) each(fn func(fp uint64, offs []uint64) error) error {
 		return fmt.Errorf("%d rows in %d bits, the page says %d in %d", rows, r.pos, d.rows, d.nbits)
 	}
 	return nil
+}
+
+// records appends the page's rows to dst as records, in order: each
+// offset with its run's fingerprint as a masked hash. It checks the page
+// as each does.
+func (d *densePage) records(dst []sorter.Record) ([]sorter.Record, error) {
+	err := d.each(func(fp uint64, offs []uint64) error {
+		key := fp << d.shift
+		for _, o := range offs {
+			dst = append(dst, sorter.Record{Hash: key, Offset: o})
+		}
+		return nil
+	})
+	return dst, err
 }
 
 // firstKey returns the page's first key: its first run's fingerprint as a

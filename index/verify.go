@@ -9,6 +9,7 @@ import (
 
 	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/sorter"
 )
 
 // VerifyOptions say where the index to verify is and how to rebuild it.
@@ -43,6 +44,9 @@ type VerifyResult struct {
 	Notes []string
 	// Path is the index file verified.
 	Path string
+	// Built is what the index was built with, from its header, for the
+	// build that makes it again; nil when its header is broken.
+	Built *Definition
 }
 
 // Verify rebuilds the index of the CSV at csvPath in memory, with the
@@ -130,6 +134,7 @@ func verifyIndexes(ctx context.Context, csvPath string, paths []string, opts *Ve
 		case files.tailIs == fileBroken:
 			rs[i].Differences = append(rs[i].Differences, files.tailWhy.Error())
 		}
+		rs[i].Built = files.main.h.definition()
 		fc := newFenceCheck(ix.fence)
 		defer fc.close()
 		mains = append(mains, verifyJob{res: rs[i], p: files.main, fc: fc})
@@ -201,7 +206,7 @@ func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *Veri
 		return err
 	}
 	for i, j := range jobs {
-		for _, d := range sinks[i].report(j.p.h, fresh[i].h) {
+		for _, d := range sinks[i].report(csv.path, j.p.h, fresh[i].h) {
 			j.res.Differences = append(j.res.Differences, filepath.Base(j.p.path)+": "+d)
 		}
 		if j.fc != nil {
@@ -252,21 +257,26 @@ type compareSink struct {
 	old      []byte // the index file
 	diffPage uint64 // the first record page (file page number) that differs, or 0
 	diffNew  []byte // that page as the fresh build has it
+	nextNew  []byte // and the page after it, if the fresh build has one
 }
 
 func (c *compareSink) writePage(n uint64, page []byte) error {
-	if n == 0 || c.diffPage != 0 {
-		return nil
-	}
-	off := n * pageSize
-	if off+pageSize > uint64(len(c.old)) || !bytes.Equal(c.old[off:off+pageSize], page) {
-		c.diffPage, c.diffNew = n, bytes.Clone(page)
+	switch {
+	case n == 0:
+	case c.diffPage == 0:
+		off := n * pageSize
+		if off+pageSize > uint64(len(c.old)) || !bytes.Equal(c.old[off:off+pageSize], page) {
+			c.diffPage, c.diffNew = n, bytes.Clone(page)
+		}
+	case n == c.diffPage+1:
+		c.nextNew = bytes.Clone(page)
 	}
 	return nil
 }
 
-// report lists how the old index differs from the fresh build.
-func (c *compareSink) report(old, fresh *header) []string {
+// report lists how the old index of the CSV at csvPath differs from the
+// fresh build.
+func (c *compareSink) report(csvPath string, old, fresh *header) []string {
 	var out []string
 	diff := func(name string, a, b any) {
 		if a != b {
@@ -283,8 +293,14 @@ func (c *compareSink) report(old, fresh *header) []string {
 	diff("key name", fmt.Sprintf("%q", old.keyName), fmt.Sprintf("%q", fresh.keyName))
 	diff("checksum of the first bytes", old.headChecksum, fresh.headChecksum)
 	diff("checksum of the last bytes", old.tailChecksum, fresh.tailChecksum)
-	if c.diffPage != 0 {
-		out = append(out, c.pageDifference())
+	diff("fingerprint bits", old.fpBits, fresh.fpBits)
+	diff("offset bits", old.offBits, fresh.offBits)
+	first := c.diffPage
+	if first == 0 && c.oldPages(old) > fresh.pages {
+		first = fresh.pages + 1 // the index goes on past the fresh build's last page
+	}
+	if first != 0 {
+		out = append(out, c.pageDifference(csvPath, first-1, old, fresh))
 	}
 	if len(out) == 0 {
 		var page [pageSize]byte
@@ -296,35 +312,172 @@ func (c *compareSink) report(old, fresh *header) []string {
 	return out
 }
 
-// pageDifference describes the first differing record page.
-func (c *compareSink) pageDifference() string {
-	n := c.diffPage
-	off := n * pageSize
-	if off+pageSize > uint64(len(c.old)) {
-		return fmt.Sprintf("the index ends before record page %d of the fresh build", n-1)
+// oldPages returns how many record pages the index has: as its header
+// says, within its size.
+func (c *compareSink) oldPages(old *header) uint64 {
+	n := uint64(len(c.old) / pageSize)
+	if n == 0 {
+		return 0
 	}
-	oldPage := c.old[off : off+pageSize]
-	if !crcpage.Intact(oldPage) {
-		return fmt.Sprintf("record page %d (bytes %d to %d) is corrupt: checksum mismatch", n-1, off, off+pageSize)
+	return min(old.pages, n-1)
+}
+
+// oldPage returns record page pg of the index, or nil past its last.
+func (c *compareSink) oldPage(old *header, pg uint64) []byte {
+	if pg >= c.oldPages(old) {
+		return nil
+	}
+	return c.old[pageSize*(1+pg):][:pageSize]
+}
+
+// newPage returns record page pg of the fresh build, pg being the first
+// that differs or the one after it, or nil past its last.
+func (c *compareSink) newPage(first, pg uint64) []byte {
+	if pg == first {
+		return c.diffNew
+	}
+	return c.nextNew
+}
+
+// pageDifference describes record page pg, the first that differs from
+// the fresh build's (or that only one of them has): the index's page is
+// corrupt, or, where their records first part, a row of the CSV at
+// csvPath, named by its byte, that one of them has and the other has not.
+// Records are compared as the index orders them, decoded in its format
+// from that page and the next of each side: the pages before are equal, so
+// they part on page pg, or at the first record of the next page (a page
+// ends where its last run no longer fits).
+func (c *compareSink) pageDifference(csvPath string, pg uint64, old, fresh *header) string {
+	if old.fpBits != fresh.fpBits || old.offBits != fresh.offBits {
+		return fmt.Sprintf("record page %d and those after it differ: their rows are coded in other widths", pg)
+	}
+	olds, news := &sideRecords{from: pg}, &sideRecords{from: pg}
+	if pg > 0 {
+		// Both sides go on from the last record of the page before, which
+		// they share: the index's order is checked from there.
+		prev, err := pageRecords(nil, old, c.oldPage(old, pg-1), pg-1)
+		if err == nil && len(prev) > 0 {
+			olds.recs = append(olds.recs, prev[len(prev)-1])
+			news.recs = append(news.recs, prev[len(prev)-1])
+		}
+	}
+	i := len(olds.recs) // the records before i are the same
+	for p := pg; p <= pg+1; p++ {
+		if page := c.oldPage(old, p); page != nil {
+			if !crcpage.Intact(page) {
+				return fmt.Sprintf("record page %d (bytes %d to %d) is corrupt: checksum mismatch", p, pageSize*(1+p), pageSize*(2+p))
+			}
+			if bad := olds.add(old, page, p); bad != "" {
+				return bad
+			}
+		}
+		if page := c.newPage(pg, p); page != nil {
+			news.add(fresh, page, p) // whole: the build wrote it
+		}
+		for ; i < min(len(olds.recs), len(news.recs)); i++ {
+			if o, n := olds.recs[i], news.recs[i]; o != n {
+				if recordBefore(o, n) {
+					return olds.missing(csvPath, i, fresh.pages, true)
+				}
+				return news.missing(csvPath, i, c.oldPages(old), false)
+			}
+		}
+		oldDone, newDone := p+1 >= c.oldPages(old), p+1 >= fresh.pages
+		switch {
+		case i < len(news.recs) && oldDone:
+			return news.missing(csvPath, i, c.oldPages(old), false)
+		case i < len(olds.recs) && newDone:
+			return olds.missing(csvPath, i, fresh.pages, true)
+		}
+		if oldDone && newDone {
+			break // both end with the same records
+		}
+	}
+	return fmt.Sprintf("record page %d differs from a fresh build's, though not in the rows it lists", pg)
+}
+
+// sideRecords are the records of the index or of the fresh build from
+// record page from on, a page at a time.
+type sideRecords struct {
+	from  uint64
+	recs  []sorter.Record
+	pages []int // where the records of each page, from from on, start in recs
+}
+
+// add decodes record page p, page, of an index with header h, and checks
+// the order of its records from the record before, and that their rows
+// are within the bytes the index covers. It returns what is wrong, if
+// anything.
+func (s *sideRecords) add(h *header, page []byte, p uint64) string {
+	n := len(s.recs)
+	s.pages = append(s.pages, n)
+	var err error
+	if s.recs, err = pageRecords(s.recs, h, page, p); err != nil {
+		return fmt.Sprintf("corrupt: %v", err)
+	}
+	for i := max(n, 1); i < len(s.recs); i++ {
+		if !recordBefore(s.recs[i-1], s.recs[i]) {
+			if !h.dense() {
+				return fmt.Sprintf("record %d, on record page %d, does not come after the record before it: records must strictly increase", p*recordsPerPage+uint64(i-n), p)
+			}
+			return fmt.Sprintf("row %d of record page %d does not come after the row before it: records must strictly increase", i-n, p)
+		}
+	}
+	for _, r := range s.recs[n:] {
+		if r.Offset < h.base || r.Offset >= h.scanned {
+			return fmt.Sprintf("corrupt: a record of record page %d points at byte %d, outside the bytes [%d, %d) it indexes", p, r.Offset, h.base, h.scanned)
+		}
+	}
+	return ""
+}
+
+// missing says that the CSV changed at the row of record i, which the
+// other side, of otherPages record pages, lacks: the index's record
+// (index) names a row the CSV no longer has there, the fresh build's one
+// the index does not have under its key.
+func (s *sideRecords) missing(csvPath string, i int, otherPages uint64, index bool) string {
+	p := s.from
+	for k, start := range s.pages {
+		if start <= i {
+			p = s.from + uint64(k)
+		}
+	}
+	what, where := "is not indexed under its key", fmt.Sprintf("record page %d", p)
+	switch {
+	case index && p >= otherPages:
+		where = fmt.Sprintf("a fresh build ends before record page %d", p)
+	case p >= otherPages:
+		where = fmt.Sprintf("the index ends before record page %d of a fresh build", p)
+	}
+	if index {
+		what = "is not the one the index has there"
+	}
+	return fmt.Sprintf("the row at byte %d of %s %s: the CSV changed there or near it since the build (%s)", s.recs[i].Offset, csvPath, what, where)
+}
+
+// pageRecords appends to dst the records of record page pg, page, of an
+// index with header h, decoded in its format: format 1's hashes, format
+// 2's fingerprints as masked hashes, each with its row's offset. It checks
+// a format 2 page whole (see densePage.each); the order of format 1's
+// records is for the caller to check.
+func pageRecords(dst []sorter.Record, h *header, page []byte, pg uint64) ([]sorter.Record, error) {
+	switch {
+	case page == nil:
+		return dst, nil
+	case h.dense():
+		d, err := openDensePage(page, pg, int(h.fpBits), int(h.offBits))
+		if err != nil {
+			return dst, err
+		}
+		if dst, err = d.records(dst); err != nil {
+			return dst, fmt.Errorf("record page %d: %w", pg, err)
+		}
+		return dst, nil
 	}
 	le := binary.LittleEndian
-	recs := oldPage[:recordSize*min(int(le.Uint32(oldPage[pageLenOffset:])), recordsPerPage)]
-	if n > 1 { // from the last record of the page before
-		recs = append(bytes.Clone(c.old[off-pageSize+recordSize*(recordsPerPage-1):][:recordSize]), recs...)
+	k := min(int(le.Uint32(page[pageLenOffset:])), recordsPerPage)
+	for o := 0; o < recordSize*k; o += recordSize {
+		dst = append(dst, sorter.Record{Hash: le.Uint64(page[o:]), Offset: le.Uint64(page[o+8:])})
 	}
-	if slot, ok := outOfOrder(recs); ok {
-		if n > 1 {
-			slot--
-		}
-		return fmt.Sprintf("record %d, on record page %d, does not come after the record before it: records must strictly increase", (n-1)*recordsPerPage+uint64(slot), n-1)
-	}
-	for slot := 0; slot < recordsPerPage; slot++ {
-		o := slot * recordSize
-		a, b := oldPage[o:o+recordSize], c.diffNew[o:o+recordSize]
-		if !bytes.Equal(a, b) {
-			return fmt.Sprintf("record %d differs: the index has hash %016x at offset %d, a fresh build hash %016x at offset %d",
-				(n-1)*recordsPerPage+uint64(slot), le.Uint64(a), le.Uint64(a[8:]), le.Uint64(b), le.Uint64(b[8:]))
-		}
-	}
-	return fmt.Sprintf("record page %d differs in its trailer", n-1)
+	return dst, nil
 }

@@ -39,8 +39,19 @@ func advise(err error) string {
 // rebuildAdvice is e's message with the command line that builds the index
 // again, with the options it was built with when its header says them.
 func rebuildAdvice(e *index.RebuildError) string {
-	cmd := e.Facts() + "; run csvidx build " + shellQuote(e.CSVPath)
-	if b := e.Built; b == nil {
+	cmd := e.Facts() + "; run " + buildCommand(e.CSVPath, e.Built)
+	if e.Update {
+		cmd += " (the tail indexes rows appended after the main index; csvidx update rescans them)"
+	}
+	return cmd
+}
+
+// buildCommand returns the command line that builds the index of the CSV
+// at csvPath built with b again, with the options b says; b nil: the
+// options are not known.
+func buildCommand(csvPath string, b *index.Definition) string {
+	cmd := "csvidx build " + shellQuote(csvPath)
+	if b == nil {
 		cmd += " --key COLUMN"
 	} else {
 		cmd += " --key " + shellQuote(b.Key())
@@ -50,12 +61,9 @@ func rebuildAdvice(e *index.RebuildError) string {
 		// Said whenever it is not a comma (as it was before .tsv files
 		// were read by tabs by default), and for a comma where the file's
 		// default is not one.
-		if b.Delimiter != ',' || index.DefaultDelimiter(e.CSVPath) != ',' {
+		if b.Delimiter != ',' || index.DefaultDelimiter(csvPath) != ',' {
 			cmd += " --delimiter " + delimiterFlag(b.Delimiter)
 		}
-	}
-	if e.Update {
-		cmd += " (the tail indexes rows appended after the main index; csvidx update rescans them)"
 	}
 	return cmd
 }
