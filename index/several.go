@@ -53,6 +53,20 @@ func (h Home) byPath(cols []int) string {
 	return h.stem + byPrefix + strings.Join(s, "-") + indexSuffix
 }
 
+// IsNextTo reports whether idxPath is where csvidx names an index of the
+// CSV at csvPath next to it: CSV.csvidx or a by- name. A build finds such
+// an index without --index.
+func IsNextTo(csvPath, idxPath string) bool {
+	if filepath.Clean(idxPath) == filepath.Clean(DefaultIndexPath(csvPath)) {
+		return true
+	}
+	if filepath.Dir(filepath.Clean(idxPath)) != filepath.Dir(filepath.Clean(csvPath)) {
+		return false
+	}
+	_, ok := byColumns(filepath.Base(idxPath), filepath.Base(csvPath))
+	return ok
+}
+
 // byColumns returns the columns of name, a file name, if it is a by- name
 // for the CSV named base (base.by-N[-N...].csvidx), and false if not.
 func byColumns(name, base string) ([]int, bool) {

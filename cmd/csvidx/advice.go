@@ -39,7 +39,7 @@ func advise(err error) string {
 // rebuildAdvice is e's message with the command line that builds the index
 // again, with the options it was built with when its header says them.
 func rebuildAdvice(e *index.RebuildError) string {
-	cmd := e.Facts() + "; run " + buildCommand(e.CSVPath, e.Built)
+	cmd := e.Facts() + "; run " + buildCommand(e.CSVPath, e.IndexPath, e.Built)
 	if e.Update {
 		cmd += " (the tail indexes rows appended after the main index; csvidx update rescans them)"
 	}
@@ -47,10 +47,16 @@ func rebuildAdvice(e *index.RebuildError) string {
 }
 
 // buildCommand returns the command line that builds the index of the CSV
-// at csvPath built with b again, with the options b says; b nil: the
-// options are not known.
-func buildCommand(csvPath string, b *index.Definition) string {
+// at csvPath at idxPath (or its tail's path) again, with the options b
+// says; b nil: the options are not known. It gives --index when a build
+// without it would put the index elsewhere: not next to the CSV, where
+// csvidx names its indexes (an index directory's are found only with it
+// too, by a build that may run without the same flag or variable).
+func buildCommand(csvPath, idxPath string, b *index.Definition) string {
 	cmd := "csvidx build " + shellQuote(csvPath)
+	if main := strings.TrimSuffix(idxPath, ".tail"); main != "" && !index.IsNextTo(csvPath, main) {
+		cmd += " --index " + shellQuote(main)
+	}
 	if b == nil {
 		cmd += " --key COLUMN"
 	} else {

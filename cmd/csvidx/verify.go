@@ -62,7 +62,7 @@ func reportVerify(csvPath string, res *index.VerifyResult, where string, s strea
 		for _, d := range res.Differences {
 			fmt.Fprintf(s.out, "  %s\n", d)
 		}
-		fmt.Fprintf(s.out, "rebuild it: %s\n", buildCommand(csvPath, res.Built))
+		fmt.Fprintf(s.out, "rebuild it: %s\n", buildCommand(csvPath, res.Path, res.Built))
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(s.out, "note: %s\n", n)
