@@ -25,8 +25,18 @@ func advise(err error) string {
 	if errors.Is(err, index.ErrSeveral) {
 		msg += " with by=..."
 	}
+	if errors.Is(err, index.ErrIndexDir) { // the index package names the CLI's flag
+		msg = strings.Replace(msg, indexDirCLI, indexDirPython, 1)
+	}
 	return msg
 }
+
+// How the index package's ErrIndexDir names where the directory came from,
+// and how Python names it.
+const (
+	indexDirCLI    = "(--index-dir, CSVIDX_INDEX_DIR)"
+	indexDirPython = "(index_dir, CSVIDX_INDEX_DIR)"
+)
 
 // rebuildAdvice is e's message with the csvidx.build call that builds the
 // index again, with the options it was built with when its header says

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/csvidx/csvidx/index"
@@ -65,4 +69,29 @@ func TestAdvise(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAdviseIndexDir: a bad index directory is named as Python names it,
+// by the keyword where the index package names the CLI's flag (for a
+// directory that is not there, and for a file).
+func TestAdviseIndexDir(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Join(dir, "nope"), writeFile(t, filepath.Join(dir, "file"))} {
+		_, err := index.HomeOf("a.csv", d)
+		if !errors.Is(err, index.ErrIndexDir) {
+			t.Fatalf("HomeOf(%q): %v, want ErrIndexDir", d, err)
+		}
+		want := strings.Replace(err.Error(), indexDirCLI, indexDirPython, 1)
+		if got := advise(err); got != want || want == err.Error() || strings.Contains(got, "--index-dir") {
+			t.Errorf("advise = %q\n want %q, in Python's words", got, want)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path string) string {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -113,10 +113,11 @@ func (b *cbuf) release() {
 }
 
 // Writers (build, update, verify) bound their records' memory with
-// MemLimit, as the CLI does, and also tell the Go runtime to collect harder
-// near that bound (debug.SetMemoryLimit), so that the process stays near what
+// MemLimit, and join its bitmap of RIGHT's rows, as the CLI does, and also
+// tell the Go runtime to collect harder near that bound
+// (debug.SetMemoryLimit), so that the process stays near what
 // mem_limit_mib says. Here the process is someone else's (Python's): the
-// runtime's limit is raised only while writers run, to the sum of their
+// runtime's limit is set only while they run, to the sum of their
 // limits, and restored when the last one ends; then the memory the build
 // used is handed back to the system at once, not minutes later.
 var (

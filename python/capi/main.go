@@ -36,13 +36,13 @@
 // # Functions
 //
 //	int csvidx_abi_version(void)
-//	int csvidx_build(path, keys, keys_len, nkeys, no_header, delimiter, mem_limit_mib, threads, tmp_dir, index_path, no_wait, char **info_json, char **err)
-//	int csvidx_indexes(path, char **paths_json, char **err)
-//	int csvidx_update(path, no_compact, mem_limit_mib, threads, tmp_dir, index_path, by, no_wait, char **result_json, char **err)
-//	int csvidx_compact(path, index_path, by, no_wait, char **info_json, char **err)
-//	int csvidx_verify(path, mem_limit_mib, threads, tmp_dir, index_path, by, char **result_json, char **err)
-//	int csvidx_join(left, right, key, right_key, mode, no_header, delimiter, nulls, prefix_left, prefix_right, out, int64_t *rows, char **err)
-//	int csvidx_open(path, index_path, by, int64_t *handle, char **err)
+//	int csvidx_build(path, keys, keys_len, nkeys, no_header, delimiter, mem_limit_mib, threads, tmp_dir, index_path, index_dir, no_wait, char **info_json, char **err)
+//	int csvidx_indexes(path, index_dir, char **paths_json, char **err)
+//	int csvidx_update(path, no_compact, mem_limit_mib, threads, tmp_dir, index_path, index_dir, by, no_wait, char **result_json, char **err)
+//	int csvidx_compact(path, index_path, index_dir, by, no_wait, char **info_json, char **err)
+//	int csvidx_verify(path, mem_limit_mib, threads, tmp_dir, index_path, index_dir, by, char **result_json, char **err)
+//	int csvidx_join(left, right, key, right_key, mode, no_header, delimiter, nulls, prefix_left, prefix_right, mem_limit_mib, threads, tmp_dir, index_dir, out, int64_t *rows, char **err)
+//	int csvidx_open(path, index_path, index_dir, by, int64_t *handle, char **err)
 //	int csvidx_info(handle, char **info_json, char **err)
 //	int csvidx_get(handle, keys, keys_len, nkeys, with_header, char **rows, int64_t *rows_len, char **err)
 //	int csvidx_count(handle, keys, keys_len, nkeys, int64_t *counts, char **err)
@@ -52,6 +52,13 @@
 //	int csvidx_drop_cache(handle, char **err)
 //	int csvidx_close(handle, char **err)
 //	void csvidx_free(void *p)
+//
+// index_dir is the directory a CSV's indexes live in, as the CLI's
+// --index-dir (index.HomeOf); NULL or "" means next to the CSV, and
+// index_path wins over it. The library does not read CSVIDX_INDEX_DIR: the
+// caller passes its value (python/csvidx does, at each call). join's
+// index_dir is RIGHT's, and its mem_limit_mib, threads and tmp_dir are
+// index.JoinOptions.Resources (csvidx join's flags of those names).
 //
 // build's keys are key specs (a column, or a composite key's columns as one
 // CSV record), in the keys buffer format of get; by is a key spec too, or
@@ -94,7 +101,7 @@ import (
 
 // abiVersion changes whenever a function's signature or meaning does, so the
 // Python package refuses a stale library instead of calling it wrongly.
-const abiVersion = 5
+const abiVersion = 6
 
 func main() {}
 
@@ -106,7 +113,7 @@ func csvidx_free(p unsafe.Pointer) { C.free(p) }
 
 //export csvidx_build
 func csvidx_build(path, keys *C.char, keysLen, nkeys C.int64_t, noHeader C.int, delimiter *C.char, memLimitMiB C.int64_t, threads C.int,
-	tmpDir, indexPath *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
+	tmpDir, indexPath, indexDir *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		ks, err := splitKeys(keys, keysLen, nkeys)
 		if err != nil {
@@ -129,6 +136,7 @@ func csvidx_build(path, keys *C.char, keysLen, nkeys C.int64_t, noHeader C.int, 
 			NoHeader:  noHeader != 0,
 			Delimiter: delim,
 			IndexPath: goString(indexPath),
+			IndexDir:  goString(indexDir),
 			Resources: res,
 			NoWait:    noWait != 0,
 		})
@@ -143,9 +151,13 @@ func csvidx_build(path, keys *C.char, keysLen, nkeys C.int64_t, noHeader C.int, 
 }
 
 //export csvidx_indexes
-func csvidx_indexes(path *C.char, pathsJSON, errOut **C.char) C.int {
+func csvidx_indexes(path, indexDir *C.char, pathsJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		paths, err := index.Indexes(goString(path))
+		h, err := index.HomeOf(goString(path), goString(indexDir))
+		if err != nil {
+			return err
+		}
+		paths, err := h.Indexes()
 		if err != nil {
 			return err
 		}
@@ -155,7 +167,7 @@ func csvidx_indexes(path *C.char, pathsJSON, errOut **C.char) C.int {
 
 //export csvidx_update
 func csvidx_update(path *C.char, noCompact C.int, memLimitMiB C.int64_t, threads C.int,
-	tmpDir, indexPath, by *C.char, noWait C.int, resultJSON, errOut **C.char) C.int {
+	tmpDir, indexPath, indexDir, by *C.char, noWait C.int, resultJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		res, err := resources(memLimitMiB, threads, tmpDir)
 		if err != nil {
@@ -164,6 +176,7 @@ func csvidx_update(path *C.char, noCompact C.int, memLimitMiB C.int64_t, threads
 		defer limitMemory(res.MemLimit)()
 		o := &index.UpdateOptions{
 			IndexPath: goString(indexPath),
+			IndexDir:  goString(indexDir),
 			By:        goString(by),
 			Resources: res,
 			NoCompact: noCompact != 0,
@@ -190,10 +203,11 @@ type updateJSON struct {
 }
 
 //export csvidx_compact
-func csvidx_compact(path, indexPath, by *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
+func csvidx_compact(path, indexPath, indexDir, by *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		info, err := index.Compact(context.Background(), goString(path),
-			&index.CompactOptions{IndexPath: goString(indexPath), By: goString(by), NoWait: noWait != 0})
+		info, err := index.Compact(context.Background(), goString(path), &index.CompactOptions{
+			IndexPath: goString(indexPath), IndexDir: goString(indexDir), By: goString(by), NoWait: noWait != 0,
+		})
 		if err != nil {
 			return err
 		}
@@ -202,7 +216,7 @@ func csvidx_compact(path, indexPath, by *C.char, noWait C.int, infoJSON, errOut 
 }
 
 //export csvidx_verify
-func csvidx_verify(path *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, indexPath, by *C.char,
+func csvidx_verify(path *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, indexPath, indexDir, by *C.char,
 	resultJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		res, err := resources(memLimitMiB, threads, tmpDir)
@@ -212,6 +226,7 @@ func csvidx_verify(path *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, i
 		defer limitMemory(res.MemLimit)()
 		o := &index.VerifyOptions{
 			IndexPath: goString(indexPath),
+			IndexDir:  goString(indexDir),
 			By:        goString(by),
 			Resources: res,
 		}
@@ -241,7 +256,8 @@ var joinModes = []string{"inner", "left", "semi", "anti", "right", "full"}
 
 //export csvidx_join
 func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delimiter *C.char, nulls C.int,
-	prefixLeft, prefixRight, out *C.char, rows *C.int64_t, errOut **C.char) C.int {
+	prefixLeft, prefixRight *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, indexDir, out *C.char,
+	rows *C.int64_t, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		m := slices.Index(joinModes, goString(mode))
 		if m < 0 {
@@ -251,6 +267,11 @@ func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delim
 		if err != nil {
 			return fmt.Errorf("delimiter=%q: %w", goString(delimiter), err)
 		}
+		res, err := resources(memLimitMiB, threads, tmpDir)
+		if err != nil {
+			return err
+		}
+		defer limitMemory(res.MemLimit)()
 		o, err := openOutput(goString(out)) // before LEFT is read: see joinoutput.go
 		if err != nil {
 			return err
@@ -262,9 +283,10 @@ func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delim
 		}
 		defer lf.Close()
 		j, err := index.NewJoin(lf, goString(right), &index.JoinOptions{
-			Mode: index.JoinMode(m), Key: goString(key), RightKey: goString(rightKey),
+			Mode: index.JoinMode(m), Key: goString(key), RightKey: goString(rightKey), RightIndexDir: goString(indexDir),
 			Delimiter: delim, NoHeader: noHeader != 0, Nulls: nulls != 0,
 			PrefixLeft: goString(prefixLeft), PrefixRight: goString(prefixRight),
+			Resources: res,
 		})
 		if err != nil {
 			return err
@@ -280,9 +302,9 @@ func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delim
 }
 
 //export csvidx_open
-func csvidx_open(path, indexPath, by *C.char, h *C.int64_t, errOut **C.char) C.int {
+func csvidx_open(path, indexPath, indexDir, by *C.char, h *C.int64_t, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		ix, err := index.Open(goString(path), &index.Options{IndexPath: goString(indexPath), By: goString(by)})
+		ix, err := index.Open(goString(path), &index.Options{IndexPath: goString(indexPath), By: goString(by), IndexDir: goString(indexDir)})
 		if err != nil {
 			return err
 		}
@@ -505,7 +527,8 @@ func splitKeys(p *C.char, n, nkeys C.int64_t) ([][]byte, error) {
 	return keys, nil
 }
 
-// resources checks the writers' options, naming them as Python does.
+// resources checks the options of the writers and of join, naming them as
+// Python does.
 func resources(memLimitMiB C.int64_t, threads C.int, tmpDir *C.char) (index.Resources, error) {
 	mib, n := int64(memLimitMiB), int(threads)
 	switch {

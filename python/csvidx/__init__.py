@@ -18,6 +18,9 @@ index files are the same as the csvidx command's.
     idx = csvidx.Index("orders.csv", by=("user_id", "status"))
     idx.get(("42", "shipped"))                   # a composite key: a field per column
 
+    csvidx.build("/ro/orders.csv", key="user_id", index_dir="idx")  # indexes kept in idx/,
+    idx = csvidx.Index("/ro/orders.csv", index_dir="idx")            # default $CSVIDX_INDEX_DIR
+
 Keys are compared byte for byte with the key field's text: "007" is not "7".
 An int key means str(int); float, bool and None raise TypeError. Every
 error of the library is a CsvIdxError with the message the command prints.

@@ -13,6 +13,7 @@ from . import _native as _n
 from ._errors import CsvIdxError, CsvIdxWarning
 
 DEFAULT_MEM_LIMIT_MIB = 1024  # as the CLI's --mem-limit-mib
+INDEX_DIR_ENV = "CSVIDX_INDEX_DIR"  # index_dir's default, as the CLI's --index-dir's
 
 # pandas reads a small result in one chunk whatever low_memory says, so
 # low_memory=False gives the same frame, a little faster; a large one keeps
@@ -55,12 +56,21 @@ def _resources(mem_limit_mib, threads):
     return max(min(m, 1 << 62), -1), max(min(t, 1 << 30), -1)
 
 
+def _index_dir(index_dir):
+    """index_dir as the C functions take it: None is $CSVIDX_INDEX_DIR, read
+    at each call as the CLI reads it at each run; "" (or an empty variable)
+    means next to the CSV."""
+    if index_dir is None:
+        index_dir = os.environ.get(INDEX_DIR_ENV, "")
+    return _path(index_dir, "index_dir")
+
+
 def _json(ptr):
     return json.loads(_n.take(ptr))
 
 
 def build(path, key, *, no_header=False, delimiter=",", mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0,
-          tmp_dir=None, index_path=None, no_wait=False):
+          tmp_dir=None, index_path=None, index_dir=None, no_wait=False):
     """Index the CSV at path by key, as ``csvidx build`` does, and return
     the new index's description (``csvidx info --json``).
 
@@ -71,6 +81,10 @@ def build(path, key, *, no_header=False, delimiter=",", mem_limit_mib=DEFAULT_ME
     (``key=["user_id", ("user_id", "status")]``) and returns a list of
     descriptions. The first index of a file is PATH.csvidx, the others
     PATH.by-COLUMNS.csvidx; index_path puts a single index anywhere.
+    index_dir keeps them in that directory instead, named after path's
+    absolute path (DIR/BASE.HASH.csvidx, as ``csvidx --index-dir``): by
+    default $CSVIDX_INDEX_DIR, "" for next to the CSV. Every function that
+    finds an index takes index_dir too, and index_path wins over it.
     delimiter is one byte ("\\t" for TSV). mem_limit_mib bounds the memory of
     the index records (beyond it they spill to tmp_dir, next to the index by
     default); threads is 0 for all cores. A build waits for another writer
@@ -82,25 +96,26 @@ def build(path, key, *, no_header=False, delimiter=",", mem_limit_mib=DEFAULT_ME
     buf = _n.pack_keys(specs)
     out, err = _n.out_ptr(), _n.out_ptr()
     _n.check(_n.lib.csvidx_build(_path(path), buf, len(buf), len(specs), bool(no_header), delim, mem, thr,
-                                 _path(tmp_dir, "tmp_dir"), _path(index_path, "index_path"), bool(no_wait),
-                                 _n.byref(out), _n.byref(err)), err)
+                                 _path(tmp_dir, "tmp_dir"), _path(index_path, "index_path"), _index_dir(index_dir),
+                                 bool(no_wait), _n.byref(out), _n.byref(err)), err)
     r = _json(out)  # an array for several keys, an object for one
     return [r] if several and len(specs) == 1 else r
 
 
-def _indexes(path, index_path, by):
+def _indexes(path, index_path, by, index_dir):
     """The index paths a maintenance call acts on: the one index_path or by
-    names (None: Go finds it), else each of the file's."""
+    names (None: Go finds it), else each of the file's in index_dir (as
+    _index_dir gives it)."""
     if index_path is not None or by is not None:
         return [index_path], False
     out, err = _n.out_ptr(), _n.out_ptr()
-    _n.check(_n.lib.csvidx_indexes(_path(path), _n.byref(out), _n.byref(err)), err)
+    _n.check(_n.lib.csvidx_indexes(_path(path), index_dir, _n.byref(out), _n.byref(err)), err)
     paths = _json(out) or [None]
     return paths, len(paths) > 1
 
 
 def update(path, *, no_compact=False, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None,
-           index_path=None, by=None, no_wait=False):
+           index_path=None, index_dir=None, by=None, no_wait=False):
     """Index the rows appended to the CSV at path since it was indexed, as
     ``csvidx update`` does: into the tail, merged into the main index when
     the tail reaches a tenth of it unless no_compact. Returns a dict:
@@ -112,8 +127,8 @@ def update(path, *, no_compact=False, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threa
     mem, thr = _resources(mem_limit_mib, threads)
     out, err = _n.out_ptr(), _n.out_ptr()
     _n.check(_n.lib.csvidx_update(_path(path), bool(no_compact), mem, thr, _path(tmp_dir, "tmp_dir"),
-                                  _path(index_path, "index_path"), _by(by), bool(no_wait), _n.byref(out),
-                                  _n.byref(err)), err)
+                                  _path(index_path, "index_path"), _index_dir(index_dir), _by(by), bool(no_wait),
+                                  _n.byref(out), _n.byref(err)), err)
     return _one_or_all(_json(out))
 
 
@@ -123,16 +138,16 @@ def _one_or_all(r):
     return r[0] if len(r) == 1 else r
 
 
-def compact(path, *, index_path=None, by=None, no_wait=False):
+def compact(path, *, index_path=None, index_dir=None, by=None, no_wait=False):
     """Merge the tail of the index of path into its main index, as
     ``csvidx compact`` does, and return the index's description (a list of
     them for a file of several indexes, unless by or index_path picks one)."""
-    by_b = _by(by)
-    paths, several = _indexes(path, index_path, by)
+    by_b, dir_b = _by(by), _index_dir(index_dir)
+    paths, several = _indexes(path, index_path, by, dir_b)
     results = []
     for p in paths:
         out, err = _n.out_ptr(), _n.out_ptr()
-        _n.check(_n.lib.csvidx_compact(_path(path), _path(p, "index_path"), by_b, bool(no_wait),
+        _n.check(_n.lib.csvidx_compact(_path(path), _path(p, "index_path"), dir_b, by_b, bool(no_wait),
                                        _n.byref(out), _n.byref(err)), err)
         results.append(_json(out))
     return results if several else results[0]
@@ -154,7 +169,8 @@ class VerifyResult:
         return self.equal
 
 
-def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None, index_path=None, by=None):
+def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None, index_path=None, index_dir=None,
+           by=None):
     """Rebuild the index of path in memory and compare it with the index
     file byte for byte, as ``csvidx verify`` does. A difference (a broken or
     stale index included) is a VerifyResult with equal False, not an error;
@@ -165,7 +181,7 @@ def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None
     mem, thr = _resources(mem_limit_mib, threads)
     out, err = _n.out_ptr(), _n.out_ptr()
     _n.check(_n.lib.csvidx_verify(_path(path), mem, thr, _path(tmp_dir, "tmp_dir"), _path(index_path, "index_path"),
-                                  _by(by), _n.byref(out), _n.byref(err)), err)
+                                  _index_dir(index_dir), _by(by), _n.byref(out), _n.byref(err)), err)
     rs = _json(out)
     differences = [d for x in rs for d in (x["differences"] or [])]
     return VerifyResult(all(bool(x["equal"]) for x in rs), differences,
@@ -173,7 +189,8 @@ def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None
 
 
 def join(left, right, key, out, *, how="inner", right_key=None, no_header=False, delimiter=",", nulls=False,
-         prefix_left="", prefix_right=""):
+         prefix_left="", prefix_right="", mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None,
+         index_dir=None):
     """Join the CSV at left with the indexed CSV at right, as ``csvidx join``
     does, and write the result to the file out. Returns the number of data
     rows written.
@@ -190,16 +207,22 @@ def join(left, right, key, out, *, how="inner", right_key=None, no_header=False,
     how is "inner", "left", "semi", "anti", "right" or "full". key is left's
     key, as build takes it (a tuple for a composite key); right must be
     indexed by right_key, by default the names left's header gives key's
-    columns. delimiter and no_header are left's. Memory does not grow with
-    either file; read the result with pandas as any CSV. The GIL is
-    released during the join."""
+    columns, in index_dir as build takes it. delimiter and no_header are
+    left's. Memory does not grow with either file; read the result with
+    pandas as any CSV. how="right" and "full" keep a bitmap of right's rows
+    (1/16 of right's indexed bytes at most), in memory up to mem_limit_mib,
+    else in a temporary file in tmp_dir (next to right's index by default)
+    that vanishes with the join; threads is the workers, 0 for all cores.
+    The GIL is released during the join."""
     rows = _n.ctypes.c_int64()
     err = _n.out_ptr()
     rk = None if right_key is None else _keys.key_spec(right_key)
+    mem, thr = _resources(mem_limit_mib, threads)
     _n.check(_n.lib.csvidx_join(_path(left, "left"), _path(right, "right"), _keys.key_spec(key), rk,
                                 _text(how, "how"), bool(no_header), _text(delimiter, "delimiter"), bool(nulls),
-                                _text(prefix_left, "prefix_left"), _text(prefix_right, "prefix_right"),
-                                _path(out, "out"), _n.byref(rows), _n.byref(err)), err)
+                                _text(prefix_left, "prefix_left"), _text(prefix_right, "prefix_right"), mem, thr,
+                                _path(tmp_dir, "tmp_dir"), _index_dir(index_dir), _path(out, "out"), _n.byref(rows),
+                                _n.byref(err)), err)
     return rows.value
 
 
@@ -220,7 +243,9 @@ class Index:
     it was opened (rows appended later are not found: see bytes_behind); a
     missing, broken or stale index is a CsvIdxError that says what to do.
     It is safe to use from several threads at once: lookups release the GIL
-    and run in parallel. Close it with close() or a with block.
+    and run in parallel. Close it with close() or a with block. by picks one
+    of the file's indexes by its key, index_path names an index file, and
+    index_dir is where the file's indexes are (see build).
 
     >>> with csvidx.Index("orders.csv") as idx:
     ...     df = idx.get(8841207)
@@ -228,11 +253,11 @@ class Index:
 
     _handle = 0
 
-    def __init__(self, path, *, index_path=None, by=None):
+    def __init__(self, path, *, index_path=None, index_dir=None, by=None):
         self._path = os.fspath(path)
         h, err = _n.out_i64(), _n.out_ptr()
-        _n.check(_n.lib.csvidx_open(_path(path), _path(index_path, "index_path"), _by(by), _n.byref(h),
-                                    _n.byref(err)), err)
+        _n.check(_n.lib.csvidx_open(_path(path), _path(index_path, "index_path"), _index_dir(index_dir), _by(by),
+                                    _n.byref(h), _n.byref(err)), err)
         self._handle = h.value
         self._meta = None
         behind = self.bytes_behind

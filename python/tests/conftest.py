@@ -83,6 +83,17 @@ def expected_frame(f, keys, **read_csv_kwargs):
     return full.iloc[f.positions(keys)].reset_index(drop=True)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def no_index_dir():
+    """The tests run without CSVIDX_INDEX_DIR, whatever the environment that
+    runs them says: indexes go next to their CSVs unless a test says
+    otherwise (test_indexdir.py). Session-scoped, so that it comes before
+    the fixtures of every scope."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("CSVIDX_INDEX_DIR", raising=False)
+        yield
+
+
 @pytest.fixture
 def orders(tmp_path):
     """A small orders CSV indexed by user_id, with nasty keys."""

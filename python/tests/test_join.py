@@ -11,7 +11,7 @@ import pytest
 
 import csvidx
 
-from conftest import NASTY_KEYS, CSVFile
+from conftest import NASTY_KEYS, CSVFile, cli_error
 
 USERS = [[k, f"user {i}"] for i, k in enumerate(NASTY_KEYS[:8])] + [[NASTY_KEYS[0], "twin"]]
 ORDERS = [[str(i), NASTY_KEYS[i % 10], f"note {i}"] for i in range(40)]
@@ -183,6 +183,105 @@ def test_join_through_a_symbolic_link_replaces_its_target(files):
     os.symlink("nowhere.csv", tmp / "dangling.csv")
     msg = one_line_error(lambda: csvidx.join(orders.path, users.path, "uid", str(tmp / "dangling.csv")))
     assert "symbolic link" in msg and not os.path.exists(tmp / "nowhere.csv"), msg
+
+
+def test_join_finds_right_in_the_index_dir(tmp_path, monkeypatch):
+    """RIGHT indexed in an index directory (issue 38, C11) is found there,
+    by index_dir or CSVIDX_INDEX_DIR, as csvidx join --index-dir finds it;
+    out may not be its index there either."""
+    users = CSVFile(tmp_path / "users.csv", ["uid", "name"], USERS, key_col=0)
+    orders = CSVFile(tmp_path / "orders.csv", ["oid", "uid", "note"], ORDERS, key_col=1)
+    idx = tmp_path / "idx"
+    idx.mkdir()
+    info = csvidx.build(users.path, key="uid", index_dir=str(idx))
+    want = reference("full", read(orders.path).values.tolist(), read(users.path).values.tolist())
+    with pytest.raises(csvidx.CsvIdxError, match="has no index by uid"):
+        csvidx.join(orders.path, users.path, "uid", str(tmp_path / "x.csv"), how="full")
+    out = str(tmp_path / "j.csv")
+    assert csvidx.join(orders.path, users.path, "uid", out, how="full", index_dir=str(idx)) == len(want)
+    assert list(map(tuple, read(out).values.tolist())) == want
+    monkeypatch.setenv("CSVIDX_INDEX_DIR", str(idx))
+    os.remove(out)
+    assert csvidx.join(orders.path, users.path, "uid", out, how="full") == len(want)
+    assert list(map(tuple, read(out).values.tolist())) == want
+    with pytest.raises(csvidx.CsvIdxError, match="has no index by uid"):
+        csvidx.join(orders.path, users.path, "uid", out, index_dir="")
+    before = snapshot(idx)
+    for f in (info["index"], info["index"] + ".lock"):
+        msg = one_line_error(lambda f=f: csvidx.join(orders.path, users.path, "uid", f))
+        assert "its own input" in msg, msg
+    assert snapshot(idx) == before
+
+
+@pytest.fixture
+def big_right(tmp_path):
+    """A RIGHT of 18 MiB keyed by its first column, so that the bitmap of
+    its rows (1/16 of it) is past 1 MiB, and a LEFT that matches some of
+    its rows, and not others."""
+    right = tmp_path / "big.csv"
+    pad = "x" * 90
+    with open(right, "w", encoding="utf-8") as f:
+        f.write("k,pad\n")
+        f.writelines(f"{i},{pad}\n" for i in range(200_000))
+    assert os.path.getsize(right) > 17 << 20
+    csvidx.build(str(right), key="k")
+    left = tmp_path / "left.csv"
+    left.write_text("k,n\n" + "".join(f"{i},{i % 7}\n" for i in range(-5, 200_000, 997)), encoding="utf-8")
+    return str(left), str(right), tmp_path
+
+
+def test_join_mem_limit_tmp_dir_threads(big_right):
+    """join's mem_limit_mib, tmp_dir and threads (csvidx join's
+    --mem-limit-mib, --tmp-dir, --threads): past the limit the bitmap of
+    --full lives in a file in tmp_dir, which holds nothing after, and the
+    rows are the same."""
+    left, right, tmp = big_right
+    want_rows = csvidx.join(left, right, "k", str(tmp / "default.csv"), how="full")
+    want = open(tmp / "default.csv", "rb").read()
+    assert want_rows == 200_000 + 1  # each RIGHT row once, and LEFT's unmatched -5
+    bits = tmp / "bits"
+    bits.mkdir()
+    for kw in ({"mem_limit_mib": 1, "tmp_dir": str(bits)}, {"mem_limit_mib": 1, "tmp_dir": str(bits), "threads": 1},
+               {"threads": 3}):
+        out = tmp / "limited.csv"
+        assert csvidx.join(left, right, "k", str(out), how="full", **kw) == want_rows, kw
+        assert open(out, "rb").read() == want, kw
+        assert os.listdir(bits) == [], kw
+    # Within the limit the bitmap needs no directory; past it, one that is
+    # not there is an error before any row, and out is not left behind.
+    missing = str(tmp / "no-such-dir")
+    out = str(tmp / "fails.csv")
+    assert csvidx.join(left, right, "k", out, how="right", tmp_dir=missing) == 200_000
+    os.remove(out)
+    with pytest.raises(csvidx.CsvIdxError, match=f"temporary file in {missing}"):
+        csvidx.join(left, right, "k", out, how="right", mem_limit_mib=1, tmp_dir=missing)
+    assert not os.path.exists(out)
+
+
+def test_join_bad_resources_are_named_by_their_keywords(cli, files):
+    """Bad options are the CLI's errors, named by Python's keywords where
+    the CLI names its flags, and found before out is made."""
+    orders, users, tmp = files
+    out = str(tmp / "out.csv")
+    for kwargs, flags in [({"mem_limit_mib": 0}, ["--mem-limit-mib", "0"]), ({"threads": -1}, ["--threads", "-1"]),
+                          ({"threads": 100_000}, ["--threads", "100000"])]:
+        with pytest.raises(csvidx.CsvIdxError) as e:
+            csvidx.join(orders.path, users.path, "uid", out, **kwargs)
+        (name, value), = kwargs.items()
+        said, why = str(e.value).split(": ", 1)
+        cli_said, cli_why = cli_error(cli, "join", orders.path, users.path, "--key", "uid", *flags).split(": ", 1)
+        assert (said, cli_said) == (f"{name}={value}", f"{flags[0]} {value}")
+        assert why == cli_why
+        assert not os.path.exists(out)
+    with pytest.raises(csvidx.CsvIdxError, match=r"^mem_limit_mib=1099511627777: give at most 1099511627776$"):
+        csvidx.join(orders.path, users.path, "uid", out, mem_limit_mib=(1 << 40) + 1)
+    with pytest.raises(TypeError, match="threads must be an int"):
+        csvidx.join(orders.path, users.path, "uid", out, threads="2")
+    with pytest.raises(TypeError, match="mem_limit_mib must be an int"):
+        csvidx.join(orders.path, users.path, "uid", out, mem_limit_mib=1.5)
+    with pytest.raises(ValueError, match="null byte in tmp_dir"):
+        csvidx.join(orders.path, users.path, "uid", out, tmp_dir="a\0b")
+    assert not os.path.exists(out)
 
 
 TRUNCATED = r'''
