@@ -1,19 +1,28 @@
 // Package index builds, opens and checks csvidx indexes: secondary indexes
-// that map the key column of a CSV file to the offsets of its rows, so that
-// the rows of one key are found by reading a page of the index and then only
-// those rows.
+// that map the key of a CSV file, one column or several (a composite key),
+// to the offsets of its rows, so that the rows of one key are found by
+// reading a page of the index and then only those rows. It also joins a
+// CSV stream with an indexed CSV ([NewJoin]).
 //
-// The CSV stays as it is. Next to it, FILE.csvidx holds 16-byte records,
-// (xxh3 hash of the key, offset of the row), sorted by hash, on 4 KiB pages
-// that each carry a CRC; format.go describes the bytes. [Build] writes an
-// index atomically; [Open] maps it together with the CSV, refusing one that
-// is broken or stale; [Index.Lookup], [Index.Get] and [Index.Count] answer
-// queries; [Update] indexes appended rows into a tail and [Compact] merges
-// it; [Verify] compares an index with a fresh build.
+// The CSV stays as it is. Next to it, FILE.csvidx holds the rows' offsets
+// sorted by the XXH3-64 hash of their key, on 4 KiB pages that each carry a
+// CRC. [Build] and [Compact] write a main index in format 2: for each
+// fingerprint (the hash's top bits), a run of its rows' offsets coded in a
+// bit stream, about 4 bytes per row. A tail, the rows appended since, keeps
+// format 1: 16-byte (hash, offset) records. Both are read, so an index
+// written before format 2 keeps working; format.go describes the bytes. A
+// file may have an index per key (several.go).
+//
+// [Build] writes an index atomically, [BuildIndexes] several in one scan;
+// [Open] maps one together with the CSV, refusing it when it is broken or
+// stale; [Index.Lookup], [Index.Get] and [Index.Count] answer queries;
+// [Update] indexes appended rows into a tail and [Compact] merges it;
+// [Verify] compares an index with a fresh build; [Drop] removes its files.
 //
 // Every row a lookup returns has been read from the CSV and its key compared
-// byte for byte, so hash collisions and corruption cost an error, never a
-// wrong row.
+// byte for byte: a key that shares a fingerprint or a hash with another
+// costs reading rows that are then dropped, and corruption costs an error,
+// never a wrong row.
 //
 // # Inside
 //
@@ -23,6 +32,7 @@
 // point states its policy on those verdicts in a few lines. The pipeline
 // (pipeline.go) is the one write path of Build, Update and Verify: it scans
 // the CSV with package chunked, sorts the records with package sorter and
-// packs them into pages (write.go) for a sink: a new file written with
-// direct I/O (filesink.go), or Verify's comparison with the old one.
+// packs them into pages for a sink (format 2 in dense.go, format 1 in
+// write.go): a new file written with direct I/O (filesink.go), or Verify's
+// comparison with the old one.
 package index

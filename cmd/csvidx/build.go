@@ -48,11 +48,12 @@ one with --by COLUMNS when the file has several. --index PATH puts a single
 index anywhere instead.
 
 The file is scanned in chunks by --threads workers (all cores by default);
-the index is the same at any number. The index records (16 bytes per row)
-are sorted within --mem-limit-mib; beyond it they spill to temporary
-files next to the index (or in --tmp-dir), which have no name and vanish
-when the build ends, and need as much free space as the index itself.
-The index is byte for byte the same at any limit.
+the index is the same at any number. The records to sort (16 bytes per
+row) are kept within --mem-limit-mib; beyond it they spill to temporary
+files next to the index (or in --tmp-dir), which have no name, vanish
+when the build ends, and need up to 16 bytes of free space per row beyond
+the limit. The index itself takes about 4 bytes per row, and is byte for
+byte the same at any limit.
 
 Build reports what it did in one line on standard error (--json prints
 the index's description on standard output instead, for scripts; --quiet

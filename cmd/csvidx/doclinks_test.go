@@ -54,3 +54,55 @@ func TestDocLinks(t *testing.T) {
 		t.Fatalf("found only %d relative links in %d pages: is the pattern still right?", links, len(pages))
 	}
 }
+
+// goTestName matches the name of a Go test or fuzz target in prose.
+var goTestName = regexp.MustCompile(`\b(?:Test|Fuzz)[A-Z][A-Za-z0-9_]*`)
+
+// TestDocTestNames checks that every Go test and fuzz target the README
+// names as evidence (its guarantees table, mostly) exists, so that a test
+// renamed or moved cannot leave a guarantee pointing at nothing.
+func TestDocTestNames(t *testing.T) {
+	root := "../.."
+	defined := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(src), "\n") {
+			if name, ok := strings.CutPrefix(line, "func "); ok {
+				name, _, _ = strings.Cut(name, "(")
+				defined[name] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, page := range []string{"README.md", "python/README.md"} {
+		text, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range goTestName.FindAllString(string(text), -1) {
+			named++
+			if !defined[name] {
+				t.Errorf("%s names %s, which no _test.go file defines", page, name)
+			}
+		}
+	}
+	if named < 10 {
+		t.Fatalf("found only %d test names in the README: is the pattern still right?", named)
+	}
+}

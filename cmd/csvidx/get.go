@@ -26,15 +26,21 @@ func newGetCommand(g *globals, s streams) *cobra.Command {
 file order, each row once. Keys are compared byte for byte: "007" is not "7".
 
 For a composite key, each KEY is one CSV record in the file's dialect with a
-field per column (42,shipped, or '42,"a,b"'), and the keys file holds such
-records; for a key of one column, a KEY or a line is the key, whole.
+field per column (42,shipped, or '42,"a,b"'), and so is each record of the
+keys file. For a key of one column, a KEY or a line of the keys file is the
+key, whole and verbatim: lines are not decoded as CSV, so a quoted key stays
+quoted (and matches nothing). To take the keys from a column of another CSV,
+let join decode it: once OTHER.csv is indexed by COLUMN,
+csvidx join --semi FILE OTHER.csv --key COLUMN prints FILE's header and the
+rows of FILE whose key OTHER.csv holds, verbatim, in file order.
 
 The exit status is 0 when a row matched, 1 when none did, 2 on error.
 When FILE has grown since it was indexed, get answers from the indexed
 part and warns how many bytes are not indexed.`,
 		Example: `  csvidx get orders.csv 8841207
   csvidx get orders.csv --header 17 42 > two-users.csv
-  cut -d, -f2 vip.csv | csvidx get orders.csv --keys-file -
+  csvidx get orders.csv --keys-file keys.txt     # a key per line, verbatim
+  csvidx join --semi orders.csv vips.csv --key user_id   # keys from a CSV
   csvidx get orders.csv --count 17 42
   csvidx get orders.csv --index by-user-status.csvidx 42,shipped`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -62,7 +68,7 @@ part and warns how many bytes are not indexed.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.keysFile, "keys-file", "", "read more keys from `PATH`, one per line (a CSV record each for a composite key; '-' for standard input)")
+	f.StringVar(&o.keysFile, "keys-file", "", "read more keys from `PATH` ('-': standard input), one per line, verbatim: no CSV decoding, a quoted key stays quoted (for a composite key, a CSV record each)")
 	f.BoolVarP(&o.count, "count", "c", false, "print KEY<TAB>COUNT per distinct key, as given, instead of the rows")
 	f.BoolVar(&o.header, "header", false, "print the header record first, so the output is a CSV file")
 	return cmd

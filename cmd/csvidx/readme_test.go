@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -70,4 +71,48 @@ func shellBlocks(md []byte) []string {
 		}
 	}
 	return blocks
+}
+
+// TestTestCommandStages checks that ./test.sh announces each stage it runs
+// (a `step` line before each command after the Python check) and counts
+// them right, and that the README gives the same number of stages.
+func TestTestCommandStages(t *testing.T) {
+	script, err := os.ReadFile("../../test.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(script), "\n")
+	stages, steps, announced := -1, 0, false
+	started := false // past the Python check, where the stages begin
+	for i, line := range lines {
+		if n, ok := strings.CutPrefix(line, "stages="); ok {
+			stages, err = strconv.Atoi(n)
+			if err != nil {
+				t.Fatalf("test.sh:%d: %q", i+1, line)
+			}
+		}
+		if strings.HasPrefix(line, "step ") {
+			steps++
+			announced, started = true, true
+			continue
+		}
+		if !started || line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "echo ") {
+			continue
+		}
+		if !announced {
+			t.Errorf("test.sh:%d: %q runs without a step line before it", i+1, line)
+		}
+		announced = false
+	}
+	if steps == 0 || steps != stages {
+		t.Errorf("test.sh runs %d steps and says stages=%d", steps, stages)
+	}
+	names := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+	if stages >= 0 && stages < len(names) && !strings.Contains(string(readme), names[stages]+" stages") {
+		t.Errorf("the README does not say that ./test.sh has %s stages", names[stages])
+	}
 }

@@ -139,15 +139,16 @@ func newRootCommand(s streams, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "csvidx",
 		Short: "Find the rows of one key in a huge CSV file, in about a millisecond",
-		Long: `csvidx indexes a CSV file by one column, without importing it: the CSV stays
-as it is and FILE.csvidx, next to it, maps key hashes to row offsets.
-A lookup reads a page of the index and then only the rows it needs.
-
-  csvidx build orders.csv --key user_id
+		Long: `csvidx indexes a CSV file by a column (or several), without importing it:
+the CSV stays as it is and FILE.csvidx, next to it, maps key hashes to row
+offsets. A lookup reads a page of the index and then only the rows it needs.
+csvidx join looks up each row of a CSV stream in an indexed CSV.`,
+		Example: `  csvidx build orders.csv --key user_id
   csvidx get orders.csv 8841207
   csvidx get orders.csv --header 17 42 | head
   csvidx update orders.csv        # after rows were appended
-  csvidx info orders.csv`,
+  csvidx info orders.csv
+  csvidx join --semi orders.csv vips.csv --key user_id`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -163,15 +164,16 @@ A lookup reads a page of the index and then only the rows it needs.
 		}
 		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
 	})
-	// Completion scripts (cobra's): the script asks csvidx __complete
-	// ARGS... for the words that fit, which gets the whole tree below.
-	root.CompletionOptions.DisableDefaultCmd = len(args) == 0 || !completing(args[0])
 	only := ""
 	for _, c := range commands {
 		if len(args) > 0 && args[0] == c.name {
 			only = c.name
 		}
 	}
+	// Completion scripts (cobra's): the script asks csvidx __complete
+	// ARGS... for the words that fit, which gets the whole tree below. The
+	// whole tree holds the completion command, so that help lists it.
+	root.CompletionOptions.DisableDefaultCmd = only != ""
 	for _, c := range commands {
 		if only != "" && c.name != only {
 			continue
@@ -196,12 +198,6 @@ A lookup reads a page of the index and then only the rows it needs.
 		root.SetVersionTemplate("csvidx {{.Version}}\n")
 	}
 	return root
-}
-
-// completing reports whether arg, the first of the command line, asks for a
-// completion script or for completions.
-func completing(arg string) bool {
-	return arg == "completion" || arg == cobra.ShellCompRequestCmd || arg == cobra.ShellCompNoDescRequestCmd
 }
 
 // version returns the module version and the VCS revision csvidx was built
