@@ -72,7 +72,7 @@ error.`,
 		Example: `  csvidx build users.csv --key user_id
   csvidx join orders.csv users.csv --key user_id > orders-with-users.csv
   csvidx join --left orders.csv users.csv --key user_id -r user_
-  cut -d, -f1,2 recent.csv | csvidx join --semi - users.csv --key user_id
+  csvidx get orders.csv --header 1198 | csvidx join - users.csv --key user_id
   csvidx join --anti a.tsv b.csv --key id     # a .tsv LEFT is tab-separated`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {

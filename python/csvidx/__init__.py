@@ -10,7 +10,7 @@ index files are the same as the csvidx command's.
     idx = csvidx.Index("orders.csv")             # maps the files, loads nothing
     df = idx.get(8841207)                        # a DataFrame of the user's rows
     df = idx.get([1, 2, 3], dtype={"amount": "float64"})  # kwargs go to read_csv
-    idx.count([1, 2, 3])                         # {1: 8, 2: 5, 3: 0}, no rows read
+    idx.count([1, 2, 3])                         # {1: 8, 2: 5, 3: 0}, no rows copied
     idx.get_bytes(42)                            # the rows' CSV bytes, no header
     csvidx.update("orders.csv")                  # after rows were appended
 
