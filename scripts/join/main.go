@@ -16,6 +16,12 @@
 // RIGHT ahead (csvidx join --read-ahead): see cold.go.
 //
 //	go run ./scripts/join -cold 300,1000,3000,10000,30000 -users 10000000 -work /data/join
+//
+// With -modes it compares instead the joins that keep a bit per RIGHT row
+// (--full), with the bits in memory and in a temporary file, against the
+// inner join and, with -old, against an older binary: see modes.go.
+//
+//	go run ./scripts/join -modes -left 1000000 -users 2000000 -old /tmp/csvidx-old
 package main
 
 import (
@@ -61,7 +67,9 @@ func main() {
 	fanout := flag.Int("fanout", 0, "rows of an orders RIGHT for the fan-out case (LEFT: the second -left size, or the first); 0: none")
 	skipHash := flag.Int("hash-max", 10_000_000, "run hashjoin only for LEFTs up to this many rows")
 	cold := flag.String("cold", "", "instead: for each of these counts of lookups (comma-separated), time a join of that many random users with the users RIGHT cold, read page by page and read ahead")
-	rounds := flag.Int("rounds", 3, "-cold: runs of each, in turns")
+	rounds := flag.Int("rounds", 3, "-cold and -modes: runs of each, in turns")
+	modes := flag.Bool("modes", false, "instead: time csvidx join inner and --full (a bit per RIGHT row, in memory and in a file) of the first -left size, in turns")
+	old := flag.String("old", "", "-modes: an older csvidx binary to time the same joins with")
 	flag.Parse()
 	remove, err := s.Workspace("csvidx-join")
 	if err != nil {
@@ -75,6 +83,9 @@ func main() {
 	duck := filepath.Join(s.Work, "duckdb-tool")
 	hash := filepath.Join(s.Work, "hashjoin")
 	for _, b := range [][]string{{"-C", "scripts/duckdb", "-o", duck, "."}, {"-o", hash, "./scripts/join/hashjoin"}} {
+		if *cold != "" || *modes {
+			break // csvidx alone
+		}
 		cmd := exec.Command("go", append([]string{"build"}, b...)...)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Run(); err != nil {
@@ -111,6 +122,21 @@ func main() {
 			}
 		}
 		return p
+	}
+	if *modes {
+		left := orders(sizes[0])
+		runs, err := measureModes(s.Bin, *old, left, usersCSV, *rounds)
+		if err != nil {
+			log.Fatal(err)
+		}
+		reportModes(runs)
+		st, _ := os.Stat(usersCSV)
+		name, err := run.SaveResults(s.Results, "join-modes", st.Size(), runs)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("\nwrote", name)
+		return
 	}
 	var cases []*joinCase
 	for _, n := range sizes {
