@@ -13,11 +13,13 @@ import (
 // BuildOptions say what to index and how. The zero value indexes nothing:
 // Key is required.
 type BuildOptions struct {
-	// Key is the key column: a header field's name (exact, decoded) or,
-	// when no header field has that name, a 0-based column number.
+	// Key is the key spec: its columns as one CSV record, comma-separated
+	// whatever the file's delimiter ("user_id", or "user_id,status" for a
+	// composite key), each a header field's name (exact, decoded) or, when
+	// no header field has that name, a 0-based column number.
 	Key string
-	// NoHeader says the first record is data, not a header. Key must
-	// then be a number.
+	// NoHeader says the first record is data, not a header. Key's columns
+	// must then be numbers.
 	NoHeader bool
 	// Delimiter separates fields; when zero, the CSV's default delimiter
 	// by its name (see [DefaultDelimiter]): a tab for .tsv and .tab, else ','.

@@ -138,7 +138,7 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, t
 	}
 	h := mergedHeader(main.h, tail.h, shadowed)
 	err = mapping.Guard(func() error {
-		h.headChecksum, h.tailChecksum = fingerprint(csv.data[:h.scanned])
+		h.headChecksum, h.tailChecksum = endHashes(csv.data[:h.scanned])
 		return nil
 	}, csv.m)
 	if err != nil {

@@ -108,9 +108,9 @@ func (c *csvFile) close() error {
 	return err
 }
 
-// fingerprint returns the checksums of the first and the last 64 KiB of
+// endHashes returns the checksums of the first and the last 64 KiB of
 // data.
-func fingerprint(data []byte) (head, tail uint64) {
-	return xxh3.Hash(data[:min(len(data), fingerprintLen)]),
-		xxh3.Hash(data[max(0, len(data)-fingerprintLen):])
+func endHashes(data []byte) (head, tail uint64) {
+	return xxh3.Hash(data[:min(len(data), endHashLen)]),
+		xxh3.Hash(data[max(0, len(data)-endHashLen):])
 }

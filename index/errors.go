@@ -182,6 +182,14 @@ type pathError struct {
 func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
 func (e *pathError) Unwrap() error { return e.err }
 
+// The options a message advises are named as this package's option structs
+// name them, in parentheses: a front end gives its own names for them (a
+// flag, a keyword argument) by replacing these.
+const (
+	OptIndexPath = "(IndexPath)" // BuildOptions.IndexPath and the like: where the index goes
+	OptIndexDir  = "(IndexDir)"  // BuildOptions.IndexDir and the like: the index directory
+)
+
 // Reword returns err's message with the neutral fixes the package words
 // replaced by a front end's own: rebuild's for a *RebuildError in err's
 // chain, locked's for a *LockedError. A wrapped error's message is part of

@@ -107,7 +107,7 @@ func checkNameLength(idxPath string) error {
 	if longest <= nameMax {
 		return nil
 	}
-	return fmt.Errorf("%w: the files of an index at %s would have names of up to %d bytes, past the %d a file system allows; give the index a shorter path (--index PATH)",
+	return fmt.Errorf("%w: the files of an index at %s would have names of up to %d bytes, past the %d a file system allows; give the index a shorter path "+OptIndexPath,
 		ErrNameTooLong, idxPath, longest, nameMax)
 }
 
@@ -158,7 +158,7 @@ func notOwn(path, what, fix string) error {
 }
 
 const (
-	elsewhere = "give another index path (--index)"
+	elsewhere = "give another index path " + OptIndexPath
 	lockLink  = "csvidx opens its lock file only as a regular file, never through a link: remove the link, or " + elsewhere
 )
 
@@ -181,7 +181,7 @@ func checkOwn(path string, r role, csv fs.FileInfo) error {
 		if r == lockRole {
 			return notOwn(path, "a symbolic link", lockLink)
 		}
-		return notOwn(path, "a symbolic link", "csvidx never writes through a link, nor replaces one: give the link's target as the index path (--index), or remove the link")
+		return notOwn(path, "a symbolic link", "csvidx never writes through a link, nor replaces one: give the link's target as the index path "+OptIndexPath+", or remove the link")
 	case !st.Mode().IsRegular():
 		return notOwn(path, mapping.Kind(st.Mode())+", not a regular file", "csvidx's index files are regular files: "+elsewhere)
 	case r.magic == "" && st.Size() > 0:

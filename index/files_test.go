@@ -17,7 +17,7 @@ func TestCheckNameLength(t *testing.T) {
 		t.Fatalf("a name of %d bytes: %v", longest, err)
 	}
 	err := checkNameLength(filepath.Join(dir, strings.Repeat("x", longest+1)))
-	if !errors.Is(err, ErrNameTooLong) || !strings.Contains(err.Error(), "--index PATH") {
+	if !errors.Is(err, ErrNameTooLong) || !strings.Contains(err.Error(), OptIndexPath) {
 		t.Fatalf("a name of %d bytes: %v, want ErrNameTooLong", longest+1, err)
 	}
 }

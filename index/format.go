@@ -145,15 +145,20 @@ package index
 //
 // # Lookup
 //
-// A lookup hashes the key, finds the first record with that hash by a search
-// over the mapped pages, and checks the CRC of the page (or pages) holding
-// that record, its predecessor, the run of records with the hash, and the
-// first record after the run. Since the file was sorted when written, a run
-// bracketed by checked pages is the complete run, whatever the unchecked
-// pages the search stepped through say: a flipped bit can make a lookup fail
-// with an error, never silently drop or invent a row. Each candidate row is
-// then read from the CSV, parsed, and its key compared byte for byte, so
-// hash collisions never print a wrong row.
+// A lookup hashes the key and finds, through the fence or a search over the
+// mapped pages, where the key's run starts: in format 1 the first record
+// with its hash, in format 2 the run of its fingerprint. It checks the CRC of
+// every page it relies on: in format 1 the pages holding the record before
+// the run, the run, and the record after it; in format 2 a start page whose
+// first key is below the fingerprint (or the page where the run begins),
+// the pages of the run, and a page that says the run ends there or a next
+// page whose first key is above it. Since the file was sorted when written,
+// a run bracketed by checked pages is the complete run, whatever the
+// unchecked pages the search stepped through say: a flipped bit can make a
+// lookup fail with an error, never silently drop or invent a row. Each
+// candidate row is then read from the CSV, parsed, and its key compared byte
+// for byte, so neither a shared hash nor a shared fingerprint ever prints a
+// wrong row.
 //
 // # Freshness
 //
@@ -175,7 +180,7 @@ const (
 	versionFlat    = 1                 // the format described above: 16-byte records
 	versionDense   = 2                 // format 2: fingerprint runs in a bit stream (see dense.go)
 	maxKeyName     = 1024              // key name bytes kept in the header
-	fingerprintLen = 64 << 10          // CSV bytes checked at each end of the scanned part
+	endHashLen     = 64 << 10          // CSV bytes checked at each end of the scanned part
 	magic          = "\x89csvidx\n"    // first bytes of every index file
 	quoteChar      = '"'               // the only quote character
 	keyNameOffset  = 138               // start of the key name in the header

@@ -116,7 +116,7 @@ func appendCSV(t *testing.T, p, data string) {
 func bigCSV(t *testing.T) (genCSV, string) {
 	r := rand.New(rand.NewPCG(5, 5))
 	g := makeCSV(r, 12000, 1, ',', true, false)
-	if len(g.data) < 3*fingerprintLen {
+	if len(g.data) < 3*endHashLen {
 		t.Fatalf("generated CSV is only %d bytes", len(g.data))
 	}
 	p := writeCSV(t, g.data)

@@ -53,11 +53,11 @@ func HomeOf(csvPath, indexDir string) (Home, error) {
 	}
 	switch st, err := os.Stat(indexDir); {
 	case errors.Is(err, os.ErrNotExist):
-		return Home{}, fmt.Errorf("%w %s (--index-dir, CSVIDX_INDEX_DIR): it does not exist; create it, or give another", ErrIndexDir, indexDir)
+		return Home{}, fmt.Errorf("%w %s %s: it does not exist; create it, or give another", ErrIndexDir, indexDir, OptIndexDir)
 	case err != nil:
-		return Home{}, fmt.Errorf("%w (--index-dir, CSVIDX_INDEX_DIR): %w", ErrIndexDir, err)
+		return Home{}, fmt.Errorf("%w %s: %w", ErrIndexDir, OptIndexDir, err)
 	case !st.IsDir():
-		return Home{}, fmt.Errorf("%w %s (--index-dir, CSVIDX_INDEX_DIR): it is %s, not a directory", ErrIndexDir, indexDir, mapping.Kind(st.Mode()))
+		return Home{}, fmt.Errorf("%w %s %s: it is %s, not a directory", ErrIndexDir, indexDir, OptIndexDir, mapping.Kind(st.Mode()))
 	}
 	abs, err := filepath.Abs(csvPath) // cleaned
 	if err != nil {

@@ -56,7 +56,7 @@ func (w *joinWorker) probed() {
 }
 
 // readAhead reads the part of RIGHT its index covers, and its index files
-// whole (those that are cold), in the background, in big sequential reads that bring them into the page
+// whole (those mostly uncached), in the background, in big sequential reads that bring them into the page
 // cache, where the lookups then find them. (madvise(MADV_WILLNEED) over the mappings was
 // tried first: it took 3.3 s for what reading took 0.5 s, see "Joins" in
 // docs/performance.md.) It stops when the join ends.
@@ -66,11 +66,11 @@ func (r *joinRun) readAhead() {
 		n    int64 // the bytes to read: the CSV's that its index covers
 	}
 	var files []file
-	if covered := int(r.ix.furthest().scanned); cold(r.ix.csv.m, covered) {
+	if covered := int(r.ix.furthest().scanned); uncached(r.ix.csv.m, covered) {
 		files = append(files, file{r.ix.csvPath, int64(covered)})
 	}
 	for _, p := range []*part{r.ix.main, r.ix.tail} {
-		if p != nil && cold(p.m, len(p.data)) {
+		if p != nil && uncached(p.m, len(p.data)) {
 			files = append(files, file{p.path, int64(len(p.data))})
 		}
 	}
@@ -96,10 +96,10 @@ func (r *joinRun) readAhead() {
 	}()
 }
 
-// cold reports whether a tenth of the pages of m's first n bytes or more
+// uncached reports whether a tenth of the pages of m's first n bytes or more
 // are not in memory (or it cannot tell): a file worth reading ahead.
 // Asking costs a mincore call, about a millisecond for 5 GB.
-func cold(m *mapping.Map, n int) bool {
+func uncached(m *mapping.Map, n int) bool {
 	k, err := m.ResidentIn(n)
 	ps := os.Getpagesize()
 	pages := (n + ps - 1) / ps

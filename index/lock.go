@@ -158,7 +158,7 @@ func lockError(path string, err error) error {
 	case errors.Is(err, syscall.ELOOP):
 		return notOwn(path, "a symbolic link", lockLink)
 	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
-		return fmt.Errorf("lock the index: %w; csvidx writes the index next to the CSV unless told where: give an index path in a directory you can write (--index PATH)", err)
+		return fmt.Errorf("lock the index: %w; csvidx writes the index next to the CSV unless told where: give an index path in a directory you can write %s", err, OptIndexPath)
 	}
 	return fmt.Errorf("lock the index: %w", err)
 }

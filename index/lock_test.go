@@ -18,8 +18,8 @@ func TestLockErrorAdvice(t *testing.T) {
 		want string
 		own  bool // wraps ErrNotOwn
 	}{
-		{&os.PathError{Op: "open", Path: "x.lock", Err: fs.ErrPermission}, "--index PATH", false},
-		{&os.PathError{Op: "open", Path: "x.lock", Err: syscall.EROFS}, "--index PATH", false},
+		{&os.PathError{Op: "open", Path: "x.lock", Err: fs.ErrPermission}, OptIndexPath, false},
+		{&os.PathError{Op: "open", Path: "x.lock", Err: syscall.EROFS}, OptIndexPath, false},
 		{&os.PathError{Op: "open", Path: "x.lock", Err: syscall.ELOOP}, "never through a link", true},
 		{&os.PathError{Op: "open", Path: "x.lock", Err: syscall.EMFILE}, "too many open files", false},
 	} {

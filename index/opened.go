@@ -71,7 +71,7 @@ func (ix files) openFiles(csvPath string, withFence bool) (*opened, error) {
 		return nil, err
 	}
 	scanned := int64(o.main.h.scanned)
-	mapping.WillNeedFile(csvPath, fingerprintLen, 0, max(0, scanned-fingerprintLen))
+	mapping.WillNeedFile(csvPath, endHashLen, 0, max(0, scanned-endHashLen))
 	if withFence { // a fence that cannot be used only costs speed
 		o.main.fence, o.fenceWhy = fence.Open(ix.fence, o.main.h.generation, o.main.h.pages)
 	}
@@ -166,7 +166,7 @@ func checkFresh(f *os.File, size int64, h *header, csvPath, idxPath string) erro
 	if size < scanned {
 		return stale("%s shrank from %d to %d bytes", csvPath, scanned, size)
 	}
-	n := min(scanned, fingerprintLen)
+	n := min(scanned, endHashLen)
 	for _, part := range []struct {
 		off  int64
 		sum  uint64

@@ -12,8 +12,9 @@ import (
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
-// part is one mapped index file, the main index or its tail, and the reads
-// a lookup makes in it.
+// part is one mapped index file, the main index or its tail. The reads a
+// lookup makes in a format 1 file are here; a format 2 file's are in
+// densepart.go.
 type part struct {
 	path    string
 	csvPath string // for errors

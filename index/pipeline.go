@@ -16,8 +16,9 @@ import (
 
 // A pipeline is the one write path of an index file, shared by Build,
 // Update and Verify: it scans the CSV's keyed records (package chunked),
-// sorts them (package sorter) and packs them into sealed pages for a sink
-// (pageWriter): a new file, or Verify's comparison with the old one.
+// sorts them (package sorter) and packs them into sealed pages (a
+// densePacker in format 2, a pageWriter in format 1) for a sink: a new
+// file, or Verify's comparison with the old one.
 type pipeline struct {
 	csv  *csvFile
 	spec spec
@@ -188,7 +189,7 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 func (p *pipeline) scanned(h *header, r chunked.Result, j, threads int) (*built, error) {
 	data := p.csv.data
 	h.scanned = uint64(len(data))
-	h.headChecksum, h.tailChecksum = fingerprint(data)
+	h.headChecksum, h.tailChecksum = endHashes(data)
 	if p.main == nil && r.Rows > 0 && r.Short[j] == r.Rows {
 		return nil, noKeyColumn(p.csv, h.delim, h)
 	}

@@ -14,29 +14,6 @@ import (
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
-// The indexes of a file.
-//
-// A CSV may have several indexes, each by its own key. The first one built
-// lives at CSV.csvidx, where csvidx has always put an index, so that an
-// index built before there could be several is found as it was. Each
-// other index is named by its key's columns, 0-based, in the key's order:
-// CSV.by-3.csvidx for column 3, CSV.by-1-4.csvidx for the composite key of
-// columns 1 and 4. Names made of numbers cannot clash between two keys, nor
-// with the .idx files of xsv and qsv, and they stay right when a header is
-// renamed. What an index is by is in its header, not its name: the name
-// only keeps two keys apart.
-//
-// The index at CSV.csvidx is the file's default: a call that does not say
-// which index it is about (no --by) uses it, so adding an index never
-// breaks a working command. A file whose indexes all have by- names has a
-// default only when it has one index.
-//
-// A build puts the index of a key where the file's index of the same
-// columns is, if it has one; else at CSV.csvidx if the file has no index
-// (or only a broken one there); else at its by- name, so that a new key
-// never becomes the default in place of an index in use. --index puts a single index anywhere, outside this
-// scheme: such an index is found only through --index.
-
 // byPrefix and indexSuffix frame the name of an index of a CSV other than
 // its first: CSV.by-1-4.csvidx.
 const (

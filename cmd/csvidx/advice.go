@@ -18,6 +18,7 @@ func advise(err error) string {
 	msg := index.Reword(err, rebuildAdvice, func(e *index.LockedError) string {
 		return e.Facts() + "; try again when it is done, or leave out --no-wait to wait"
 	})
+	msg = optionNames.Replace(msg)
 	var de *index.DelimiterError
 	if errors.As(err, &de) {
 		msg = strings.Replace(msg, de.Error(), fmt.Sprintf("%s; that column holds %q: give --delimiter %s",
@@ -35,6 +36,13 @@ func advise(err error) string {
 	}
 	return msg
 }
+
+// optionNames names the options the index package's messages advise as
+// the CLI's flags.
+var optionNames = strings.NewReplacer(
+	index.OptIndexPath, "(--index)",
+	index.OptIndexDir, "(--index-dir, CSVIDX_INDEX_DIR)",
+)
 
 // rebuildAdvice is e's message with the command line that builds the index
 // again, with the options it was built with when its header says them.

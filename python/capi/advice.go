@@ -25,17 +25,14 @@ func advise(err error) string {
 	if errors.Is(err, index.ErrSeveral) {
 		msg += " with by=..."
 	}
-	if errors.Is(err, index.ErrIndexDir) { // the index package names the CLI's flag
-		msg = strings.Replace(msg, indexDirCLI, indexDirPython, 1)
-	}
-	return msg
+	return optionNames.Replace(msg)
 }
 
-// How the index package's ErrIndexDir names where the directory came from,
-// and how Python names it.
-const (
-	indexDirCLI    = "(--index-dir, CSVIDX_INDEX_DIR)"
-	indexDirPython = "(index_dir, CSVIDX_INDEX_DIR)"
+// optionNames names the options the index package's messages advise as
+// the binding's keyword arguments.
+var optionNames = strings.NewReplacer(
+	index.OptIndexPath, "(index_path)",
+	index.OptIndexDir, "(index_dir, CSVIDX_INDEX_DIR)",
 )
 
 // rebuildAdvice is e's message with the csvidx.build call that builds the

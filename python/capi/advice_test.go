@@ -72,7 +72,7 @@ func TestAdvise(t *testing.T) {
 }
 
 // TestAdviseIndexDir: a bad index directory is named as Python names it,
-// by the keyword where the index package names the CLI's flag (for a
+// by the keyword where the index package names its option (for a
 // directory that is not there, and for a file).
 func TestAdviseIndexDir(t *testing.T) {
 	dir := t.TempDir()
@@ -81,8 +81,8 @@ func TestAdviseIndexDir(t *testing.T) {
 		if !errors.Is(err, index.ErrIndexDir) {
 			t.Fatalf("HomeOf(%q): %v, want ErrIndexDir", d, err)
 		}
-		want := strings.Replace(err.Error(), indexDirCLI, indexDirPython, 1)
-		if got := advise(err); got != want || want == err.Error() || strings.Contains(got, "--index-dir") {
+		want := strings.Replace(err.Error(), index.OptIndexDir, "(index_dir, CSVIDX_INDEX_DIR)", 1)
+		if got := advise(err); got != want || want == err.Error() || strings.Contains(got, index.OptIndexDir) {
 			t.Errorf("advise = %q\n want %q, in Python's words", got, want)
 		}
 	}
