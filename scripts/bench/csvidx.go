@@ -14,7 +14,7 @@ import (
 
 // measureCsvidx measures the build and the lookups.
 func measureCsvidx(c *config, rep *report) error {
-	hello, err := buildHello(c.Work)
+	hello, err := run.HelloBinary(c.Work)
 	if err != nil {
 		return err
 	}
@@ -191,20 +191,4 @@ func removeIndex(csv string) {
 	for _, s := range []string{"", ".fence", ".tail", ".lock"} {
 		os.Remove(csv + ".csvidx" + s)
 	}
-}
-
-// buildHello compiles a Go hello-world into dir.
-func buildHello(dir string) (string, error) {
-	src := filepath.Join(dir, "hello")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		return "", err
-	}
-	os.WriteFile(filepath.Join(src, "go.mod"), []byte("module hello\n\ngo 1.26\n"), 0o644)
-	os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n"), 0o644)
-	bin := filepath.Join(dir, "hello-bin")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	cmd.Stderr = os.Stderr
-	return bin, cmd.Run()
 }

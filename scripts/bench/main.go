@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -123,29 +122,14 @@ func benchmark(c *config) error {
 // generate writes the orders CSV, the batch keys and the known ids.
 func generate(c *config) error {
 	c.CSV, c.keys = filepath.Join(c.Work, "orders.csv"), filepath.Join(c.Work, "keys.txt")
-	cmd := exec.Command("go", "run", "./scripts/csvgen", "-rows", strconv.Itoa(c.Rows), "-o", c.CSV,
-		"-keys-out", c.keys, "-keys-n", "1000", "-stats")
-	out, err := cmd.CombinedOutput() // -stats writes to standard error
+	stats, err := run.GenerateStats(c.CSV, c.Rows, "-keys-out", c.keys, "-keys-n", "1000")
 	if err != nil {
-		return fmt.Errorf("csvgen: %w\n%s", err, out)
+		return err
 	}
-	stats := string(out)
-	c.ordinary = statField(stats, "ordinary ids present:")
-	c.heavy = statField(stats, "heavy ids present:")
-	c.missing = statField(stats, "missing id:")
+	c.ordinary = run.StatField(stats, "ordinary ids present:")
+	c.heavy = run.StatField(stats, "heavy ids present:")
+	c.missing = run.StatField(stats, "missing id:")
 	return nil
-}
-
-// statField returns the first word after label in csvgen's -stats output.
-func statField(stats, label string) string {
-	for _, line := range strings.Split(stats, "\n") {
-		if rest, ok := strings.CutPrefix(line, label); ok {
-			if f := strings.Fields(rest); len(f) > 0 {
-				return f[0]
-			}
-		}
-	}
-	return ""
 }
 
 // csvidxCounts builds the index and returns csvidx's counts of the probe

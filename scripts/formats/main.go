@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 
@@ -70,7 +69,7 @@ func main() {
 		log.Fatal(err)
 	}
 	if *old == "" {
-		if *old, err = buildAt(*oldRev, s.Work); err != nil {
+		if *old, err = run.BinaryAt(*oldRev, s.Work); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -144,25 +143,6 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Println("\nwrote", name)
-}
-
-// buildAt builds the csvidx of commit rev into dir.
-func buildAt(rev, dir string) (string, error) {
-	src := filepath.Join(dir, "src-"+rev)
-	bin := filepath.Join(dir, "csvidx-"+rev)
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	if err := exec.Command("git", "worktree", "add", "--detach", src, rev).Run(); err != nil {
-		return "", fmt.Errorf("check out %s: %w", rev, err)
-	}
-	defer exec.Command("git", "worktree", "remove", "--force", src).Run()
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/csvidx")
-	cmd.Dir, cmd.Env = src, append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build %s: %v\n%s", rev, err, out)
-	}
-	return bin, nil
 }
 
 // bench runs csvidx bench on sd's index and returns what the table shows.

@@ -104,17 +104,8 @@ func reportModes(runs []*modeRun) {
 		vs := ""
 		mode, _, _ := strings.Cut(r.Name, ", bits in memory")
 		if o, ok := old[mode]; ok && o != r {
-			vs = fmt.Sprintf("%.3fx", pairedRatio(r.Seconds, o.Seconds))
+			vs = fmt.Sprintf("%.3fx", run.PairedRatio(r.Seconds, o.Seconds))
 		}
 		fmt.Printf("| %s | %.3f s | %s s | %s | %s | %s |\n", r.Name, run.MedianOf(r.Seconds), run.Seconds(r.Seconds), vs, mib(r.PeakAnonKiB), r.Output[:12])
 	}
-}
-
-// pairedRatio is the median of a[i]/b[i].
-func pairedRatio(a, b []float64) float64 {
-	var rs []float64
-	for i := range min(len(a), len(b)) {
-		rs = append(rs, a[i]/b[i])
-	}
-	return run.MedianOf(rs)
 }

@@ -37,6 +37,43 @@ func Binary(dir string) (string, error) {
 	return bin, cmd.Run()
 }
 
+// BinaryAt builds the csvidx of commit rev into dir, from a temporary git
+// worktree, unless dir holds it from an earlier run.
+func BinaryAt(rev, dir string) (string, error) {
+	src := filepath.Join(dir, "src-"+rev)
+	bin := filepath.Join(dir, "csvidx-"+rev)
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	if err := exec.Command("git", "worktree", "add", "--detach", src, rev).Run(); err != nil {
+		return "", fmt.Errorf("check out %s: %w", rev, err)
+	}
+	defer exec.Command("git", "worktree", "remove", "--force", src).Run()
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/csvidx")
+	cmd.Dir, cmd.Env = src, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build %s: %v\n%s", rev, err, out)
+	}
+	return bin, nil
+}
+
+// HelloBinary compiles a Go hello-world into dir: timed next to csvidx, the
+// start-up of any Go command.
+func HelloBinary(dir string) (string, error) {
+	src := filepath.Join(dir, "hello")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", err
+	}
+	os.WriteFile(filepath.Join(src, "go.mod"), []byte("module hello\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n"), 0o644)
+	bin := filepath.Join(dir, "hello-bin")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Stderr = os.Stderr
+	return bin, cmd.Run()
+}
+
 // Result is what Measure or Timed saw of one command.
 type Result struct {
 	Seconds     float64
@@ -182,6 +219,16 @@ func MedianOf(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
+// PairedRatio is the median of a[i]/b[i]: of two commands timed in turns,
+// the ratio of runs that were neighbours in time.
+func PairedRatio(a, b []float64) float64 {
+	var rs []float64
+	for i := range min(len(a), len(b)) {
+		rs = append(rs, a[i]/b[i])
+	}
+	return MedianOf(rs)
+}
+
 // A Build is one timed build of an index, by Rounds.
 type Build struct {
 	Result        // what the measuring function saw
@@ -279,6 +326,31 @@ func Generate(path string, rows int, extra ...string) error {
 	cmd := exec.Command("go", args...)
 	cmd.Stderr = os.Stderr
 	return cmd.Run()
+}
+
+// GenerateStats is Generate with csvgen's -stats, which it returns (csvgen
+// prints them to standard error): the rows and bytes written, and heavy,
+// ordinary and missing user ids, which StatField reads.
+func GenerateStats(path string, rows int, extra ...string) (string, error) {
+	args := append([]string{"run", "./scripts/csvgen", "-rows", strconv.Itoa(rows), "-o", path}, extra...)
+	cmd := exec.Command("go", append(args, "-stats")...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("csvgen: %w\n%s", err, out)
+	}
+	return string(out), nil
+}
+
+// StatField returns the first word after label in csvgen's -stats output.
+func StatField(stats, label string) string {
+	for _, line := range strings.Split(stats, "\n") {
+		if rest, ok := strings.CutPrefix(line, label); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				return f[0]
+			}
+		}
+	}
+	return ""
 }
 
 // Output runs a command and returns its standard output; on failure the

@@ -34,3 +34,17 @@ func TestTurns(t *testing.T) {
 		t.Errorf("Turns after an error called %v, %v; want [0 1 11], stop", got, err)
 	}
 }
+
+// TestPairedRatio checks that the ratio is the median of the rounds'
+// ratios, not the ratio of the medians, over the rounds both have.
+func TestPairedRatio(t *testing.T) {
+	if got := PairedRatio([]float64{2, 3, 10}, []float64{1, 3, 4}); got != 2 {
+		t.Errorf("PairedRatio = %v, want 2 (of 2, 1, 2.5)", got)
+	}
+	if got := PairedRatio([]float64{2, 3}, []float64{4}); got != 0.5 {
+		t.Errorf("PairedRatio of unequal lengths = %v, want 0.5", got)
+	}
+	if got := PairedRatio(nil, nil); got != 0 {
+		t.Errorf("PairedRatio of nothing = %v, want 0", got)
+	}
+}
