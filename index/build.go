@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -112,7 +112,7 @@ func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 		return nil, 0, err
 	}
 	if sp.keyCols == nil {
-		cols, err := resolveKeySpec(sp.key, fields, found, sp.delim)
+		cols, err := keyspec.Resolve(sp.key, fields, found, sp.delim)
 		if err != nil {
 			return nil, 0, err // Build names the CSV
 		}
@@ -129,14 +129,14 @@ func noKeyColumn(csv *csvFile, delim byte, h *header) error {
 	var fields [][]byte
 	if h.headerEnd > 0 {
 		fields, _, _ = scan.Fields(csv.data, int(h.headerStart), delim)
-		what = "the header has " + describeFields(fields)
+		what = "the header has " + keyspec.Describe(fields)
 	}
 	if h.flags&flagComposite != 0 {
-		return orDelimiter(fmt.Errorf("%w: no row has all of the columns %s (%s; delimiter %q)",
-			ErrNoKeys, strings.ReplaceAll(columnsSpec(h.keyColumns()), ",", ", "), what, string([]byte{delim})),
+		return keyspec.OrDelimiter(fmt.Errorf("%w: no row has all of the columns %s (%s; delimiter %q)",
+			ErrNoKeys, strings.ReplaceAll(keyspec.Spec(h.keyColumns()), ",", ", "), what, string([]byte{delim})),
 			fields, delim, "give columns that exist, or the file's delimiter")
 	}
-	return orDelimiter(fmt.Errorf("%w %d (%s; delimiter %q)", ErrNoKeys, h.keyCol, what, string([]byte{delim})),
+	return keyspec.OrDelimiter(fmt.Errorf("%w %d (%s; delimiter %q)", ErrNoKeys, h.keyCol, what, string([]byte{delim})),
 		fields, delim, "give a column that exists, or the file's delimiter")
 }
 
@@ -184,52 +184,4 @@ func lineEndsError(i int) error {
 	return fmt.Errorf("%w: its first record holds a carriage return (\\r) with no newline after it, at byte %d, "+
 		"as in files from classic Mac OS and old Excel; csvidx reads records that end with \\n or \\r\\n: "+
 		"convert the line ends first", ErrLineEnds, i)
-}
-
-// resolveKey finds the key column: the header field equal to key, else key
-// read as a 0-based column number. found says whether the CSV has a header
-// record to look in; fields are its fields. A name that two header fields
-// have is an error; delim is the delimiter the header was read with.
-func resolveKey(key string, fields [][]byte, found bool, delim byte) (int, error) {
-	for i, f := range fields {
-		if string(f) != key {
-			continue
-		}
-		for j := i + 1; j < len(fields); j++ {
-			if string(fields[j]) == key {
-				return 0, fmt.Errorf("%w %q: the header has it twice, as columns %d and %d; give the 0-based column number instead", ErrAmbiguousColumn, key, i, j)
-			}
-		}
-		return i, nil
-	}
-	if n, err := strconv.Atoi(key); err == nil && n >= 0 && n <= maxColumn {
-		return n, nil
-	}
-	if found {
-		return 0, orDelimiter(fmt.Errorf("%w %q: the header has %s", ErrColumn, key, describeFields(fields)),
-			fields, delim, "give a name or a 0-based number")
-	}
-	return 0, fmt.Errorf("%w %q: there is no header to look it up in; give a 0-based column number", ErrColumn, key)
-}
-
-const maxColumn = 1<<31 - 1 // the largest key column the format stores
-
-// describeFields lists header fields for an error message, eliding the
-// middle of long headers.
-func describeFields(fields [][]byte) string {
-	const show = 8 // fields named in full
-	names := make([]string, 0, show+1)
-	for i, f := range fields {
-		if len(fields) > show && i >= show/2 && i < len(fields)-show/2 {
-			if i == show/2 {
-				names = append(names, "...")
-			}
-			continue
-		}
-		names = append(names, strconv.Quote(string(f)))
-	}
-	if len(fields) == 1 {
-		return "1 column: " + names[0]
-	}
-	return fmt.Sprintf("%d columns: %s", len(fields), strings.Join(names, ", "))
 }

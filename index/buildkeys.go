@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -102,7 +103,7 @@ func keySpecs(csv *csvFile, sp spec, keys []string) ([]spec, error) {
 		}
 		for i := range j {
 			if slices.Equal(specs[i].keyCols, specs[j].keyCols) {
-				return nil, fmt.Errorf("the keys %q and %q are the same columns (%s): name each index once", keys[i], key, columnsSpec(specs[j].keyCols))
+				return nil, fmt.Errorf("the keys %q and %q are the same columns (%s): name each index once", keys[i], key, keyspec.Spec(specs[j].keyCols))
 			}
 		}
 	}

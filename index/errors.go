@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/csvidx/csvidx/keyspec"
+	"github.com/csvidx/csvidx/scan"
 )
 
 // Errors that callers can tell apart with errors.Is. The errors returned
@@ -28,13 +31,13 @@ var (
 	// ErrChanged means the CSV or index shrank while being read.
 	ErrChanged = errors.New("file changed while being read")
 	// ErrColumn means the key column names no column of the CSV.
-	ErrColumn = errors.New("no such column")
+	ErrColumn = keyspec.ErrColumn
 	// ErrKeyColumns means a key names more columns than an index's key
 	// may have (scan.MaxKeyColumns), whether or not the CSV has them.
-	ErrKeyColumns = errors.New("too many key columns")
+	ErrKeyColumns = keyspec.ErrKeyColumns
 	// ErrAmbiguousColumn means the key column's name is the name of two
 	// header fields.
-	ErrAmbiguousColumn = errors.New("ambiguous key column")
+	ErrAmbiguousColumn = keyspec.ErrAmbiguousColumn
 	// ErrNoKeys means no row of the CSV has the key column: its number is
 	// beyond every row's fields, or the delimiter is not the file's.
 	ErrNoKeys = errors.New("no row has the key column")
@@ -80,9 +83,9 @@ func (d *Definition) Key() string {
 	case d.KeyName != "" && d.KeyColumns != nil:
 		return d.KeyName // a record already
 	case d.KeyName != "":
-		return string(appendRecord(nil, [][]byte{[]byte(d.KeyName)}, ',')) // quoted if it holds a comma
+		return string(scan.AppendRecord(nil, [][]byte{[]byte(d.KeyName)}, ',')) // quoted if it holds a comma
 	case d.KeyColumns != nil:
-		return columnsSpec(d.KeyColumns)
+		return keyspec.Spec(d.KeyColumns)
 	}
 	return strconv.Itoa(d.KeyColumn)
 }
@@ -149,7 +152,7 @@ func (h *header) definition() *Definition {
 // header fields of those columns when each has one (fields), else by
 // number.
 func keyDefinition(cols []int, fields [][]byte) *Definition {
-	d := &Definition{KeyColumn: cols[0], KeyName: string(keyNameOf(cols, fields))}
+	d := &Definition{KeyColumn: cols[0], KeyName: string(keyspec.Name(cols, fields, maxKeyName))}
 	if len(cols) > 1 {
 		d.KeyColumns = cols
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/csvidx/csvidx/internal/crcpage"
+	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -212,7 +213,7 @@ func (h *header) decodeKeyCols(page []byte) string {
 	seen := map[uint32]bool{}
 	for i := range h.keyCols {
 		c := le.Uint32(page[keyColsOffset+2+4*i:])
-		if seen[c] || c > maxColumn {
+		if seen[c] || c > keyspec.MaxColumn {
 			return fmt.Sprintf("composite key columns %v", h.keyCols[:i+1])
 		}
 		seen[c], h.keyCols[i] = true, c

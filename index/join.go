@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -94,7 +95,7 @@ type Join struct {
 		headerTerminated bool     // it ends with its terminator
 		start            int      // where RIGHT's first data record starts
 	}
-	rs       *recordStream
+	rs       *scan.Stream
 	leftInfo fs.FileInfo // what LEFT is, when it is a file (see CheckOutput)
 	first    []byte      // LEFT's first record, when it is its header
 	firstEnd bool        // it ends with its terminator
@@ -170,7 +171,7 @@ func (e *LeftKeyError) Error() string {
 		what = "header"
 	}
 	return fmt.Sprintf("the left file's key: column %d of %q does not exist: its %s has %s (delimiter %q)",
-		e.Column, e.Key, what, describeFields(e.Fields), string([]byte{e.Delim}))
+		e.Column, e.Key, what, keyspec.Describe(e.Fields), string([]byte{e.Delim}))
 }
 
 // NoJoinIndexError means RIGHT has no index by the join's key.
@@ -207,14 +208,14 @@ func (e *NoJoinIndexError) Unwrap() error { return e.Err }
 // readLeftHeader reads LEFT's first record, its header unless
 // opts.NoHeader, and resolves LEFT's key against it.
 func (j *Join) readLeftHeader(left io.Reader) error {
-	j.rs = newRecordStream(left, func(s *scan.Scanner, data []byte) error { return s.Init(data, j.delim, 0) })
-	more, err := j.rs.next()
+	j.rs = scan.NewStream(left, func(s *scan.Scanner, data []byte) error { return s.Init(data, j.delim, 0) })
+	more, err := j.rs.Next()
 	if err != nil {
 		return fmt.Errorf("the left file: %w", err)
 	}
 	var fields [][]byte
 	if more {
-		first := j.rs.record() // from the stream's first byte: it holds a magic whole
+		first := j.rs.Record() // from the stream's first byte: it holds a magic whole
 		if format := compression(first); format != "" {
 			return &CompressedError{Path: "the left file", Stream: true, Format: format}
 		}
@@ -223,14 +224,14 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 		}
 		fields, _, _ = scan.Fields(first, 0, j.delim)
 		if !j.opts.NoHeader {
-			j.first, j.firstEnd, j.names = bytes.Clone(first), j.rs.scanner().Terminated(), fields
+			j.first, j.firstEnd, j.names = bytes.Clone(first), j.rs.Scanner().Terminated(), fields
 		}
 	}
 	j.run = &joinRun{Join: j, leftFields: len(fields)}
 	if !more { // an empty LEFT: no key to resolve, no row to join
 		return nil
 	}
-	if j.cols, err = resolveKeySpec(j.opts.Key, j.names, j.names != nil, j.delim); err != nil {
+	if j.cols, err = keyspec.Resolve(j.opts.Key, j.names, j.names != nil, j.delim); err != nil {
 		return fmt.Errorf("the left file's key: %w", err)
 	}
 	if c := slices.Max(j.cols); c >= len(fields) {
@@ -243,7 +244,7 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 		}
 		return s.InitComposite(data, j.delim, j.cols)
 	}
-	return j.rs.rekey(keyed, !j.opts.NoHeader)
+	return j.rs.Rekey(keyed, !j.opts.NoHeader)
 }
 
 // readRightHeader reads what the output takes from RIGHT's first record:

@@ -172,7 +172,7 @@ func (r *joinRun) setUp() error {
 			}
 		}
 		total := max(1, int64(float64(pages)*readAheadShare))
-		if rows := r.rs.rowsLeft(); rows >= total {
+		if rows := r.rs.RowsLeft(); rows >= total {
 			r.readAhead() // LEFT, a file, has that many rows: no need to wait for them
 		} else {
 			r.ahead = max(1, total/int64(r.workers))
@@ -228,7 +228,7 @@ func (r *joinRun) readBatches(work, free chan *joinBatch) error {
 		}
 		b.reset(prev)
 		for b.room() {
-			more, err := r.rs.next()
+			more, err := r.rs.Next()
 			if err != nil {
 				err = fmt.Errorf("the left file: %w", err)
 				r.cancel(err)
@@ -237,9 +237,9 @@ func (r *joinRun) readBatches(work, free chan *joinBatch) error {
 			if !more {
 				break
 			}
-			key, has := r.rs.scanner().Key()
-			b.add(r.rs.record(), key, has)
-			b.open = !r.rs.scanner().Terminated() // only LEFT's last record can be
+			key, has := r.rs.Scanner().Key()
+			b.add(r.rs.Record(), key, has)
+			b.open = !r.rs.Scanner().Terminated() // only LEFT's last record can be
 		}
 		if len(b.ends) == 0 { // LEFT ended
 			free <- b

@@ -225,7 +225,7 @@ func (w *joinWorker) side(rec []byte, terminated bool, delim byte, which int) []
 		return rec
 	}
 	fields, _, _ := scan.Fields(rec, 0, delim)
-	w.lines[which] = appendRecord(w.lines[which][:0], fields, w.delim)
+	w.lines[which] = scan.AppendRecord(w.lines[which][:0], fields, w.delim)
 	return w.lines[which]
 }
 
@@ -276,14 +276,14 @@ func (w *joinWorker) writeHeader(first []byte, firstTerminated bool, names [][]b
 	}
 	left := w.side(first, firstTerminated, w.delim, leftSide)
 	if w.opts.PrefixLeft != "" {
-		left = appendRecord(nil, prefixed(w.opts.PrefixLeft, names), w.delim)
+		left = scan.AppendRecord(nil, prefixed(w.opts.PrefixLeft, names), w.delim)
 	}
 	var right []byte
 	switch {
 	case w.right.names == nil:
-		right = appendRecord(nil, prefixed(w.opts.PrefixRight, columnNames(w.right.fields)), w.delim)
+		right = scan.AppendRecord(nil, prefixed(w.opts.PrefixRight, columnNames(w.right.fields)), w.delim)
 	case w.opts.PrefixRight != "":
-		right = appendRecord(nil, prefixed(w.opts.PrefixRight, w.right.names), w.delim)
+		right = scan.AppendRecord(nil, prefixed(w.opts.PrefixRight, w.right.names), w.delim)
 	default:
 		right = w.side(w.right.header, w.right.headerTerminated, w.right.delim, rightSide)
 	}

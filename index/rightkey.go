@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -46,19 +47,19 @@ func (e *NoJoinIndexError) explainBy(csv *csvFile) {
 		hs.LimitOne()
 		if found = hs.Next(); found {
 			fields, _, _ = scan.Fields(csv.data, hs.Start(), sp.delim)
-			e.Header = describeFields(fields)
+			e.Header = keyspec.Describe(fields)
 		}
 	}
-	_, err := resolveKeySpec(e.Key, fields, found, sp.delim)
+	_, err := keyspec.Resolve(e.Key, fields, found, sp.delim)
 	var de *DelimiterError
 	switch {
 	case errors.As(err, &de):
 		e.Delimiter = de.Guess
 	case errors.Is(err, ErrColumn):
 		e.NoColumn = true
-		names, _ := keySpecFields(e.Key)
+		names, _ := keyspec.Fields(e.Key)
 		for _, name := range names {
-			if _, err := resolveKey(name, fields, found, sp.delim); err != nil {
+			if _, err := keyspec.Column(name, fields, found, sp.delim); err != nil {
 				e.Column = name
 				break
 			}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/keyspec"
 )
 
 // byPrefix and indexSuffix frame the name of an index of a CSV other than
@@ -162,7 +163,7 @@ func (h Home) readIndexKeys() ([]IndexKey, error) {
 		out[i].h, out[i].Columns = h, h.keyColumns()
 		out[i].Name = string(h.keyName)
 		if out[i].Name == "" {
-			out[i].Name = columnsSpec(out[i].Columns)
+			out[i].Name = keyspec.Spec(out[i].Columns)
 		}
 	}
 	return out, nil

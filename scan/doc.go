@@ -1,5 +1,8 @@
 // Package scan finds the records of a CSV file held in memory (usually a
 // mapping of the whole file) and decodes the one field a record is indexed by.
+// A [Stream] reads the records of a CSV from a reader in windows, in
+// constant memory, for an input that cannot be mapped (a pipe, or later a
+// compressed file read in order).
 //
 // The scanner is built for speed: it never allocates per record, it finds
 // structure by searching eight bytes at a time for the few bytes that matter

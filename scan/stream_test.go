@@ -1,11 +1,9 @@
-package index
+package scan
 
 import (
 	"bytes"
 	"io"
 	"testing"
-
-	"github.com/csvidx/csvidx/scan"
 )
 
 // chunkReader reads data a few bytes at a time, as a pipe may.
@@ -30,7 +28,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	return k, nil
 }
 
-// FuzzRecordStream: the records, keys and terminations a recordStream reads
+// FuzzRecordStream: the records, keys and terminations a Stream reads
 // from a reader that hands out a few bytes at a time, with a buffer far
 // smaller than a record, are those a scanner finds over the whole data.
 func FuzzRecordStream(f *testing.F) {
@@ -40,16 +38,16 @@ func FuzzRecordStream(f *testing.F) {
 	f.Add([]byte("\r\n\r\n1,2\r"), []byte{1, 1}, uint8(0))
 	f.Fuzz(func(t *testing.T, data, sizes []byte, col uint8) {
 		keyCol := int(col % 4)
-		want, err := scan.New(data, ',', keyCol)
+		want, err := New(data, ',', keyCol)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs := newRecordStream(&chunkReader{data: bytes.Clone(data), sizes: sizes}, func(s *scan.Scanner, d []byte) error {
+		rs := NewStream(&chunkReader{data: bytes.Clone(data), sizes: sizes}, func(s *Scanner, d []byte) error {
 			return s.Init(d, ',', keyCol)
 		})
 		rs.buf = make([]byte, 4) // grown as records need
 		for n := 0; ; n++ {
-			got, err := rs.next()
+			got, err := rs.Next()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,12 +57,12 @@ func FuzzRecordStream(f *testing.F) {
 			if !got {
 				return
 			}
-			if rec, w := rs.record(), data[want.Start():want.End()]; !bytes.Equal(rec, w) {
+			if rec, w := rs.Record(), data[want.Start():want.End()]; !bytes.Equal(rec, w) {
 				t.Fatalf("record %d: %q, want %q", n, rec, w)
 			}
-			gk, gok := rs.scanner().Key()
+			gk, gok := rs.Scanner().Key()
 			wk, wok := want.Key()
-			if gok != wok || !bytes.Equal(gk, wk) || rs.scanner().Terminated() != want.Terminated() {
+			if gok != wok || !bytes.Equal(gk, wk) || rs.Scanner().Terminated() != want.Terminated() {
 				t.Fatalf("record %d: key %q %v, want %q %v", n, gk, gok, wk, wok)
 			}
 		}

@@ -1,4 +1,4 @@
-package index
+package scan
 
 import (
 	"bytes"
@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/csvidx/csvidx/scan"
 )
 
-// streamBuffer is the size of a recordStream's first buffer; it doubles
+// streamBuffer is the size of a Stream's first buffer; it doubles
 // for a record that does not fit.
 const streamBuffer = 1 << 20
 
@@ -19,38 +17,38 @@ const streamBuffer = 1 << 20
 // memory.
 const maxStreamRecord = 1 << 30
 
-// A recordStream reads the records of a CSV from a reader, with the
-// scanner of the index build (the same dialect: quotes, CRLF, blank lines,
+// A Stream reads the records of a CSV from a reader, with the
+// Scanner of the index build (the same dialect: quotes, CRLF, blank lines,
 // a byte order mark), in constant memory: a buffer that holds the record
 // being read and what was read after it, grown only for a record larger
 // than it.
-type recordStream struct {
+type Stream struct {
 	r        io.Reader
-	initScan func(s *scan.Scanner, data []byte) error // sets the delimiter and key columns
+	initScan func(s *Scanner, data []byte) error // sets the delimiter and key columns
 	buf      []byte
 	off, n   int  // the scanner reads buf[off:n]
 	eof      bool // r has no more bytes
 	started  bool
-	s        scan.Scanner
+	s        Scanner
 }
 
-// newRecordStream returns a stream of the records of r, whose scanner
+// NewStream returns a stream of the records of r, whose scanner
 // initScan sets up over each window of the input.
-func newRecordStream(r io.Reader, initScan func(s *scan.Scanner, data []byte) error) *recordStream {
-	return &recordStream{r: r, initScan: initScan, buf: make([]byte, streamBuffer)}
+func NewStream(r io.Reader, initScan func(s *Scanner, data []byte) error) *Stream {
+	return &Stream{r: r, initScan: initScan, buf: make([]byte, streamBuffer)}
 }
 
-// next advances to the next record and returns false at the end of the
-// input. The record is then current in the scanner (see scanner and
-// record) until the next call.
-func (rs *recordStream) next() (bool, error) {
+// Next advances to the next record and returns false at the end of the
+// input. The record is then current in the scanner (see Scanner and
+// Record) until the next call.
+func (rs *Stream) Next() (bool, error) {
 	if !rs.started {
 		rs.started = true
-		if err := rs.fill(len(scan.BOM)); err != nil {
+		if err := rs.fill(len(BOM)); err != nil {
 			return false, err
 		}
-		if bytes.HasPrefix(rs.buf[:rs.n], scan.BOM) {
-			rs.off = len(scan.BOM)
+		if bytes.HasPrefix(rs.buf[:rs.n], BOM) {
+			rs.off = len(BOM)
 		}
 		if err := rs.rescan(); err != nil {
 			return false, err
@@ -77,9 +75,9 @@ func (rs *recordStream) next() (bool, error) {
 	}
 }
 
-// rekey reads the input again with the scanner initScan sets up, from the
+// Rekey reads the input again with the scanner initScan sets up, from the
 // current record's start, or with skip from the record after it.
-func (rs *recordStream) rekey(initScan func(s *scan.Scanner, data []byte) error, skip bool) error {
+func (rs *Stream) Rekey(initScan func(s *Scanner, data []byte) error, skip bool) error {
 	if skip {
 		rs.off += rs.s.End()
 	} else {
@@ -89,10 +87,10 @@ func (rs *recordStream) rekey(initScan func(s *scan.Scanner, data []byte) error,
 	return rs.rescan()
 }
 
-// rowsLeft estimates the records left in the input, when it is a regular
+// RowsLeft estimates the records left in the input, when it is a regular
 // file: its bytes left, over the mean size of a line in the bytes read and
 // not yet scanned. It returns 0 when it cannot tell.
-func (rs *recordStream) rowsLeft() int64 {
+func (rs *Stream) RowsLeft() int64 {
 	f, ok := rs.r.(*os.File)
 	if !ok {
 		return 0
@@ -111,25 +109,25 @@ func (rs *recordStream) rowsLeft() int64 {
 	return left * int64(lines) / int64(len(window))
 }
 
-// scanner returns the scanner, on the current record: its key, and its
-// start and end in record's window.
-func (rs *recordStream) scanner() *scan.Scanner { return &rs.s }
+// Scanner returns the scanner, on the current record: its key, and its
+// start and end in Record's window.
+func (rs *Stream) Scanner() *Scanner { return &rs.s }
 
-// record returns the current record verbatim, from its first byte through
+// Record returns the current record verbatim, from its first byte through
 // its terminator (none for an unterminated last record).
-func (rs *recordStream) record() []byte {
+func (rs *Stream) Record() []byte {
 	return rs.buf[rs.off+rs.s.Start() : rs.off+rs.s.End()]
 }
 
 // rescan sets the scanner on buf[off:n].
-func (rs *recordStream) rescan() error {
+func (rs *Stream) rescan() error {
 	return rs.initScan(&rs.s, rs.buf[rs.off:rs.n])
 }
 
 // fill moves the unread bytes to the front of the buffer and reads until
 // it holds at least want of them or the input ends, growing the buffer if
 // it is too small.
-func (rs *recordStream) fill(want int) error {
+func (rs *Stream) fill(want int) error {
 	copy(rs.buf, rs.buf[rs.off:rs.n])
 	rs.n -= rs.off
 	rs.off = 0
