@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
 )
@@ -49,8 +50,8 @@ type spec struct {
 }
 
 // specOf returns the spec an index was built with, from its header.
-func specOf(h *header) spec {
-	return spec{delim: h.delim, header: h.flags&flagHeader != 0, keyCols: h.keyColumns()}
+func specOf(h *format.Header) spec {
+	return spec{delim: h.Delim, header: h.Flags&format.FlagHeader != 0, keyCols: h.KeyColumns()}
 }
 
 // spec returns the spec the options give for the CSV at csvPath.
@@ -84,17 +85,17 @@ func Build(ctx context.Context, csvPath string, opts *BuildOptions) (_ *Info, er
 // mainHeader starts the header of a main index: it finds the CSV's header
 // record, if it has one, and resolves the key column. It returns where the
 // data records start.
-func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
+func mainHeader(csv *csvFile, sp *spec) (*format.Header, int, error) {
 	data := csv.data
 	if format := compression(data); format != "" {
 		return nil, 0, &CompressedError{Path: csv.path, Format: format}
 	}
-	h := &header{delim: sp.delim}
+	h := &format.Header{Delim: sp.delim}
 	start := 0
 	var fields [][]byte
 	found := false
 	if sp.header {
-		h.flags |= flagHeader
+		h.Flags |= format.FlagHeader
 		hs, err := scan.New(data, sp.delim, 0)
 		if err != nil {
 			return nil, 0, err
@@ -103,8 +104,8 @@ func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 		if found = hs.Next(); found {
 			var end int
 			fields, end, _ = scan.Fields(data, hs.Start(), sp.delim)
-			h.headerStart, h.headerEnd = uint64(hs.Start()), uint64(end)
-			h.blanks = uint64(hs.Blanks())
+			h.HeaderStart, h.HeaderEnd = uint64(hs.Start()), uint64(end)
+			h.Blanks = uint64(hs.Blanks())
 			start = end
 		}
 	}
@@ -118,36 +119,36 @@ func mainHeader(csv *csvFile, sp *spec) (*header, int, error) {
 		}
 		sp.keyCols = cols
 	}
-	h.setKey(sp.keyCols, fields)
+	h.SetKey(sp.keyCols, fields)
 	return h, start, nil
 }
 
 // noKeyColumn is the error for a build in which no row has the key column:
 // a column number beyond the rows' fields, or the wrong delimiter.
-func noKeyColumn(csv *csvFile, delim byte, h *header) error {
+func noKeyColumn(csv *csvFile, delim byte, h *format.Header) error {
 	what := "no header"
 	var fields [][]byte
-	if h.headerEnd > 0 {
-		fields, _, _ = scan.Fields(csv.data, int(h.headerStart), delim)
+	if h.HeaderEnd > 0 {
+		fields, _, _ = scan.Fields(csv.data, int(h.HeaderStart), delim)
 		what = "the header has " + keyspec.Describe(fields)
 	}
-	if h.flags&flagComposite != 0 {
+	if h.Flags&format.FlagComposite != 0 {
 		return keyspec.OrDelimiter(fmt.Errorf("%w: no row has all of the columns %s (%s; delimiter %q)",
-			ErrNoKeys, strings.ReplaceAll(keyspec.Spec(h.keyColumns()), ",", ", "), what, string([]byte{delim})),
+			ErrNoKeys, strings.ReplaceAll(keyspec.Spec(h.KeyColumns()), ",", ", "), what, string([]byte{delim})),
 			fields, delim, "give columns that exist, or the file's delimiter")
 	}
-	return keyspec.OrDelimiter(fmt.Errorf("%w %d (%s; delimiter %q)", ErrNoKeys, h.keyCol, what, string([]byte{delim})),
+	return keyspec.OrDelimiter(fmt.Errorf("%w %d (%s; delimiter %q)", ErrNoKeys, h.KeyCol, what, string([]byte{delim})),
 		fields, delim, "give a column that exists, or the file's delimiter")
 }
 
 // tailHeader starts the header of a tail that extends main: same dialect,
 // key and CSV header record, covering the CSV from where main stops.
-func tailHeader(main *header, size int) (*header, int) {
-	return &header{
-		flags: main.flags | flagTail, delim: main.delim, keyCol: main.keyCol, keyName: main.keyName, keyCols: main.keyCols,
-		headerStart: main.headerStart, headerEnd: main.headerEnd,
-		parent: main.generation, base: main.resume,
-	}, int(main.resume)
+func tailHeader(main *format.Header, size int) (*format.Header, int) {
+	return &format.Header{
+		Flags: main.Flags | format.FlagTail, Delim: main.Delim, KeyCol: main.KeyCol, KeyName: main.KeyName, KeyCols: main.KeyCols,
+		HeaderStart: main.HeaderStart, HeaderEnd: main.HeaderEnd,
+		Parent: main.Generation, Base: main.Resume,
+	}, int(main.Resume)
 }
 
 // ErrLineEnds means the CSV's lines end with a lone carriage return, which
@@ -159,9 +160,9 @@ var ErrLineEnds = errors.New("lines end with a lone carriage return")
 // no newline after it: its lines most likely end with a lone CR, and the
 // whole file would read as one record, which no silent one-record index
 // may hide.
-func checkTerminators(csv *csvFile, delim byte, h *header) error {
+func checkTerminators(csv *csvFile, delim byte, h *format.Header) error {
 	data := csv.data
-	start, end := int(h.headerStart), int(h.headerEnd)
+	start, end := int(h.HeaderStart), int(h.HeaderEnd)
 	if end == 0 {
 		s, err := scan.New(data, delim, 0)
 		if err != nil {

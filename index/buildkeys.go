@@ -80,7 +80,7 @@ func BuildIndexes(ctx context.Context, csvPath string, keys []string, opts *Buil
 	}
 	infos := make([]*Info, len(bs))
 	for j, b := range bs {
-		infos[j] = newInfo(csvPath, paths[j], b.h, int64(b.h.size()), int64(b.h.scanned))
+		infos[j] = newInfo(csvPath, paths[j], b.h, int64(b.h.Size()), int64(b.h.Scanned))
 		infos[j].Build = b.scan
 		infos[j].setState()
 		infos[j].Default = herr == nil && h.isDefault(paths[j])

@@ -38,7 +38,7 @@ func testForcedCollisions(t *testing.T) {
 		// colliding run.
 		want := int64(0)
 		if testFlat {
-			want = int64(ix.main.h.records)
+			want = int64(ix.main.h.Records)
 		}
 		if n, err := ix.Count([]byte("missing")); err != nil || n != want {
 			t.Fatalf("Count = %d, %v; want %d", n, err, want)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
@@ -80,18 +81,18 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 	}
 	main, tail := files.main, files.tail
 	shape := res.writeShape()
-	return writeIndexFile(idxPath, csv.perm, shape, true, func(sink pageSink, fence func(uint64) error) (*header, error) {
+	return writeIndexFile(idxPath, csv.perm, shape, true, func(sink pageSink, fence func(uint64) error) (*format.Header, error) {
 		shadow, err := shadowedRecords(csv, main.h)
 		if err != nil {
 			return nil, err
 		}
-		records := main.h.records + tail.h.records - shadow
-		if f := fingerprintBits(records); main.h.dense() && int(main.h.fpBits) != f {
+		records := main.h.Records + tail.h.Records - shadow
+		if f := fingerprintBits(records); main.h.Dense() && int(main.h.FPBits) != f {
 			// The index has grown past what main's fingerprints can tell
 			// apart: build the index of the bytes the two cover anew,
 			// as a build of them does.
 			covered := *csv
-			covered.data = csv.data[:tail.h.scanned]
+			covered.data = csv.data[:tail.h.Scanned]
 			pl := &pipeline{csv: &covered, spec: specOf(main.h), res: res, fence: fence}
 			b, err := pl.run(ctx, idxPath, shape, sink)
 			if err != nil {
@@ -99,7 +100,7 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 			}
 			return b.h, nil
 		}
-		return merge(ctx, csv, main, tail, shadow, res.threads(), newDensePacker(sink, fence, records, tail.h.scanned))
+		return merge(ctx, csv, main, tail, shadow, res.threads(), newDensePacker(sink, fence, records, tail.h.Scanned))
 	})
 }
 
@@ -107,12 +108,12 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 // shadow of main's the tail shadows, and the header of the main index they
 // make, and returns that header. With threads above 1, main's pages are
 // decoded on a goroutine of their own.
-func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, threads int, w *densePacker) (*header, error) {
+func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, threads int, w *densePacker) (*format.Header, error) {
 	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end
 	tail.m.Advise(mapping.Sequential)
 	mask := ^uint64(0) << w.shift
 	var ms batchStream = &denseCursor{p: main}
-	if !main.h.dense() {
+	if !main.h.Dense() {
 		ms = newMaskedCursor(main, mask)
 	}
 	if threads > 1 {
@@ -124,7 +125,7 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, t
 	var shadowed uint64
 	err := mapping.Guard(func() error {
 		var err error
-		shadowed, err = mergeDense(ctx, ms, newMaskedCursor(tail, mask), tail.h.base, w)
+		shadowed, err = mergeDense(ctx, ms, newMaskedCursor(tail, mask), tail.h.Base, w)
 		return err
 	}, main.m, tail.m)
 	if errors.Is(err, mapping.ErrFault) {
@@ -138,7 +139,7 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, t
 	}
 	h := mergedHeader(main.h, tail.h, shadowed)
 	err = mapping.Guard(func() error {
-		h.headChecksum, h.tailChecksum = endHashes(csv.data[:h.scanned])
+		h.HeadChecksum, h.TailChecksum = endHashes(csv.data[:h.Scanned])
 		return nil
 	}, csv.m)
 	if err != nil {
@@ -152,18 +153,18 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, t
 // add: the counts of both, less main's unterminated last row, which the
 // tail scanned again (shadowed is how many main records pointed at it: 1 if
 // it had a key, else main counted it as short).
-func mergedHeader(m, t *header, shadowed uint64) *header {
+func mergedHeader(m, t *format.Header, shadowed uint64) *format.Header {
 	h := *m
-	h.flags &^= flagTail
-	h.parent, h.base = 0, 0
-	h.resume, h.scanned = t.resume, t.scanned
-	h.rows = m.rows + t.rows
-	h.shortRows = m.shortRows + t.shortRows
-	h.blanks = m.blanks + t.blanks
-	if m.resume < m.scanned {
-		h.rows--
+	h.Flags &^= format.FlagTail
+	h.Parent, h.Base = 0, 0
+	h.Resume, h.Scanned = t.Resume, t.Scanned
+	h.Rows = m.Rows + t.Rows
+	h.ShortRows = m.ShortRows + t.ShortRows
+	h.Blanks = m.Blanks + t.Blanks
+	if m.Resume < m.Scanned {
+		h.Rows--
 		if shadowed == 0 {
-			h.shortRows--
+			h.ShortRows--
 		}
 	}
 	return &h

@@ -70,7 +70,7 @@ func TestReadersDuringUpdates(t *testing.T) {
 					errs <- fmt.Errorf("Open: %w", err)
 					return
 				}
-				covered := int64(ix.furthest().scanned)
+				covered := int64(ix.furthest().Scanned)
 				k := (i*31 + w) % 97
 				n, err := ix.Count([]byte(fmt.Sprintf("u%d", k)))
 				var rows int64

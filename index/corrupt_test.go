@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/csvidx/csvidx/format"
 )
 
 // TestByteFlips flips one bit of every byte of a small index in turn. Each
@@ -231,7 +233,7 @@ func TestByteFlipsTailAndFence(t *testing.T) {
 				}
 				refused++
 			} else {
-				covered := int(ix.furthest().scanned)
+				covered := int(ix.furthest().Scanned)
 				for _, k := range keys {
 					var got []byte
 					err := ix.Lookup([]byte(k), func(row []byte) error { got = append(got, row...); return nil })
@@ -286,15 +288,15 @@ func TestDuplicatedRecord(t *testing.T) {
 		from, to int // record from is copied over record to
 	}{
 		{"WithinPage", 40, 41},
-		{"AcrossPages", recordsPerPage - 1, recordsPerPage},
+		{"AcrossPages", format.RecordsPerPage - 1, format.RecordsPerPage},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			forged := bytes.Clone(good)
-			rec := func(i int) []byte { return forged[recordPos(uint64(i)):][:recordSize] }
+			rec := func(i int) []byte { return forged[format.RecordPos(uint64(i)):][:format.RecordSize] }
 			lost := binary.LittleEndian.Uint64(rec(c.to)[8:]) // the offset of the row whose record is overwritten
 			copy(rec(c.to), rec(c.from))
-			pg := forged[pageSize*(1+c.to/recordsPerPage):][:pageSize]
-			binary.LittleEndian.PutUint32(pg[crcOffset:], pageCRC(pg))
+			pg := forged[format.PageSize*(1+c.to/format.RecordsPerPage):][:format.PageSize]
+			binary.LittleEndian.PutUint32(pg[format.CRCOffset:], format.PageCRC(pg))
 			if err := os.WriteFile(idxPath, forged, 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -233,7 +233,7 @@ func covered(t *testing.T, p string) int64 {
 		t.Fatalf("Open: %v", err)
 	}
 	defer ix.Close()
-	return int64(ix.furthest().scanned)
+	return int64(ix.furthest().Scanned)
 }
 
 // checkCounts checks some keys' counts and rows against the model.

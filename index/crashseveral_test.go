@@ -123,7 +123,7 @@ func coveredEach(t *testing.T, p string) []int64 {
 		if err != nil {
 			t.Fatalf("Open by %q: %v", key, err)
 		}
-		out[j] = int64(ix.furthest().scanned)
+		out[j] = int64(ix.furthest().Scanned)
 		ix.Close()
 	}
 	return out

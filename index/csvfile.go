@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/internal/xxh3"
 )
@@ -111,6 +112,6 @@ func (c *csvFile) close() error {
 // endHashes returns the checksums of the first and the last 64 KiB of
 // data.
 func endHashes(data []byte) (head, tail uint64) {
-	return xxh3.Hash(data[:min(len(data), endHashLen)]),
-		xxh3.Hash(data[max(0, len(data)-endHashLen):])
+	return xxh3.Hash(data[:min(len(data), format.EndHashLen)]),
+		xxh3.Hash(data[max(0, len(data)-format.EndHashLen):])
 }

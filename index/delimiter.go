@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/keyspec"
 )
 
@@ -15,7 +16,7 @@ func DefaultDelimiter(path string) byte {
 	case ".tsv", ".tab":
 		return '\t'
 	}
-	return defaultDelim
+	return format.DefaultDelim
 }
 
 // DelimiterError is the error for a key that names no column of the CSV's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/csvidx/csvidx/internal/xxh3"
 	"github.com/csvidx/csvidx/sorter"
@@ -24,7 +25,6 @@ const (
 	restartEvery  = 16 // a run whose number on its page is a multiple of this is a restart
 	restartSize   = 2  // bytes of a restart's entry, from the page's end back
 	denseCapacity = 8 * (crcpage.SumOffset - denseStream)
-	minFPBits     = 32 // the fewest fingerprint bits (see fingerprintBits)
 
 	flagContinues = 1 // page flag: the page's last run goes on at the start of the next page
 )
@@ -37,7 +37,7 @@ func fingerprintBits(n uint64) int {
 	if testFPBits != nil {
 		return testFPBits(n)
 	}
-	return min(max(minFPBits, bits.Len64(n)+6), 64)
+	return min(max(format.MinFPBits, bits.Len64(n)+6), 64)
 }
 
 // offsetBits returns W for a CSV of size bytes: the bits of its largest
@@ -112,7 +112,7 @@ const maxPending = denseCapacity
 func newDensePacker(sink pageSink, fence func(uint64) error, n, size uint64) *densePacker {
 	f := fingerprintBits(n)
 	p := &densePacker{sink: sink, fence: fence, fpBits: f, width: offsetBits(size), shift: uint(64 - f),
-		page: make([]byte, pageSize), gen: xxh3.New()}
+		page: make([]byte, format.PageSize), gen: xxh3.New()}
 	// The first page expects the gaps of n fingerprints spread evenly.
 	p.rice = max(0, f-bits.Len64(n))
 	p.w = bitWriter{buf: p.page[denseStream:crcpage.SumOffset]}
@@ -294,10 +294,10 @@ func (p *densePacker) addBatch(recs []sorter.Record) error {
 
 // finish places the last run, seals the last page, completes h (records,
 // pages, generation, F and W) and writes the header page.
-func (p *densePacker) finish(h *header) error {
+func (p *densePacker) finish(h *format.Header) error {
 	if err := p.flush(); err != nil {
 		return err
 	}
-	h.version, h.fpBits, h.offBits = versionDense, uint8(p.fpBits), uint8(p.width)
+	h.Version, h.FPBits, h.OffBits = format.VersionDense, uint8(p.fpBits), uint8(p.width)
 	return finishHeader(p.sink, h, p.records, p.pages, p.gen)
 }

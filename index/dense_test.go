@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/crcpage"
 )
 
@@ -151,7 +152,7 @@ func TestDenseRoundTrip(t *testing.T) {
 			}
 		}
 		t.Logf("round %d: %d records, %d keys, W %d, F %d: %d pages, %.2f bytes per record", round, n, keys, p.width, p.fpBits,
-			len(sink.pages), float64(len(sink.pages)*pageSize)/float64(n))
+			len(sink.pages), float64(len(sink.pages)*format.PageSize)/float64(n))
 	}
 }
 
@@ -179,7 +180,7 @@ func FuzzDensePage(f *testing.F) {
 		f.Add(sink.pages[0], uint8(p.width), uint64(recs[len(recs)/2].fp))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, width uint8, fp uint64) {
-		page := make([]byte, pageSize)
+		page := make([]byte, format.PageSize)
 		copy(page, data)
 		crcpage.Seal(page)
 		w := 1 + int(width)%63

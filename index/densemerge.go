@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/sorter"
 )
@@ -35,7 +36,7 @@ type denseCursor struct {
 }
 
 func (c *denseCursor) batch() ([]sorter.Record, error) {
-	if c.pg == c.p.h.pages {
+	if c.pg == c.p.h.Pages {
 		return nil, nil
 	}
 	d, err := c.p.densePageAt(c.pg)
@@ -79,8 +80,8 @@ func newMaskedCursor(p *part, mask uint64) *maskedCursor {
 
 // at returns record i, checking its page when i starts one.
 func (m *maskedCursor) at(i uint64) (uint64, uint64, error) {
-	if i%recordsPerPage == 0 {
-		if err := m.p.checkPage(i / recordsPerPage); err != nil {
+	if i%format.RecordsPerPage == 0 {
+		if err := m.p.checkPage(i / format.RecordsPerPage); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -88,7 +89,7 @@ func (m *maskedCursor) at(i uint64) (uint64, uint64, error) {
 }
 
 func (m *maskedCursor) batch() ([]sorter.Record, error) {
-	n := m.p.h.records
+	n := m.p.h.Records
 	m.buf = m.buf[:0]
 	for len(m.buf) < mergeBatch {
 		if m.inHeap { // a group of several hashes, merged by offset
@@ -132,7 +133,7 @@ func (m *maskedCursor) batch() ([]sorter.Record, error) {
 // nextGroup finds the group that starts at m.i: its end, and, when it holds
 // several hashes, their runs, in the heap.
 func (m *maskedCursor) nextGroup() error {
-	n := m.p.h.records
+	n := m.p.h.Records
 	h0, _, err := m.at(m.i)
 	if err != nil {
 		return err
@@ -253,17 +254,17 @@ func mergeDense(ctx context.Context, main, tail batchStream, base uint64, w *den
 // shadowedRecords returns how many records of main the tail shadows: its
 // last row, indexed without its newline, if it had a key (the tail
 // rescanned it from its start, main.resume).
-func shadowedRecords(csv *csvFile, main *header) (uint64, error) {
-	if main.resume >= main.scanned {
+func shadowedRecords(csv *csvFile, main *format.Header) (uint64, error) {
+	if main.Resume >= main.Scanned {
 		return 0, nil
 	}
 	s := new(scan.Scanner)
-	if err := main.initScanner(s, csv.data[:main.scanned]); err != nil {
+	if err := main.InitScanner(s, csv.data[:main.Scanned]); err != nil {
 		return 0, err
 	}
-	s.Reset(int(main.resume))
+	s.Reset(int(main.Resume))
 	if !s.Next() {
-		return 0, fmt.Errorf("%w: no row at the main index's resume offset %d", ErrCorrupt, main.resume)
+		return 0, fmt.Errorf("%w: no row at the main index's resume offset %d", ErrCorrupt, main.Resume)
 	}
 	if _, ok := s.Key(); ok {
 		return 1, nil

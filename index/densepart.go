@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/csvidx/csvidx/internal/interp"
 )
@@ -12,10 +13,10 @@ import (
 // searchKey returns what the search for hash h compares with the file's
 // keys: h itself in format 1, its fingerprint as a masked hash in format 2.
 func (p *part) searchKey(h uint64) uint64 {
-	if !p.h.dense() {
+	if !p.h.Dense() {
 		return h
 	}
-	shift := uint(64 - p.h.fpBits)
+	shift := uint(64 - p.h.FPBits)
 	return h >> shift << shift
 }
 
@@ -24,7 +25,7 @@ func (p *part) searchKey(h uint64) uint64 {
 // where the run of h's fingerprint may start. It reads unchecked pages:
 // offsets checks the answer on checked ones.
 func (p *part) locate(h uint64) uint64 {
-	if !p.h.dense() {
+	if !p.h.Dense() {
 		return p.lowerBound(h)
 	}
 	key := p.searchKey(h)
@@ -37,27 +38,27 @@ func (p *part) locate(h uint64) uint64 {
 // searchPages returns the last record page whose first key is below key,
 // or 0, searching the index by interpolation over its pages' first keys.
 func (p *part) searchPages(key uint64) uint64 {
-	i := interp.LowerBound(p.h.pages, 1, key, p.firstKeyAt)
+	i := interp.LowerBound(p.h.Pages, 1, key, p.firstKeyAt)
 	return max(i, 1) - 1
 }
 
 // firstKeyAt returns the first key of record page pg, unchecked.
 func (p *part) firstKeyAt(pg uint64) uint64 {
-	return binary.LittleEndian.Uint64(p.data[pageSize*(1+pg):])
+	return binary.LittleEndian.Uint64(p.data[format.PageSize*(1+pg):])
 }
 
 // densePageAt returns record page pg, checked: its CRC and its fields (a
 // page is checked once per open index).
 func (p *part) densePageAt(pg uint64) (densePage, error) {
-	page := p.data[pageSize*(1+pg):][:pageSize]
-	if !p.checked.has(pg) && !crcpage.Intact(page) {
-		return densePage{}, p.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg, pageSize*(1+pg), pageSize*(2+pg))
+	page := p.data[format.PageSize*(1+pg):][:format.PageSize]
+	if !p.checked.Has(pg) && !crcpage.Intact(page) {
+		return densePage{}, p.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg, format.PageSize*(1+pg), format.PageSize*(2+pg))
 	}
-	d, err := openDensePage(page, pg, int(p.h.fpBits), int(p.h.offBits))
+	d, err := openDensePage(page, pg, int(p.h.FPBits), int(p.h.OffBits))
 	if err != nil {
 		return densePage{}, p.corrupt("%v", err)
 	}
-	p.checked.add(pg)
+	p.checked.Add(pg)
 	return d, nil
 }
 
@@ -69,11 +70,11 @@ func (p *part) densePageAt(pg uint64) (densePage, error) {
 // start the fence named that is not bracketed so is searched for again.
 func (p *part) denseOffsets(h, start uint64, fn func([]uint64) error) error {
 	key := p.searchKey(h)
-	fp := key >> uint(64-p.h.fpBits)
-	if p.h.pages == 0 {
+	fp := key >> uint(64-p.h.FPBits)
+	if p.h.Pages == 0 {
 		return nil
 	}
-	from := min(start, p.h.pages-1) // the page the run is looked for from
+	from := min(start, p.h.Pages-1) // the page the run is looked for from
 	trusted := p.fence == nil       // from was found by searching the index, not named by the fence
 	retry := func() bool {          // search instead of the fence's answer, once
 		if trusted {
@@ -119,7 +120,7 @@ func (p *part) denseOffsets(h, start uint64, fn func([]uint64) error) error {
 		} else if found {
 			return p.corrupt("record page %d does not go on with the run of the page before", pg)
 		}
-		if !more || pg+1 == p.h.pages {
+		if !more || pg+1 == p.h.Pages {
 			return nil
 		}
 		pg++
@@ -131,7 +132,7 @@ func (p *part) denseOffsets(h, start uint64, fn func([]uint64) error) error {
 // at, what locate found: in format 1 the records of hash h, in format 2 the
 // run of h's fingerprint. Every page it relies on is checked.
 func (p *part) offsets(h, at uint64, fn func([]uint64) error) error {
-	if p.h.dense() {
+	if p.h.Dense() {
 		return p.denseOffsets(h, at, fn)
 	}
 	first, end, err := p.runFrom(h, at)

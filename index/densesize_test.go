@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/csvidx/csvidx/format"
 )
 
 // TestDenseSizeOf packs the records of the format 1 index named by
@@ -19,12 +21,12 @@ func TestDenseSizeOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := decodeHeader(data[:pageSize])
+	h, err := format.DecodeHeader(data[:format.PageSize])
 	if err != nil {
 		t.Fatal(err)
 	}
 	sink := &countSink{}
-	p := newDensePacker(sink, nil, h.records, h.scanned)
+	p := newDensePacker(sink, nil, h.Records, h.Scanned)
 	mask := ^uint64(0) << p.shift
 	le := binary.LittleEndian
 	var group []uint64 // offsets of one fingerprint, from runs of several hashes
@@ -40,8 +42,8 @@ func TestDenseSizeOf(t *testing.T) {
 	}
 	runs := 0
 	var last uint64
-	for i := uint64(0); i < h.records; i++ {
-		at := recordPos(i)
+	for i := uint64(0); i < h.Records; i++ {
+		at := format.RecordPos(i)
 		hash, off := le.Uint64(data[at:]), le.Uint64(data[at+8:])
 		if i == 0 || hash != last {
 			runs++
@@ -57,9 +59,9 @@ func TestDenseSizeOf(t *testing.T) {
 	if err := p.flush(); err != nil {
 		t.Fatal(err)
 	}
-	bytes := float64((sink.pages + 1) * pageSize)
+	bytes := float64((sink.pages + 1) * format.PageSize)
 	t.Logf("%s: %d rows, %d records, %d keys; F %d, W %d: %d record pages, %.3f bytes per row (format 1: %.3f)",
-		path, h.rows, h.records, runs, p.fpBits, p.width, sink.pages, bytes/float64(h.rows), float64(len(data))/float64(h.rows))
+		path, h.Rows, h.Records, runs, p.fpBits, p.width, sink.pages, bytes/float64(h.Rows), float64(len(data))/float64(h.Rows))
 }
 
 // countSink counts the pages written to it.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
 )
@@ -18,13 +19,13 @@ var (
 	ErrNoIndex = errors.New("no index")
 	// ErrNotIndex means the file at the index path does not start with
 	// the index magic: it is some other file.
-	ErrNotIndex = errors.New("not a csvidx index")
+	ErrNotIndex = format.ErrNotIndex
 	// ErrVersion means the index was written in a format version this
 	// code does not read.
-	ErrVersion = errors.New("unsupported index version")
+	ErrVersion = format.ErrVersion
 	// ErrCorrupt means a checksum, size or field of the index is wrong:
 	// a bit flipped, the file was truncated or overwritten.
-	ErrCorrupt = errors.New("corrupt")
+	ErrCorrupt = format.ErrCorrupt
 	// ErrStale means the CSV changed in a way the index cannot follow:
 	// it shrank or its first or last indexed bytes differ.
 	ErrStale = errors.New("stale")
@@ -131,19 +132,19 @@ func (e *RebuildError) Unwrap() error { return e.Err }
 // mustRebuild returns the RebuildError for the index file at idxPath, of
 // the CSV at csvPath, whose header h (nil when unknown) says how it was
 // built, and which err says is wrong.
-func mustRebuild(csvPath, idxPath string, h *header, err error) *RebuildError {
+func mustRebuild(csvPath, idxPath string, h *format.Header, err error) *RebuildError {
 	e := &RebuildError{CSVPath: csvPath, IndexPath: idxPath, Err: err}
 	if h != nil {
-		e.Built = h.definition()
+		e.Built = definitionOf(h)
 	}
 	return e
 }
 
-// definition returns what the index whose header is h was built with.
-func (h *header) definition() *Definition {
-	d := &Definition{KeyColumn: int(h.keyCol), KeyColumns: h.compositeColumns(), NoHeader: h.flags&flagHeader == 0, Delimiter: h.delim}
+// definitionOf returns what the index whose header is h was built with.
+func definitionOf(h *format.Header) *Definition {
+	d := &Definition{KeyColumn: int(h.KeyCol), KeyColumns: h.CompositeColumns(), NoHeader: h.Flags&format.FlagHeader == 0, Delimiter: h.Delim}
 	if !d.NoHeader {
-		d.KeyName = string(h.keyName)
+		d.KeyName = string(h.KeyName)
 	}
 	return d
 }
@@ -152,7 +153,7 @@ func (h *header) definition() *Definition {
 // header fields of those columns when each has one (fields), else by
 // number.
 func keyDefinition(cols []int, fields [][]byte) *Definition {
-	d := &Definition{KeyColumn: cols[0], KeyName: string(keyspec.Name(cols, fields, maxKeyName))}
+	d := &Definition{KeyColumn: cols[0], KeyName: string(keyspec.Name(cols, fields, format.MaxKeyName))}
 	if len(cols) > 1 {
 		d.KeyColumns = cols
 	}

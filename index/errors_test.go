@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/csvidx/csvidx/format"
 )
 
 // TestRebuildError: every way an index can need building again is a
@@ -33,13 +35,13 @@ func TestRebuildError(t *testing.T) {
 			breaks: func(t *testing.T, _, idx string) { os.Remove(idx) },
 			is:     ErrNoIndex, facts: "no index for ", fix: "; build the index"},
 		{name: "NotAnIndex", csv: "id,user\n1,u1\n", opts: &BuildOptions{Key: "user"},
-			breaks: func(t *testing.T, _, idx string) { os.WriteFile(idx, make([]byte, 2*pageSize), 0o644) },
+			breaks: func(t *testing.T, _, idx string) { os.WriteFile(idx, make([]byte, 2*format.PageSize), 0o644) },
 			is:     ErrNotIndex, facts: "t.csv.csvidx: not a csvidx index", fix: "; rebuild the index"},
 		{name: "HeaderChecksum", csv: "id,user\n1,u1\n", opts: &BuildOptions{Key: "user"},
 			breaks: func(t *testing.T, _, idx string) { editAt(t, idx, 50, 0xff) },
 			is:     ErrCorrupt, facts: "t.csv.csvidx: corrupt: header checksum mismatch", fix: "; rebuild the index"},
 		{name: "WrongSize", csv: "id,user\n1,u1\n", opts: &BuildOptions{Key: "user"},
-			breaks: func(t *testing.T, _, idx string) { os.Truncate(idx, pageSize+100) },
+			breaks: func(t *testing.T, _, idx string) { os.Truncate(idx, format.PageSize+100) },
 			is:     ErrCorrupt, built: byName, facts: "t.csv.csvidx: corrupt: the file is 4196 bytes", fix: "; rebuild the index"},
 		{name: "Shrunk", csv: "id,user\n1,u1\n", opts: &BuildOptions{Key: "user"},
 			breaks: func(t *testing.T, csv, _ string) { os.Truncate(csv, 10) },

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/zeebo/xxh3"
 )
 
@@ -75,13 +76,13 @@ func testFenceSameAnswers(t *testing.T) {
 			}
 			m := with.main
 			step := uint64(1) // between neighbouring search keys
-			if m.h.dense() {
-				step <<= 64 - m.h.fpBits
+			if m.h.Dense() {
+				step <<= 64 - m.h.FPBits
 			}
-			for pg := uint64(0); pg < m.h.pages; pg++ { // every page's first key, and its neighbours
+			for pg := uint64(0); pg < m.h.Pages; pg++ { // every page's first key, and its neighbours
 				h := m.firstKeyAt(pg)
-				if !m.h.dense() {
-					h = m.hashAt(pg * recordsPerPage)
+				if !m.h.Dense() {
+					h = m.hashAt(pg * format.RecordsPerPage)
 				}
 				for _, x := range []uint64{h - step, h, h + step} {
 					if a, b := candidatesOf(t, with.main, x), candidatesOf(t, without.main, x); !slices.Equal(a, b) {

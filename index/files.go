@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
@@ -124,8 +125,8 @@ type role struct {
 }
 
 var (
-	mainRole  = role{"index", magic}
-	tailRole  = role{"tail file", magic}
+	mainRole  = role{"index", format.Magic}
+	tailRole  = role{"tail file", format.Magic}
 	fenceRole = role{"fence file", fence.Magic}
 	lockRole  = role{"lock file", ""}
 )
@@ -256,11 +257,11 @@ func leftoverOwn(p string) bool {
 	if err != nil || !st.Mode().IsRegular() {
 		return false
 	}
-	first, err := readStart(p, pageSize)
+	first, err := readStart(p, format.PageSize)
 	if err != nil {
 		return false
 	}
-	return allZero(first) || bytes.HasPrefix(first, []byte(magic)) || bytes.HasPrefix(first, []byte(fence.Magic))
+	return format.AllZero(first) || bytes.HasPrefix(first, []byte(format.Magic)) || bytes.HasPrefix(first, []byte(fence.Magic))
 }
 
 // DefaultIndexPath returns where the index of the CSV at csvPath lives

@@ -3,6 +3,7 @@ package index
 import (
 	"fmt"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/atomicfile"
 )
 
@@ -56,7 +57,7 @@ const (
 // moment does not stall the sort that fills them. Close the sink to free
 // them.
 func newFileSink(f *atomicfile.File, shape writerShape) (*fileSink, error) {
-	s := &fileSink{f: f, shape: shape, off: pageSize, jobs: make(chan sinkWrite, shape.ceiling),
+	s := &fileSink{f: f, shape: shape, off: format.PageSize, jobs: make(chan sinkWrite, shape.ceiling),
 		back: make(chan sinkWrite, shape.ceiling), done: make(chan struct{})}
 	for range shape.first {
 		b, err := s.newBuffer()
@@ -104,7 +105,7 @@ func (s *fileSink) write() {
 
 // slot returns the next page of the buffer being filled.
 func (s *fileSink) slot() []byte {
-	return s.buf[s.n : s.n+pageSize]
+	return s.buf[s.n : s.n+format.PageSize]
 }
 
 // filled takes the page in the last slot.
@@ -112,7 +113,7 @@ func (s *fileSink) filled() error {
 	if s.err != nil {
 		return s.err
 	}
-	s.n += pageSize
+	s.n += format.PageSize
 	if s.n == len(s.buf) {
 		return s.submit()
 	}
@@ -131,7 +132,7 @@ func (s *fileSink) writePage(n uint64, page []byte) error {
 		return err
 	}
 	copy(s.buf, page)
-	_, err := s.f.WriteAt(s.buf[:pageSize], 0)
+	_, err := s.f.WriteAt(s.buf[:format.PageSize], 0)
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/atomicfile"
 )
 
@@ -50,14 +51,14 @@ func testFileSinkGrows(t *testing.T, size int) {
 	}
 	defer s.close()
 	defer release() // before the writer is waited for, however the test ends
-	perBuffer := size / pageSize
+	perBuffer := size / format.PageSize
 	var want bytes.Buffer
-	want.Write(make([]byte, pageSize)) // the header's place
+	want.Write(make([]byte, format.PageSize)) // the header's place
 	fill := func(pages int) {
 		for range pages {
 			page := s.slot()
 			for i := range page {
-				page[i] = byte(want.Len() / pageSize)
+				page[i] = byte(want.Len() / format.PageSize)
 			}
 			want.Write(page)
 			if err := s.filled(); err != nil {
@@ -104,7 +105,7 @@ func testFileSinkGrows(t *testing.T, size int) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want.Bytes()) {
-		t.Fatalf("the file holds %d bytes, not the %d pages written in order", len(got), want.Len()/pageSize)
+		t.Fatalf("the file holds %d bytes, not the %d pages written in order", len(got), want.Len()/format.PageSize)
 	}
 }
 
@@ -138,7 +139,7 @@ func TestFileSinkErrorAfterGrowing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			perBuffer := smallWrite / pageSize
+			perBuffer := smallWrite / format.PageSize
 			var werr error
 			done := make(chan struct{})
 			go func() {

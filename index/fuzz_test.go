@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/zeebo/xxh3"
 )
@@ -77,8 +78,8 @@ func (g *genCSV) wantUpTo(key string, covered int) string {
 // bytes to match their contents, so that the fuzzer gets past them to the
 // fields and records they protect.
 func forgeChecksums(index []byte, fenceFile []byte) {
-	for off := 0; off+pageSize <= len(index); off += pageSize {
-		crcpage.Seal(index[off : off+pageSize])
+	for off := 0; off+format.PageSize <= len(index); off += format.PageSize {
+		crcpage.Seal(index[off : off+format.PageSize])
 	}
 	const fenceHeader = 4096 // the fence's header page, then 8-byte entries
 	if len(fenceFile) >= fenceHeader {
@@ -103,7 +104,7 @@ func FuzzIndexFiles(f *testing.F) {
 	f.Add(s.main, s.tail, s.fence, false)
 	f.Add(s.main, s.tail, s.fence, true)
 	f.Add(s.main, []byte{}, []byte{}, true)
-	f.Add(s.main[:pageSize], s.tail[:pageSize], s.fence, true)
+	f.Add(s.main[:format.PageSize], s.tail[:format.PageSize], s.fence, true)
 	f.Fuzz(func(t *testing.T, main, tail, fenceFile []byte, forge bool) {
 		fuzzIndexOnce(t, s, main, tail, fenceFile, forge)
 	})
@@ -148,7 +149,7 @@ func fuzzIndexOnce(t *testing.T, s *fuzzSetup, main, tail, fenceFile []byte, for
 		st.refused++
 	} else {
 		defer ix.Close()
-		covered := int(ix.furthest().scanned)
+		covered := int(ix.furthest().Scanned)
 		for _, k := range append(nastyKeys, "missing") {
 			var rows [][]byte
 			err := ix.Lookup([]byte(k), func(row []byte) error { rows = append(rows, bytes.Clone(row)); return nil })
@@ -181,7 +182,7 @@ func fuzzIndexOnce(t *testing.T, s *fuzzSetup, main, tail, fenceFile []byte, for
 		// A fence whose intact header names another index is a note, not
 		// a difference: it is what an interrupted writer leaves.
 		_, intact := fence.Generation(fenceFile)
-		foreign := intact && !bytes.Equal(fenceFile[:pageSize], s.fence[:pageSize])
+		foreign := intact && !bytes.Equal(fenceFile[:format.PageSize], s.fence[:format.PageSize])
 		changed = changed || len(fenceFile) > 0 && !foreign && !bytes.Equal(fenceFile, s.fence)
 	}
 	if res.Equal && changed {
@@ -196,9 +197,9 @@ func fuzzIndexOnce(t *testing.T, s *fuzzSetup, main, tail, fenceFile []byte, for
 // checksumForged reports whether a page of an index file differs from the
 // good file's yet carries a valid checksum.
 func checksumForged(file, good []byte) bool {
-	for off := 0; off+pageSize <= min(len(file), len(good)); off += pageSize {
-		page := file[off : off+pageSize]
-		if !bytes.Equal(page, good[off:off+pageSize]) && crcpage.Intact(page) {
+	for off := 0; off+format.PageSize <= min(len(file), len(good)); off += format.PageSize {
+		page := file[off : off+format.PageSize]
+		if !bytes.Equal(page, good[off:off+format.PageSize]) && crcpage.Intact(page) {
 			return true
 		}
 	}

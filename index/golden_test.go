@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/zeebo/xxh3"
 )
 
@@ -50,7 +51,7 @@ func testGolden(t *testing.T, name string) {
 	}
 }
 
-// TestFormatExample checks the worked examples in format.go.
+// TestFormatExample checks the worked examples in format/format.go.
 func TestFormatExample(t *testing.T) {
 	if h := xxh3.HashString("u1"); h != 0x9dc02546854d5df1 {
 		t.Errorf("xxh3(u1) = %#x; fix format.go", h)
@@ -68,11 +69,11 @@ func testFormat2Example(t *testing.T) {
 	p := writeCSV(t, goldenCSV)
 	build(t, p, &BuildOptions{Key: "user"})
 	idx, _ := os.ReadFile(DefaultIndexPath(p))
-	h, err := decodeHeader(idx)
-	if err != nil || h.fpBits != 32 || h.offBits != 5 || h.pages != 1 {
+	h, err := format.DecodeHeader(idx)
+	if err != nil || h.FPBits != 32 || h.OffBits != 5 || h.Pages != 1 {
 		t.Fatalf("header %+v, %v; want F 32, W 5, one record page", h, err)
 	}
-	d, err := openDensePage(idx[pageSize:2*pageSize], 0, 32, 5)
+	d, err := openDensePage(idx[format.PageSize:2*format.PageSize], 0, 32, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func testFormat1Example(t *testing.T) {
 	le := binary.LittleEndian
 	var recs []string
 	for i := 0; i < 3; i++ {
-		o := pageSize + recordSize*i
+		o := format.PageSize + format.RecordSize*i
 		recs = append(recs, fmt.Sprintf("%#x@%d", le.Uint64(idx[o:]), le.Uint64(idx[o+8:])))
 	}
 	want := []string{"0x7f89c7ec957f7b4e@13", "0x9dc02546854d5df1@8", "0x9dc02546854d5df1@18"}

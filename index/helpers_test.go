@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/scan/chunked"
 )
 
@@ -116,7 +117,7 @@ func appendCSV(t *testing.T, p, data string) {
 func bigCSV(t *testing.T) (genCSV, string) {
 	r := rand.New(rand.NewPCG(5, 5))
 	g := makeCSV(r, 12000, 1, ',', true, false)
-	if len(g.data) < 3*endHashLen {
+	if len(g.data) < 3*format.EndHashLen {
 		t.Fatalf("generated CSV is only %d bytes", len(g.data))
 	}
 	p := writeCSV(t, g.data)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/format"
 )
 
 // Info describes an index file and how it relates to its CSV now.
@@ -93,11 +94,11 @@ func (info *Info) addTail(tail *part) {
 		return
 	}
 	h := tail.h
-	info.Tail = &TailInfo{Path: tail.path, Bytes: int64(len(tail.data)), BaseOffset: int64(h.base),
-		Rows: int64(h.rows), Records: int64(h.records), ShortRows: int64(h.shortRows), ScannedBytes: int64(h.scanned)}
-	info.ResumeOffset = int64(h.resume)
-	info.Unterminated = h.resume < h.scanned
-	info.BytesBehind = max(0, info.CSVBytes-int64(h.scanned))
+	info.Tail = &TailInfo{Path: tail.path, Bytes: int64(len(tail.data)), BaseOffset: int64(h.Base),
+		Rows: int64(h.Rows), Records: int64(h.Records), ShortRows: int64(h.ShortRows), ScannedBytes: int64(h.Scanned)}
+	info.ResumeOffset = int64(h.Resume)
+	info.Unterminated = h.Resume < h.Scanned
+	info.BytesBehind = max(0, info.CSVBytes-int64(h.Scanned))
 }
 
 // BuildStats says how a build went. Nothing in it changes the index.
@@ -110,34 +111,34 @@ type BuildStats struct {
 	InOrder int `json:"in_order"` // chunks no worker scanned, left to the sequential stitcher: it was scanning itself, or too many guesses had failed
 }
 
-func newInfo(csvPath, idxPath string, h *header, idxSize, csvSize int64) *Info {
+func newInfo(csvPath, idxPath string, h *format.Header, idxSize, csvSize int64) *Info {
 	perRow := 0.0
-	if h.rows > 0 {
-		perRow = math.Round(float64(idxSize)/float64(h.rows)*1000) / 1000
+	if h.Rows > 0 {
+		perRow = math.Round(float64(idxSize)/float64(h.Rows)*1000) / 1000
 	}
 	return &Info{
 		BytesPerRow:     perRow,
 		CSVPath:         csvPath,
 		IndexPath:       idxPath,
 		IndexBytes:      idxSize,
-		Version:         int(h.formatVersion()),
-		FingerprintBits: int(h.fpBits),
-		Generation:      fmt.Sprintf("%016x", h.generation),
-		KeyColumn:       int(h.keyCol),
-		KeyName:         string(h.keyName),
-		KeyColumns:      h.compositeColumns(),
-		Header:          h.flags&flagHeader != 0,
-		Delimiter:       string([]byte{h.delim}),
-		HeaderEnd:       int64(h.headerEnd),
-		Rows:            int64(h.rows),
-		Records:         int64(h.records),
-		ShortRows:       int64(h.shortRows),
-		BlankLines:      int64(h.blanks),
-		ScannedBytes:    int64(h.scanned),
-		ResumeOffset:    int64(h.resume),
-		Unterminated:    h.resume < h.scanned,
+		Version:         int(h.FormatVersion()),
+		FingerprintBits: int(h.FPBits),
+		Generation:      fmt.Sprintf("%016x", h.Generation),
+		KeyColumn:       int(h.KeyCol),
+		KeyName:         string(h.KeyName),
+		KeyColumns:      h.CompositeColumns(),
+		Header:          h.Flags&format.FlagHeader != 0,
+		Delimiter:       string([]byte{h.Delim}),
+		HeaderEnd:       int64(h.HeaderEnd),
+		Rows:            int64(h.Rows),
+		Records:         int64(h.Records),
+		ShortRows:       int64(h.ShortRows),
+		BlankLines:      int64(h.Blanks),
+		ScannedBytes:    int64(h.Scanned),
+		ResumeOffset:    int64(h.Resume),
+		Unterminated:    h.Resume < h.Scanned,
 		CSVBytes:        csvSize,
-		BytesBehind:     max(0, csvSize-int64(h.scanned)),
+		BytesBehind:     max(0, csvSize-int64(h.Scanned)),
 	}
 }
 

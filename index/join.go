@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
 )
@@ -111,7 +112,7 @@ type Join struct {
 func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err error) {
 	j := &Join{opts: *opts, delim: opts.Delimiter, leftInfo: leftFileInfo(left)}
 	if j.delim == 0 {
-		j.delim = defaultDelim
+		j.delim = format.DefaultDelim
 	}
 	if err := scan.CheckDelimiter(j.delim); err != nil {
 		return nil, err
@@ -149,7 +150,7 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 	if n := len(ix.KeyColumns()); j.cols != nil && len(j.cols) != n {
 		ix.Close()
 		return nil, fmt.Errorf("%w: %q is %d columns of the left file, and the index of %s is by %d (%s)",
-			ErrLeftKey, j.opts.Key, len(j.cols), rightPath, n, ix.main.h.definition().Key())
+			ErrLeftKey, j.opts.Key, len(j.cols), rightPath, n, definitionOf(ix.main.h).Key())
 	}
 	return j, nil
 }
@@ -251,21 +252,21 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 // its header's names, or the number of its fields.
 func (j *Join) readRightHeader() error {
 	h, data := j.ix.main.h, j.ix.csv.data
-	j.right.delim = h.delim
-	if h.headerEnd > 0 {
-		rec := data[h.headerStart:h.headerEnd]
+	j.right.delim = h.Delim
+	if h.HeaderEnd > 0 {
+		rec := data[h.HeaderStart:h.HeaderEnd]
 		j.right.header = rec
-		j.right.names, _, j.right.headerTerminated = scan.Fields(rec, 0, h.delim)
+		j.right.names, _, j.right.headerTerminated = scan.Fields(rec, 0, h.Delim)
 		j.right.fields = len(j.right.names)
-		j.right.start = int(h.headerEnd)
+		j.right.start = int(h.HeaderEnd)
 		return nil
 	}
-	s, err := scan.New(data, h.delim, 0)
+	s, err := scan.New(data, h.Delim, 0)
 	if err != nil {
 		return err
 	}
 	if s.LimitOne(); s.Next() {
-		fields, _, _ := scan.Fields(data, s.Start(), h.delim)
+		fields, _, _ := scan.Fields(data, s.Start(), h.Delim)
 		j.right.fields = len(fields)
 		j.right.start = s.Start()
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
 )
@@ -66,7 +67,7 @@ func (r *joinRun) readAhead() {
 		n    int64 // the bytes to read: the CSV's that its index covers
 	}
 	var files []file
-	if covered := int(r.ix.furthest().scanned); uncached(r.ix.csv.m, covered) {
+	if covered := int(r.ix.furthest().Scanned); uncached(r.ix.csv.m, covered) {
 		files = append(files, file{r.ix.csvPath, int64(covered)})
 	}
 	for _, p := range []*part{r.ix.main, r.ix.tail} {
@@ -155,7 +156,7 @@ func (r *joinRun) setUp() error {
 			dir = filepath.Dir(r.ix.idxPath)
 		}
 		var err error
-		r.matched, err = newRowBits(r.right.start, int(r.ix.furthest().scanned), slices.Max(r.ix.KeyColumns()), res.limit(), dir)
+		r.matched, err = newRowBits(r.right.start, int(r.ix.furthest().Scanned), slices.Max(r.ix.KeyColumns()), res.limit(), dir)
 		if err != nil {
 			return err
 		}
@@ -165,10 +166,10 @@ func (r *joinRun) setUp() error {
 	case ReadAheadAlways:
 		r.readAhead()
 	case ReadAheadAuto:
-		pages := int(r.ix.furthest().scanned) / pageSize
+		pages := int(r.ix.furthest().Scanned) / format.PageSize
 		for _, p := range []*part{r.ix.main, r.ix.tail} {
 			if p != nil {
-				pages += len(p.data) / pageSize
+				pages += len(p.data) / format.PageSize
 			}
 		}
 		total := max(1, int64(float64(pages)*readAheadShare))

@@ -64,7 +64,7 @@ type joinWorker struct {
 
 func (r *joinRun) newWorker() (*joinWorker, error) {
 	w := &joinWorker{joinRun: r, turn: true}
-	return w, r.ix.main.h.initScanner(&w.rscan, r.ix.csv.data)
+	return w, r.ix.main.h.InitScanner(&w.rscan, r.ix.csv.data)
 }
 
 // work joins the batches of work in turn, and gives each back to free.
@@ -186,9 +186,9 @@ func (w *joinWorker) flush() error {
 // terminator may have been completed since, as get prints it). A row
 // without the key was never matched.
 func (w *joinWorker) unmatchedRight() error {
-	data, covered := w.ix.csv.data, int(w.ix.furthest().scanned)
+	data, covered := w.ix.csv.data, int(w.ix.furthest().Scanned)
 	var s scan.Scanner
-	if err := w.ix.main.h.initScanner(&s, data); err != nil {
+	if err := w.ix.main.h.InitScanner(&s, data); err != nil {
 		return err
 	}
 	s.SetLimit(covered) // nor does it search for quotes far past it

@@ -24,7 +24,7 @@ func (ix *Index) Lookup(key []byte, fn func(row []byte) error) error {
 func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 	return ix.guard(func() error {
 		var s scan.Scanner
-		if err := ix.main.h.initScanner(&s, ix.csv.data); err != nil {
+		if err := ix.main.h.InitScanner(&s, ix.csv.data); err != nil {
 			return err
 		}
 		keys = distinct(keys)
@@ -63,13 +63,13 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 func (ix *Index) Count(key []byte) (n int64, err error) {
 	err = ix.guard(func() error {
 		var s scan.Scanner
-		if err := ix.main.h.initScanner(&s, ix.csv.data); err != nil {
+		if err := ix.main.h.InitScanner(&s, ix.csv.data); err != nil {
 			return err
 		}
 		h := ix.hash(key)
 		shadow := uint64(math.MaxUint64)
 		if ix.tail != nil {
-			shadow = ix.tail.h.base
+			shadow = ix.tail.h.Base
 		}
 		count := func(span) error { n++; return nil }
 		for _, p := range []*part{ix.main, ix.tail} {
@@ -79,7 +79,7 @@ func (ix *Index) Count(key []byte) (n int64, err error) {
 			err := p.offsets(h, p.locate(h), func(offs []uint64) error {
 				for _, off := range offs {
 					switch {
-					case p.h.dense():
+					case p.h.Dense():
 						if err := ix.candidate(&s, p, off, h, key, shadow, count); err != nil {
 							return err
 						}
@@ -103,12 +103,12 @@ func (ix *Index) Count(key []byte) (n int64, err error) {
 // nil when the CSV has none.
 func (ix *Index) Header() ([]byte, error) {
 	h := ix.main.h
-	if h.headerEnd == 0 {
+	if h.HeaderEnd == 0 {
 		return nil, nil
 	}
 	var row []byte
 	err := ix.guard(func() error {
-		row = bytes.Clone(ix.csv.data[h.headerStart:h.headerEnd])
+		row = bytes.Clone(ix.csv.data[h.HeaderStart:h.HeaderEnd])
 		return nil
 	})
 	if len(row) > 0 && row[len(row)-1] != '\n' {
@@ -131,7 +131,7 @@ func (ix *Index) rows(s *scan.Scanner, key []byte, fn func(span) error) error {
 	h := ix.hash(key)
 	shadow := uint64(math.MaxUint64)
 	if ix.tail != nil {
-		shadow = ix.tail.h.base
+		shadow = ix.tail.h.Base
 	}
 	for _, p := range []*part{ix.main, ix.tail} {
 		if p == nil {
@@ -176,8 +176,8 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 // candidate reads the row at off, a candidate of p for key (whose hash is
 // h), and passes it to fn if its key is key and it is below shadow.
 func (ix *Index) candidate(s *scan.Scanner, p *part, off, h uint64, key []byte, shadow uint64, fn func(span) error) error {
-	if off >= p.h.scanned || off < p.h.base {
-		return p.corrupt("a record points at offset %d, outside the bytes [%d, %d) it indexes", off, p.h.base, p.h.scanned)
+	if off >= p.h.Scanned || off < p.h.Base {
+		return p.corrupt("a record points at offset %d, outside the bytes [%d, %d) it indexes", off, p.h.Base, p.h.Scanned)
 	}
 	if off >= shadow {
 		return nil
@@ -212,7 +212,7 @@ func differ(p *part, got, want uint64) bool {
 // without its terminator, and the CSV has grown since: the row may have
 // been completed, and its key changed.
 func (ix *Index) grown(p *part, off uint64) bool {
-	return off == p.h.resume && p.h.resume < p.h.scanned && uint64(len(ix.csv.data)) > p.h.scanned
+	return off == p.h.Resume && p.h.Resume < p.h.Scanned && uint64(len(ix.csv.data)) > p.h.Scanned
 }
 
 // still reports whether the record of p at off, whose hash is key's, still
@@ -223,7 +223,7 @@ func (ix *Index) still(p *part, off uint64, key []byte) bool {
 		return true
 	}
 	s := new(scan.Scanner)
-	err := p.h.initScanner(s, ix.csv.data)
+	err := p.h.InitScanner(s, ix.csv.data)
 	if err != nil || !s.At(int(off)) {
 		return false
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
@@ -137,7 +138,7 @@ func (ix *Index) Close() error {
 
 // furthest returns the header of the file that indexes the CSV furthest: the
 // tail if there is one, else the main index.
-func (ix *Index) furthest() *header {
+func (ix *Index) furthest() *format.Header {
 	if ix.tail != nil {
 		return ix.tail.h
 	}
@@ -147,7 +148,7 @@ func (ix *Index) furthest() *header {
 // BytesBehind returns how many bytes the CSV had grown by, when the index
 // was opened, since it was last indexed: rows there are not in the index.
 func (ix *Index) BytesBehind() int64 {
-	return int64(len(ix.csv.data)) - int64(ix.furthest().scanned)
+	return int64(len(ix.csv.data)) - int64(ix.furthest().Scanned)
 }
 
 // Info describes the open index.

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/internal/xxh3"
 )
@@ -70,10 +71,10 @@ func (ix files) openFiles(csvPath string, withFence bool) (*opened, error) {
 	case err != nil:
 		return nil, err
 	}
-	scanned := int64(o.main.h.scanned)
-	mapping.WillNeedFile(csvPath, endHashLen, 0, max(0, scanned-endHashLen))
+	scanned := int64(o.main.h.Scanned)
+	mapping.WillNeedFile(csvPath, format.EndHashLen, 0, max(0, scanned-format.EndHashLen))
 	if withFence { // a fence that cannot be used only costs speed
-		o.main.fence, o.fenceWhy = fence.Open(ix.fence, o.main.h.generation, o.main.h.pages)
+		o.main.fence, o.fenceWhy = fence.Open(ix.fence, o.main.h.Generation, o.main.h.Pages)
 	}
 	o.tail, err = openTail(ix.tail, csvPath, o.main)
 	switch {
@@ -104,7 +105,7 @@ func (o *opened) judge(f *os.File, size int64) error {
 			*p.is, *p.why = fileStale, err
 		case err != nil:
 			return err
-		case size > int64(p.part.h.scanned):
+		case size > int64(p.part.h.Scanned):
 			*p.is = fileBehind
 		default:
 			*p.is = fileFresh
@@ -123,7 +124,7 @@ func (o *opened) needMain() error {
 
 // furthest returns the header of the usable file that indexes the CSV
 // furthest: the tail when it is usable, else the main index.
-func (o *opened) furthest() *header {
+func (o *opened) furthest() *format.Header {
 	if o.tailIs.usable() {
 		return o.tail.h
 	}
@@ -147,7 +148,7 @@ func openTail(path, csvPath string, main *part) (*part, error) {
 	if err != nil || t == nil {
 		return nil, err
 	}
-	if t.h.parent != main.h.generation || t.h.base != main.h.resume {
+	if t.h.Parent != main.h.Generation || t.h.Base != main.h.Resume {
 		t.close()
 		return nil, nil
 	}
@@ -156,22 +157,22 @@ func openTail(path, csvPath string, main *part) (*part, error) {
 
 // checkFresh refuses an index whose CSV (f, now size bytes) shrank or
 // changed at either end of the part the index covers.
-func checkFresh(f *os.File, size int64, h *header, csvPath, idxPath string) error {
-	scanned := int64(h.scanned)
-	stale := func(format string, args ...any) error {
-		e := mustRebuild(csvPath, idxPath, h, fmt.Errorf("%s is %w: %s", idxPath, ErrStale, fmt.Sprintf(format, args...)))
-		e.Update = h.flags&flagTail != 0 // an update rescans what a stale tail indexed
+func checkFresh(f *os.File, size int64, h *format.Header, csvPath, idxPath string) error {
+	scanned := int64(h.Scanned)
+	stale := func(msg string, args ...any) error {
+		e := mustRebuild(csvPath, idxPath, h, fmt.Errorf("%s is %w: %s", idxPath, ErrStale, fmt.Sprintf(msg, args...)))
+		e.Update = h.Flags&format.FlagTail != 0 // an update rescans what a stale tail indexed
 		return e
 	}
 	if size < scanned {
 		return stale("%s shrank from %d to %d bytes", csvPath, scanned, size)
 	}
-	n := min(scanned, endHashLen)
+	n := min(scanned, format.EndHashLen)
 	for _, part := range []struct {
 		off  int64
 		sum  uint64
 		name string
-	}{{0, h.headChecksum, "first"}, {scanned - n, h.tailChecksum, "last"}} {
+	}{{0, h.HeadChecksum, "first"}, {scanned - n, h.TailChecksum, "last"}} {
 		sum, err := sumRange(f, part.off, n)
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/csvidx/csvidx/internal/interp"
 	"github.com/csvidx/csvidx/internal/mapping"
@@ -20,9 +21,9 @@ type part struct {
 	csvPath string // for errors
 	m       *mapping.Map
 	data    []byte // the mapped file
-	h       *header
-	checked pageSet      // the record pages whose CRC matched
-	fence   *fence.Fence // for a main index, when it has a usable one
+	h       *format.Header
+	checked format.PageSet // the record pages whose CRC matched
+	fence   *fence.Fence   // for a main index, when it has a usable one
 }
 
 // openPart maps the index file at path and validates its header and size.
@@ -44,20 +45,20 @@ func openPart(path, csvPath string, tail bool) (*part, error) {
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
-	var h *header
+	var h *format.Header
 	err = mapping.Guard(func() error {
 		var err error
-		h, err = decodeHeader(m.Bytes())
+		h, err = format.DecodeHeader(m.Bytes())
 		return err
 	}, m)
 	switch {
 	case err != nil:
-	case h.flags&flagTail != 0 && !tail:
+	case h.Flags&format.FlagTail != 0 && !tail:
 		err = fmt.Errorf("%w: a tail file where a main index belongs", ErrCorrupt)
-	case h.flags&flagTail == 0 && tail:
+	case h.Flags&format.FlagTail == 0 && tail:
 		err = fmt.Errorf("%w: a main index where a tail file belongs", ErrCorrupt)
-	case uint64(st.Size()) != h.size():
-		err = fmt.Errorf("%w: the file is %d bytes, its header says %d", ErrCorrupt, st.Size(), h.size())
+	case uint64(st.Size()) != h.Size():
+		err = fmt.Errorf("%w: the file is %d bytes, its header says %d", ErrCorrupt, st.Size(), h.Size())
 	}
 	if err != nil {
 		m.Close()
@@ -67,7 +68,7 @@ func openPart(path, csvPath string, tail bool) (*part, error) {
 		return nil, mustRebuild(csvPath, path, h, fmt.Errorf("%s: %w", path, err))
 	}
 	return &part{path: path, csvPath: csvPath, m: m, data: m.Bytes(), h: h,
-		checked: newPageSet(h.pages)}, nil
+		checked: format.NewPageSet(h.Pages)}, nil
 }
 
 func (p *part) close() error {
@@ -96,10 +97,10 @@ func (p *part) maps() []*mapping.Map {
 // bracketed by smaller and larger hashes on checked pages is the complete
 // run, wherever the search's unchecked steps went.
 func (p *part) runFrom(h, first uint64) (_, end uint64, err error) {
-	n := p.h.records
+	n := p.h.Records
 	checked := ^uint64(0) // the last page checked; pages come in increasing order
 	check := func(i uint64) error {
-		if pg := i / recordsPerPage; pg != checked {
+		if pg := i / format.RecordsPerPage; pg != checked {
 			checked = pg
 			return p.checkPage(pg)
 		}
@@ -138,12 +139,12 @@ func (p *part) lowerBound(h uint64) uint64 {
 // caller searches the index. The caller checks the pages of those records,
 // so a bracket that holds on them is the true one.
 func (p *part) lowerBoundByFence(h uint64) (uint64, bool) {
-	n := p.h.records
-	lo := p.fence.Find(h) * recordsPerPage
+	n := p.h.Records
+	lo := p.fence.Find(h) * format.RecordsPerPage
 	if lo >= n {
 		return 0, false
 	}
-	hi := min(lo+recordsPerPage, n)
+	hi := min(lo+format.RecordsPerPage, n)
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		if p.hashAt(mid) < h {
@@ -168,7 +169,7 @@ func (p *part) askPages(hashes []uint64) {
 	p.fence.Map().WillNeedAll()
 	offs := make([]uint64, len(hashes))
 	for i, h := range hashes {
-		offs[i] = pageSize * (1 + p.fence.Find(p.searchKey(h)))
+		offs[i] = format.PageSize * (1 + p.fence.Find(p.searchKey(h)))
 	}
 	p.m.WillNeed(offs)
 }
@@ -176,59 +177,59 @@ func (p *part) askPages(hashes []uint64) {
 // search returns the index of the first record whose hash is h or more,
 // searching the index itself, by interpolation over its pages.
 func (p *part) search(h uint64) uint64 {
-	return interp.LowerBound(p.h.records, recordsPerPage, h, p.hashAt)
+	return interp.LowerBound(p.h.Records, format.RecordsPerPage, h, p.hashAt)
 }
 
 func (p *part) hashAt(i uint64) uint64 {
-	return binary.LittleEndian.Uint64(p.data[recordPos(i):])
+	return binary.LittleEndian.Uint64(p.data[format.RecordPos(i):])
 }
 
 func (p *part) offsetAt(i uint64) uint64 {
-	return binary.LittleEndian.Uint64(p.data[recordPos(i)+8:])
+	return binary.LittleEndian.Uint64(p.data[format.RecordPos(i)+8:])
 }
 
 // checkPage verifies record page pg: its CRC, its trailer, and the zero
 // padding of a last page. A page is checked once per open index: index
 // files are replaced, never written in place.
 func (p *part) checkPage(pg uint64) error {
-	if p.checked.has(pg) {
+	if p.checked.Has(pg) {
 		return nil
 	}
-	page := p.data[pageSize*(1+pg):][:pageSize]
+	page := p.data[format.PageSize*(1+pg):][:format.PageSize]
 	if !crcpage.Intact(page) {
-		return p.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg, pageSize*(1+pg), pageSize*(2+pg))
+		return p.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg, format.PageSize*(1+pg), format.PageSize*(2+pg))
 	}
 	le := binary.LittleEndian
-	want := uint64(recordsPerPage)
-	if pg == p.h.pages-1 {
-		want = p.h.records - pg*recordsPerPage
+	want := uint64(format.RecordsPerPage)
+	if pg == p.h.Pages-1 {
+		want = p.h.Records - pg*format.RecordsPerPage
 	}
-	k := uint64(le.Uint32(page[pageLenOffset:]))
-	if le.Uint64(page[pageNoOffset:]) != pg || k != want || !allZero(page[recordSize*k:pageNoOffset]) {
+	k := uint64(le.Uint32(page[format.PageLenOffset:]))
+	if le.Uint64(page[format.PageNoOffset:]) != pg || k != want || !format.AllZero(page[format.RecordSize*k:format.PageNoOffset]) {
 		return p.corrupt("record page %d has a bad trailer", pg)
 	}
 	// Records strictly increase, by hash then offset, within the page and
 	// from the last one of the page before: a duplicated record (with valid
 	// checksums) would print a row twice, and miss the one it replaced.
-	if slot, ok := outOfOrder(page[:recordSize*k]); ok {
-		return p.corrupt("record %d, on record page %d, does not come after the record before it", pg*recordsPerPage+uint64(slot), pg)
+	if slot, ok := outOfOrder(page[:format.RecordSize*k]); ok {
+		return p.corrupt("record %d, on record page %d, does not come after the record before it", pg*format.RecordsPerPage+uint64(slot), pg)
 	}
 	if pg > 0 && k > 0 {
-		prev := p.data[pageSize*(1+pg)-pageSize+recordSize*(recordsPerPage-1):][:recordSize]
-		if !recordLess(prev, page[:recordSize]) {
-			return p.corrupt("record %d, the first of record page %d, does not come after the last of the page before", pg*recordsPerPage, pg)
+		prev := p.data[format.PageSize*(1+pg)-format.PageSize+format.RecordSize*(format.RecordsPerPage-1):][:format.RecordSize]
+		if !recordLess(prev, page[:format.RecordSize]) {
+			return p.corrupt("record %d, the first of record page %d, does not come after the last of the page before", pg*format.RecordsPerPage, pg)
 		}
 	}
-	p.checked.add(pg)
+	p.checked.Add(pg)
 	return nil
 }
 
 // outOfOrder returns the first record of recs, encoded records, that does
 // not come after the one before it, if there is one.
 func outOfOrder(recs []byte) (int, bool) {
-	for i := recordSize; i < len(recs); i += recordSize {
-		if !recordLess(recs[i-recordSize:i], recs[i:i+recordSize]) {
-			return i / recordSize, true
+	for i := format.RecordSize; i < len(recs); i += format.RecordSize {
+		if !recordLess(recs[i-format.RecordSize:i], recs[i:i+format.RecordSize]) {
+			return i / format.RecordSize, true
 		}
 	}
 	return 0, false

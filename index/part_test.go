@@ -46,7 +46,7 @@ func TestLowerBound(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ix.Close()
-			n := int(ix.main.h.records)
+			n := int(ix.main.h.Records)
 			probe := func(h uint64) {
 				want := uint64(sort.Search(n, func(i int) bool { return ix.main.hashAt(uint64(i)) >= h }))
 				if got := ix.main.lowerBound(h); got != want {

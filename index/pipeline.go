@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan/chunked"
@@ -24,7 +25,7 @@ type pipeline struct {
 	spec spec
 	// main is, for a tail, the main index it extends: the tail indexes the
 	// CSV from where main stops. Nil for a main index.
-	main *header
+	main *format.Header
 	res  Resources
 	// flat says a main index is written in format 1 (Verify rebuilds an
 	// index in the format it has); a tail always is.
@@ -40,7 +41,7 @@ type pipeline struct {
 // built is what the pipeline made: the index file's header, and how its
 // scan went.
 type built struct {
-	h    *header
+	h    *format.Header
 	scan *BuildStats
 }
 
@@ -59,7 +60,7 @@ func (p *pipeline) writeTail(ctx context.Context, path string) (*built, error) {
 func (p *pipeline) writeTo(ctx context.Context, path string, main bool) (*built, error) {
 	shape := p.res.writeShape()
 	var b *built
-	err := writeIndexFile(path, p.csv.perm, shape, main, func(sink pageSink, fence func(uint64) error) (*header, error) {
+	err := writeIndexFile(path, p.csv.perm, shape, main, func(sink pageSink, fence func(uint64) error) (*format.Header, error) {
 		p.fence = fence
 		var err error
 		if b, err = p.run(ctx, path, shape, sink); err != nil {
@@ -77,7 +78,7 @@ func (p *pipeline) writeTo(ctx context.Context, path string, main bool) (*built,
 // and once the file is in place the old one's tail and fence are removed
 // and the new fence is put in place. Build, Update and Compact write this
 // way.
-func writeIndexFile(path string, perm fs.FileMode, shape writerShape, main bool, fill func(sink pageSink, fence func(uint64) error) (*header, error)) error {
+func writeIndexFile(path string, perm fs.FileMode, shape writerShape, main bool, fill func(sink pageSink, fence func(uint64) error) (*format.Header, error)) error {
 	out, err := atomicfile.Create(path, true, perm)
 	if err != nil {
 		return fmt.Errorf("create index: %w", err)
@@ -113,7 +114,7 @@ func writeIndexFile(path string, perm fs.FileMode, shape writerShape, main bool,
 	if err := removeDerived(path); err != nil {
 		return err
 	}
-	if err := fw.Commit(h.generation); err != nil {
+	if err := fw.Commit(h.Generation); err != nil {
 		return fmt.Errorf("write the fence: %w", err)
 	}
 	return nil
@@ -165,7 +166,7 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 	}
 	csv, sp := p.csv, p.spec
 	data := csv.data
-	var h *header
+	var h *format.Header
 	var start int
 	if p.main != nil {
 		h, start = tailHeader(p.main, len(data))
@@ -175,7 +176,7 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 			return nil, err
 		}
 	}
-	s := chunked.Scan{Data: data, Map: csv.m, Delim: sp.delim, KeyCol: int(h.keyCol), KeyCols: h.compositeColumns(), Hash: testHash, Plan: plan, Progress: p.progress}
+	s := chunked.Scan{Data: data, Map: csv.m, Delim: sp.delim, KeyCol: int(h.KeyCol), KeyCols: h.CompositeColumns(), Hash: testHash, Plan: plan, Progress: p.progress}
 	r, err := s.Run(ctx, start, srt)
 	if err != nil {
 		return nil, err
@@ -186,20 +187,20 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 // scanned completes the header h of an index from the result of its scan
 // with threads workers, in which its key is key j, and returns what the
 // pipeline built.
-func (p *pipeline) scanned(h *header, r chunked.Result, j, threads int) (*built, error) {
+func (p *pipeline) scanned(h *format.Header, r chunked.Result, j, threads int) (*built, error) {
 	data := p.csv.data
-	h.scanned = uint64(len(data))
-	h.headChecksum, h.tailChecksum = endHashes(data)
+	h.Scanned = uint64(len(data))
+	h.HeadChecksum, h.TailChecksum = endHashes(data)
 	if p.main == nil && r.Rows > 0 && r.Short[j] == r.Rows {
-		return nil, noKeyColumn(p.csv, h.delim, h)
+		return nil, noKeyColumn(p.csv, h.Delim, h)
 	}
-	h.rows, h.shortRows, h.blanks = r.Rows, r.Short[j], h.blanks+r.Blanks
-	h.resume = uint64(len(data))
+	h.Rows, h.ShortRows, h.Blanks = r.Rows, r.Short[j], h.Blanks+r.Blanks
+	h.Resume = uint64(len(data))
 	if r.Resume >= 0 {
-		h.resume = uint64(r.Resume)
+		h.Resume = uint64(r.Resume)
 	}
-	if p.main == nil && h.headerEnd > 0 && data[h.headerEnd-1] != '\n' {
-		h.resume = h.headerStart // an unterminated header: the next scan starts over
+	if p.main == nil && h.HeaderEnd > 0 && data[h.HeaderEnd-1] != '\n' {
+		h.Resume = h.HeaderStart // an unterminated header: the next scan starts over
 	}
 	if p.progress != nil {
 		p.progress(int64(len(data)), int64(len(data)))
@@ -211,11 +212,11 @@ func (p *pipeline) scanned(h *header, r chunked.Result, j, threads int) (*built,
 // pack takes the sorted records from srt and writes them as pages to sink,
 // then the header h: a main index in format 2 (unless p.flat), whose
 // records the sorter masks to their fingerprints, a tail in format 1.
-func (p *pipeline) pack(ctx context.Context, srt *sorter.Sorter, sink pageSink, h *header) error {
+func (p *pipeline) pack(ctx context.Context, srt *sorter.Sorter, sink pageSink, h *format.Header) error {
 	var w recordPacker = newPageWriter(sink, p.fence)
 	if p.main == nil && !p.flat && !testFlat {
-		records := h.rows - h.shortRows // one record per row with a key
-		d := newDensePacker(sink, p.fence, records, h.scanned)
+		records := h.Rows - h.ShortRows // one record per row with a key
+		d := newDensePacker(sink, p.fence, records, h.Scanned)
 		srt.MaskHashes(^uint64(0) << d.shift)
 		w = d
 	}
@@ -238,5 +239,5 @@ func (p *pipeline) pack(ctx context.Context, srt *sorter.Sorter, sink pageSink, 
 // pageWriter in format 1, a densePacker in format 2.
 type recordPacker interface {
 	addBatch(recs []sorter.Record) error
-	finish(h *header) error
+	finish(h *format.Header) error
 }

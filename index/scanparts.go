@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan/chunked"
 	"github.com/csvidx/csvidx/sorter"
@@ -14,8 +15,8 @@ import (
 // several main indexes in one scan, Update several tails, and Verify
 // rebuilds one or several of either to compare them with the files.
 type scanPart struct {
-	h     *header            // its header, short of what the scan and its writer know
-	main  *header            // for a tail, the main index it extends; nil for a main index
+	h     *format.Header     // its header, short of what the scan and its writer know
+	main  *format.Header     // for a tail, the main index it extends; nil for a main index
 	flat  bool               // a main index written in format 1 (see pipeline.flat)
 	path  string             // the file it is written to or compared with; it names the spill files
 	sink  pageSink           // where its pages go
@@ -43,7 +44,7 @@ func (p *pipeline) writeParts(ctx context.Context, parts []*scanPart, start int,
 	var bs []*built
 	var write func(j int) error
 	write = func(j int) error {
-		return writeIndexFile(parts[j].path, p.csv.perm, shape, main, func(sink pageSink, fence func(uint64) error) (*header, error) {
+		return writeIndexFile(parts[j].path, p.csv.perm, shape, main, func(sink pageSink, fence func(uint64) error) (*format.Header, error) {
 			parts[j].sink, parts[j].fence = sink, fence
 			if j+1 < k {
 				if err := write(j + 1); err != nil {
@@ -111,12 +112,12 @@ func (p *pipeline) scanParts(ctx context.Context, parts []*scanPart, start int, 
 	keys := make([][]int, len(parts))
 	sinks := make([]chunked.Sink, len(parts))
 	for j, sp := range parts {
-		keys[j], sinks[j] = sp.h.keyColumns(), srts[j]
+		keys[j], sinks[j] = sp.h.KeyColumns(), srts[j]
 	}
-	s := chunked.Scan{Data: p.csv.data, Map: p.csv.m, Delim: parts[0].h.delim, Keys: keys, Hash: testHash, Plan: plan, Progress: p.progress}
+	s := chunked.Scan{Data: p.csv.data, Map: p.csv.m, Delim: parts[0].h.Delim, Keys: keys, Hash: testHash, Plan: plan, Progress: p.progress}
 	if len(parts) == 1 { // a scan of one key takes it as KeyCol or KeyCols
 		h := parts[0].h
-		s.Keys, s.KeyCol, s.KeyCols = nil, int(h.keyCol), h.compositeColumns()
+		s.Keys, s.KeyCol, s.KeyCols = nil, int(h.KeyCol), h.CompositeColumns()
 	}
 	r, err := s.RunKeys(ctx, start, sinks)
 	if err != nil {

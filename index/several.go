@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/keyspec"
 )
@@ -139,7 +140,7 @@ type IndexKey struct {
 	Name    string // the key's name: its header fields as one CSV record, or its columns'
 	Err     error  // why the header cannot be read, if it cannot
 
-	h *header // the header, when it can be read
+	h *format.Header // the header, when it can be read
 }
 
 // ReadIndexKeys returns each index of the CSV at csvPath (see [Indexes])
@@ -160,8 +161,8 @@ func (h Home) readIndexKeys() ([]IndexKey, error) {
 			out[i].Err = err
 			continue
 		}
-		out[i].h, out[i].Columns = h, h.keyColumns()
-		out[i].Name = string(h.keyName)
+		out[i].h, out[i].Columns = h, h.KeyColumns()
+		out[i].Name = string(h.KeyName)
 		if out[i].Name == "" {
 			out[i].Name = keyspec.Spec(out[i].Columns)
 		}
@@ -170,12 +171,12 @@ func (h Home) readIndexKeys() ([]IndexKey, error) {
 }
 
 // readHeaderOf reads and checks the header page of the index file at path.
-func readHeaderOf(path string) (*header, error) {
-	page, err := readStart(path, pageSize)
+func readHeaderOf(path string) (*format.Header, error) {
+	page, err := readStart(path, format.PageSize)
 	if err != nil {
 		return nil, err
 	}
-	return decodeHeader(page)
+	return format.DecodeHeader(page)
 }
 
 // ErrSeveral means a CSV has several indexes, none of them its default

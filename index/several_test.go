@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/scan/chunked"
 )
 
@@ -188,7 +189,7 @@ func TestPlaceIndex(t *testing.T) {
 	}
 	// Files that only look like by- names are not indexes of the file.
 	for _, name := range []string{".by-.csvidx", ".by-x.csvidx", ".by-1-.csvidx", ".by-1.csvidx.tail", "x.by-1.csvidx"} {
-		os.WriteFile(p+name, []byte(magic), 0o644)
+		os.WriteFile(p+name, []byte(format.Magic), 0o644)
 	}
 	if paths, _ := Indexes(p); len(paths) != 1 {
 		t.Fatalf("indexes %v: want the real one", paths)
@@ -202,7 +203,7 @@ func TestIndexesIgnoreForeignByFiles(t *testing.T) {
 	p := writeCSV(t, "a,b,c\n1,2,3\n4,5,6\n")
 	build(t, p, &BuildOptions{Key: "a"})
 	foreign := nextTo(p).byPath([]int{1})
-	for _, content := range []string{"a,b,c\n1,2,3\n", "", magic[:len(magic)-1]} {
+	for _, content := range []string{"a,b,c\n1,2,3\n", "", format.Magic[:len(format.Magic)-1]} {
 		if err := os.WriteFile(foreign, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -216,7 +217,7 @@ func TestIndexesIgnoreForeignByFiles(t *testing.T) {
 			t.Fatalf("%q at a by- name: update: %v", content, err)
 		}
 	}
-	if err := os.WriteFile(foreign, []byte(magic+"broken"), 0o644); err != nil {
+	if err := os.WriteFile(foreign, []byte(format.Magic+"broken"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if paths, _ := Indexes(p); !slices.Equal(paths, []string{DefaultIndexPath(p), foreign}) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/fence"
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/xxh3"
 )
@@ -183,7 +184,7 @@ func TestBrokenTail(t *testing.T) {
 	runUpdate(t, p, &UpdateOptions{NoCompact: true})
 	tail := tailPath(DefaultIndexPath(p))
 	good, _ := os.ReadFile(tail)
-	for _, off := range []int{9, 100, pageSize + 5} {
+	for _, off := range []int{9, 100, format.PageSize + 5} {
 		bad := bytes.Clone(good)
 		bad[off] ^= 0x40
 		os.WriteFile(tail, bad, 0o644)
@@ -197,7 +198,7 @@ func TestBrokenTail(t *testing.T) {
 		}
 	}
 	bad := bytes.Clone(good)
-	bad[pageSize+20] ^= 1
+	bad[format.PageSize+20] ^= 1
 	os.WriteFile(tail, bad, 0o644)
 	if res, err := Verify(context.Background(), p, nil); err != nil || res.Equal {
 		t.Fatalf("Verify of a tail with a flipped record byte = %+v, %v", res, err)
@@ -254,10 +255,10 @@ func TestWritersSerialized(t *testing.T) {
 		path string
 		data []byte
 	}{
-		{atomicfile.TempName(idx), good},                                               // complete, not renamed
-		{atomicfile.TempName(idx), append(make([]byte, pageSize), good[pageSize:]...)}, // header page not yet written
-		{atomicfile.TempName(tailPath(idx)), nil},                                      // just created
-		{atomicfile.TempName(fencePath(idx)), []byte(fence.Magic + "...")},             // a fence
+		{atomicfile.TempName(idx), good}, // complete, not renamed
+		{atomicfile.TempName(idx), append(make([]byte, format.PageSize), good[format.PageSize:]...)}, // header page not yet written
+		{atomicfile.TempName(tailPath(idx)), nil},                                                    // just created
+		{atomicfile.TempName(fencePath(idx)), []byte(fence.Magic + "...")},                           // a fence
 		{atomicfile.TempName(filepath.Join(filepath.Dir(idx), spillName(idx))), nil},
 	} {
 		if err := os.WriteFile(own.path, own.data, 0o644); err != nil {
@@ -352,7 +353,7 @@ func TestCompactIntoFormat2(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					n := ix.main.h.records
+					n := ix.main.h.Records
 					ix.Close()
 					useFPBits(t, func(records uint64) int { return 32 + int(min(records/(n+1), 1)) })
 				}
@@ -368,7 +369,7 @@ func TestCompactIntoFormat2(t *testing.T) {
 				if !bytes.Equal(compacted, built) {
 					t.Fatalf("input %d: compact and build differ (csv %d, first part %d bytes)", i, len(g.data), len(first))
 				}
-				if h, err := decodeHeader(compacted); err != nil || !h.dense() || c.grow && h.fpBits != 33 && h.records > 0 {
+				if h, err := format.DecodeHeader(compacted); err != nil || !h.Dense() || c.grow && h.FPBits != 33 && h.Records > 0 {
 					t.Fatalf("input %d: the compacted header %+v, %v: want format 2 (and F 33 when grown)", i, h, err)
 				}
 				checkLookups(t, p, &g)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
@@ -142,14 +143,14 @@ func indexAppended(ctx context.Context, csv *csvFile, files *opened, idxPath str
 // that extends the main index.
 func planUpdate(csv *csvFile, files *opened, opts *UpdateOptions) (*UpdateResult, *pipeline) {
 	size := int64(len(csv.data))
-	covered := int64(files.furthest().scanned)
+	covered := int64(files.furthest().Scanned)
 	res := &UpdateResult{Action: "none", NewBytes: size - covered}
 	h := files.main.h
 	p := &pipeline{csv: csv, spec: specOf(h), res: opts.Resources, progress: opts.Progress}
 	switch {
 	case size == covered:
 		res.NewBytes = 0
-	case h.flags&flagHeader != 0 && (h.headerEnd == 0 || h.resume < h.headerEnd):
+	case h.Flags&format.FlagHeader != 0 && (h.HeaderEnd == 0 || h.Resume < h.HeaderEnd):
 		// The header record was missing or unterminated: it may have changed, and with it
 		// the key column's name. Build again, with the key column the index has.
 		res.Action = "rebuild"
@@ -164,8 +165,8 @@ func planUpdate(csv *csvFile, files *opened, opts *UpdateOptions) (*UpdateResult
 // the main index when it holds a tenth of the main index's records, unless
 // opts.NoCompact, and records the outcome in res. The files opened are
 // closed first.
-func compactIfDue(ctx context.Context, csv *csvFile, files *opened, idxPath string, tail *header, opts *UpdateOptions, res *UpdateResult) error {
-	if opts.NoCompact || tail.records*compactShare < files.main.h.records {
+func compactIfDue(ctx context.Context, csv *csvFile, files *opened, idxPath string, tail *format.Header, opts *UpdateOptions, res *UpdateResult) error {
+	if opts.NoCompact || tail.Records*compactShare < files.main.h.Records {
 		return nil
 	}
 	files.close()

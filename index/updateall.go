@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
@@ -121,9 +122,9 @@ func updateIndexes(ctx context.Context, csv *csvFile, paths []string, all []*ope
 	// A tail is scanned from where its main index stops, in its dialect.
 	tailScan := func(i int) scanKey {
 		h := all[i].main.h
-		return scanKey{from: h.resume, delim: h.delim}
+		return scanKey{from: h.Resume, delim: h.Delim}
 	}
-	tails := make([]*header, len(paths))
+	tails := make([]*format.Header, len(paths))
 	p := &pipeline{csv: csv, res: opts.Resources, progress: opts.Progress}
 	for _, group := range sameScans(due, tailScan) {
 		parts := make([]*scanPart, len(group))
@@ -132,7 +133,7 @@ func updateIndexes(ctx context.Context, csv *csvFile, paths []string, all []*ope
 			h, _ := tailHeader(main, len(csv.data))
 			parts[k] = &scanPart{h: h, main: main, path: tailPath(paths[i])}
 		}
-		bs, err := p.writeParts(ctx, parts, int(all[group[0]].main.h.resume), false)
+		bs, err := p.writeParts(ctx, parts, int(all[group[0]].main.h.Resume), false)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/scan/chunked"
 )
 
@@ -213,8 +214,8 @@ func TestVerifyAllFindsEachDifference(t *testing.T) {
 		t.Fatal(err)
 	}
 	idxs := indexesOf(t, p)
-	editAt(t, tailPath(idxs[1]), pageSize+20, 0x5a)
-	editAt(t, idxs[2], pageSize+30, 0x5a)
+	editAt(t, tailPath(idxs[1]), format.PageSize+20, 0x5a)
+	editAt(t, idxs[2], format.PageSize+30, 0x5a)
 	vs, err := VerifyAll(context.Background(), p, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/sorter"
@@ -134,7 +135,7 @@ func verifyIndexes(ctx context.Context, csvPath string, paths []string, opts *Ve
 		case files.tailIs == fileBroken:
 			rs[i].Differences = append(rs[i].Differences, files.tailWhy.Error())
 		}
-		rs[i].Built = files.main.h.definition()
+		rs[i].Built = definitionOf(files.main.h)
 		fc := newFenceCheck(ix.fence)
 		defer fc.close()
 		mains = append(mains, verifyJob{res: rs[i], p: files.main, fc: fc})
@@ -165,17 +166,17 @@ func verifyIndexes(ctx context.Context, csvPath string, paths []string, opts *Ve
 type verifyJob struct {
 	res     *VerifyResult // the result of the index it belongs to
 	p       *part
-	extends *header     // for a tail, the main index it extends
-	fc      *fenceCheck // for a main index, the check of its fence
+	extends *format.Header // for a tail, the main index it extends
+	fc      *fenceCheck    // for a main index, the check of its fence
 }
 
 // scanOf returns the scan that rebuilds j's file: over the bytes it
 // covers, from where a tail starts, in its dialect.
 func (j verifyJob) scanOf() scanKey {
 	h := j.p.h
-	k := scanKey{scanned: h.scanned, delim: h.delim, header: h.flags&flagHeader != 0}
+	k := scanKey{scanned: h.Scanned, delim: h.Delim, header: h.Flags&format.FlagHeader != 0}
 	if j.extends != nil {
-		k.from = j.extends.resume
+		k.from = j.extends.Resume
 	}
 	return k
 }
@@ -185,7 +186,7 @@ func (j verifyJob) scanOf() scanKey {
 // its file, and the fence a main index makes with its check, and adds what
 // differs to each job's result.
 func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *VerifyOptions) error {
-	scanned := jobs[0].p.h.scanned
+	scanned := jobs[0].p.h.Scanned
 	if uint64(len(csv.data)) < scanned {
 		for _, j := range jobs {
 			j.res.Differences = append(j.res.Differences, fmt.Sprintf("%s shrank from %d to %d bytes since %s was built; rebuild the index",
@@ -210,7 +211,7 @@ func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *Veri
 			j.res.Differences = append(j.res.Differences, filepath.Base(j.p.path)+": "+d)
 		}
 		if j.fc != nil {
-			diffs, notes := j.fc.report(j.p.h.generation, fresh[i].h.generation)
+			diffs, notes := j.fc.report(j.p.h.Generation, fresh[i].h.Generation)
 			j.res.Differences = append(j.res.Differences, diffs...)
 			j.res.Notes = append(j.res.Notes, notes...)
 		}
@@ -225,7 +226,7 @@ func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *Veri
 func (p *pipeline) rebuild(ctx context.Context, jobs []verifyJob, sinks []*compareSink) ([]*built, error) {
 	parts := make([]*scanPart, len(jobs))
 	for i, j := range jobs {
-		parts[i] = &scanPart{main: j.extends, flat: !j.p.h.dense(), path: j.p.path, sink: sinks[i]}
+		parts[i] = &scanPart{main: j.extends, flat: !j.p.h.Dense(), path: j.p.path, sink: sinks[i]}
 		if j.fc != nil {
 			parts[i].fence = j.fc.add
 		}
@@ -264,8 +265,8 @@ func (c *compareSink) writePage(n uint64, page []byte) error {
 	switch {
 	case n == 0:
 	case c.diffPage == 0:
-		off := n * pageSize
-		if off+pageSize > uint64(len(c.old)) || !bytes.Equal(c.old[off:off+pageSize], page) {
+		off := n * format.PageSize
+		if off+format.PageSize > uint64(len(c.old)) || !bytes.Equal(c.old[off:off+format.PageSize], page) {
 			c.diffPage, c.diffNew = n, bytes.Clone(page)
 		}
 	case n == c.diffPage+1:
@@ -276,36 +277,36 @@ func (c *compareSink) writePage(n uint64, page []byte) error {
 
 // report lists how the old index of the CSV at csvPath differs from the
 // fresh build.
-func (c *compareSink) report(csvPath string, old, fresh *header) []string {
+func (c *compareSink) report(csvPath string, old, fresh *format.Header) []string {
 	var out []string
 	diff := func(name string, a, b any) {
 		if a != b {
 			out = append(out, fmt.Sprintf("%s: the index says %v, a fresh build %v", name, a, b))
 		}
 	}
-	diff("scanned bytes", old.scanned, fresh.scanned)
-	diff("rows", old.rows, fresh.rows)
-	diff("index records", old.records, fresh.records)
-	diff("short rows", old.shortRows, fresh.shortRows)
-	diff("blank lines", old.blanks, fresh.blanks)
-	diff("resume offset", old.resume, fresh.resume)
-	diff("header record end", old.headerEnd, fresh.headerEnd)
-	diff("key name", fmt.Sprintf("%q", old.keyName), fmt.Sprintf("%q", fresh.keyName))
-	diff("checksum of the first bytes", old.headChecksum, fresh.headChecksum)
-	diff("checksum of the last bytes", old.tailChecksum, fresh.tailChecksum)
-	diff("fingerprint bits", old.fpBits, fresh.fpBits)
-	diff("offset bits", old.offBits, fresh.offBits)
+	diff("scanned bytes", old.Scanned, fresh.Scanned)
+	diff("rows", old.Rows, fresh.Rows)
+	diff("index records", old.Records, fresh.Records)
+	diff("short rows", old.ShortRows, fresh.ShortRows)
+	diff("blank lines", old.Blanks, fresh.Blanks)
+	diff("resume offset", old.Resume, fresh.Resume)
+	diff("header record end", old.HeaderEnd, fresh.HeaderEnd)
+	diff("key name", fmt.Sprintf("%q", old.KeyName), fmt.Sprintf("%q", fresh.KeyName))
+	diff("checksum of the first bytes", old.HeadChecksum, fresh.HeadChecksum)
+	diff("checksum of the last bytes", old.TailChecksum, fresh.TailChecksum)
+	diff("fingerprint bits", old.FPBits, fresh.FPBits)
+	diff("offset bits", old.OffBits, fresh.OffBits)
 	first := c.diffPage
-	if first == 0 && c.oldPages(old) > fresh.pages {
-		first = fresh.pages + 1 // the index goes on past the fresh build's last page
+	if first == 0 && c.oldPages(old) > fresh.Pages {
+		first = fresh.Pages + 1 // the index goes on past the fresh build's last page
 	}
 	if first != 0 {
 		out = append(out, c.pageDifference(csvPath, first-1, old, fresh))
 	}
 	if len(out) == 0 {
-		var page [pageSize]byte
-		fresh.encode(page[:])
-		if !bytes.Equal(c.old[:pageSize], page[:]) {
+		var page [format.PageSize]byte
+		fresh.Encode(page[:])
+		if !bytes.Equal(c.old[:format.PageSize], page[:]) {
 			out = append(out, "the header page differs")
 		}
 	}
@@ -314,20 +315,20 @@ func (c *compareSink) report(csvPath string, old, fresh *header) []string {
 
 // oldPages returns how many record pages the index has: as its header
 // says, within its size.
-func (c *compareSink) oldPages(old *header) uint64 {
-	n := uint64(len(c.old) / pageSize)
+func (c *compareSink) oldPages(old *format.Header) uint64 {
+	n := uint64(len(c.old) / format.PageSize)
 	if n == 0 {
 		return 0
 	}
-	return min(old.pages, n-1)
+	return min(old.Pages, n-1)
 }
 
 // oldPage returns record page pg of the index, or nil past its last.
-func (c *compareSink) oldPage(old *header, pg uint64) []byte {
+func (c *compareSink) oldPage(old *format.Header, pg uint64) []byte {
 	if pg >= c.oldPages(old) {
 		return nil
 	}
-	return c.old[pageSize*(1+pg):][:pageSize]
+	return c.old[format.PageSize*(1+pg):][:format.PageSize]
 }
 
 // newPage returns record page pg of the fresh build, pg being the first
@@ -347,8 +348,8 @@ func (c *compareSink) newPage(first, pg uint64) []byte {
 // from that page and the next of each side: the pages before are equal, so
 // they part on page pg, or at the first record of the next page (a page
 // ends where its last run no longer fits).
-func (c *compareSink) pageDifference(csvPath string, pg uint64, old, fresh *header) string {
-	if old.fpBits != fresh.fpBits || old.offBits != fresh.offBits {
+func (c *compareSink) pageDifference(csvPath string, pg uint64, old, fresh *format.Header) string {
+	if old.FPBits != fresh.FPBits || old.OffBits != fresh.OffBits {
 		return fmt.Sprintf("record page %d and those after it differ: their rows are coded in other widths", pg)
 	}
 	olds, news := &sideRecords{from: pg}, &sideRecords{from: pg}
@@ -365,7 +366,7 @@ func (c *compareSink) pageDifference(csvPath string, pg uint64, old, fresh *head
 	for p := pg; p <= pg+1; p++ {
 		if page := c.oldPage(old, p); page != nil {
 			if !crcpage.Intact(page) {
-				return fmt.Sprintf("record page %d (bytes %d to %d) is corrupt: checksum mismatch", p, pageSize*(1+p), pageSize*(2+p))
+				return fmt.Sprintf("record page %d (bytes %d to %d) is corrupt: checksum mismatch", p, format.PageSize*(1+p), format.PageSize*(2+p))
 			}
 			if bad := olds.add(old, page, p); bad != "" {
 				return bad
@@ -377,17 +378,17 @@ func (c *compareSink) pageDifference(csvPath string, pg uint64, old, fresh *head
 		for ; i < min(len(olds.recs), len(news.recs)); i++ {
 			if o, n := olds.recs[i], news.recs[i]; o != n {
 				if recordBefore(o, n) {
-					return olds.missing(csvPath, i, fresh.pages, true)
+					return olds.missing(csvPath, i, fresh.Pages, true)
 				}
 				return news.missing(csvPath, i, c.oldPages(old), false)
 			}
 		}
-		oldDone, newDone := p+1 >= c.oldPages(old), p+1 >= fresh.pages
+		oldDone, newDone := p+1 >= c.oldPages(old), p+1 >= fresh.Pages
 		switch {
 		case i < len(news.recs) && oldDone:
 			return news.missing(csvPath, i, c.oldPages(old), false)
 		case i < len(olds.recs) && newDone:
-			return olds.missing(csvPath, i, fresh.pages, true)
+			return olds.missing(csvPath, i, fresh.Pages, true)
 		}
 		if oldDone && newDone {
 			break // both end with the same records
@@ -408,7 +409,7 @@ type sideRecords struct {
 // the order of its records from the record before, and that their rows
 // are within the bytes the index covers. It returns what is wrong, if
 // anything.
-func (s *sideRecords) add(h *header, page []byte, p uint64) string {
+func (s *sideRecords) add(h *format.Header, page []byte, p uint64) string {
 	n := len(s.recs)
 	s.pages = append(s.pages, n)
 	var err error
@@ -417,15 +418,15 @@ func (s *sideRecords) add(h *header, page []byte, p uint64) string {
 	}
 	for i := max(n, 1); i < len(s.recs); i++ {
 		if !recordBefore(s.recs[i-1], s.recs[i]) {
-			if !h.dense() {
-				return fmt.Sprintf("record %d, on record page %d, does not come after the record before it: records must strictly increase", p*recordsPerPage+uint64(i-n), p)
+			if !h.Dense() {
+				return fmt.Sprintf("record %d, on record page %d, does not come after the record before it: records must strictly increase", p*format.RecordsPerPage+uint64(i-n), p)
 			}
 			return fmt.Sprintf("row %d of record page %d does not come after the row before it: records must strictly increase", i-n, p)
 		}
 	}
 	for _, r := range s.recs[n:] {
-		if r.Offset < h.base || r.Offset >= h.scanned {
-			return fmt.Sprintf("corrupt: a record of record page %d points at byte %d, outside the bytes [%d, %d) it indexes", p, r.Offset, h.base, h.scanned)
+		if r.Offset < h.Base || r.Offset >= h.Scanned {
+			return fmt.Sprintf("corrupt: a record of record page %d points at byte %d, outside the bytes [%d, %d) it indexes", p, r.Offset, h.Base, h.Scanned)
 		}
 	}
 	return ""
@@ -460,12 +461,12 @@ func (s *sideRecords) missing(csvPath string, i int, otherPages uint64, index bo
 // 2's fingerprints as masked hashes, each with its row's offset. It checks
 // a format 2 page whole (see densePage.each); the order of format 1's
 // records is for the caller to check.
-func pageRecords(dst []sorter.Record, h *header, page []byte, pg uint64) ([]sorter.Record, error) {
+func pageRecords(dst []sorter.Record, h *format.Header, page []byte, pg uint64) ([]sorter.Record, error) {
 	switch {
 	case page == nil:
 		return dst, nil
-	case h.dense():
-		d, err := openDensePage(page, pg, int(h.fpBits), int(h.offBits))
+	case h.Dense():
+		d, err := openDensePage(page, pg, int(h.FPBits), int(h.OffBits))
 		if err != nil {
 			return dst, err
 		}
@@ -475,8 +476,8 @@ func pageRecords(dst []sorter.Record, h *header, page []byte, pg uint64) ([]sort
 		return dst, nil
 	}
 	le := binary.LittleEndian
-	k := min(int(le.Uint32(page[pageLenOffset:])), recordsPerPage)
-	for o := 0; o < recordSize*k; o += recordSize {
+	k := min(int(le.Uint32(page[format.PageLenOffset:])), format.RecordsPerPage)
+	for o := 0; o < format.RecordSize*k; o += format.RecordSize {
 		dst = append(dst, sorter.Record{Hash: le.Uint64(page[o:]), Offset: le.Uint64(page[o+8:])})
 	}
 	return dst, nil

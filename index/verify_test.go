@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/csvidx/csvidx/format"
 )
 
 // keyedCSV is a CSV of rows "ID,KEY,PAD\n" with a header, indexed on
@@ -87,7 +89,7 @@ func wantFinding(t *testing.T, csvPath, want string) {
 func hashBefore(t *testing.T, a, b string) bool {
 	t.Helper()
 	ha, hb := keyHash()([]byte(a)), keyHash()([]byte(b))
-	if ha>>(64-minFPBits) == hb>>(64-minFPBits) {
+	if ha>>(64-format.MinFPBits) == hb>>(64-format.MinFPBits) {
 		t.Fatalf("keys %q and %q share a fingerprint: pick others", a, b)
 	}
 	return ha < hb
@@ -98,12 +100,12 @@ func hashBefore(t *testing.T, a, b string) bool {
 // the index's format, and names the row at the first record where they
 // part, by its byte in the CSV.
 func TestVerifyNamesTheRow(t *testing.T) {
-	for _, format := range []struct {
+	for _, fm := range []struct {
 		name string
 		flat bool
 	}{{"Format2", false}, {"Format1", true}} {
-		t.Run(format.name+"/KeyChanged", func(t *testing.T) {
-			if format.flat {
+		t.Run(fm.name+"/KeyChanged", func(t *testing.T) {
+			if fm.flat {
 				useFlat(t)
 			}
 			c := writeKeyedCSV(t, 12000)
@@ -138,11 +140,11 @@ func TestVerifyNamesTheRow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b) < 5*pageSize {
-			t.Fatalf("the index has %d record pages, want 4 or more", len(b)/pageSize-1)
+		if len(b) < 5*format.PageSize {
+			t.Fatalf("the index has %d record pages, want 4 or more", len(b)/format.PageSize-1)
 		}
-		editAt(t, idx, 3*pageSize+100, ^b[3*pageSize+100]) // record page 2
-		wantFinding(t, c.path, fmt.Sprintf("record page 2 (bytes %d to %d) is corrupt: checksum mismatch", 3*pageSize, 4*pageSize))
+		editAt(t, idx, 3*format.PageSize+100, ^b[3*format.PageSize+100]) // record page 2
+		wantFinding(t, c.path, fmt.Sprintf("record page 2 (bytes %d to %d) is corrupt: checksum mismatch", 3*format.PageSize, 4*format.PageSize))
 	})
 }
 
@@ -174,21 +176,21 @@ func TestVerifyEnds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return st.Size()/pageSize - 1
+		return st.Size()/format.PageSize - 1
 	}
-	for _, format := range []struct {
+	for _, fm := range []struct {
 		name string
 		flat bool
 	}{{"Format2", false}, {"Format1", true}} {
-		t.Run(format.name, func(t *testing.T) {
-			if format.flat {
+		t.Run(fm.name, func(t *testing.T) {
+			if fm.flat {
 				useFlat(t)
 			}
 			// The most rows whose index with the keyed last row has one
 			// record page: format 1 holds 255 records a page; format 2's
 			// count is searched for.
-			n := recordsPerPage - 1
-			if !format.flat {
+			n := format.RecordsPerPage - 1
+			if !fm.flat {
 				lo, hi := 1, 4000 // one page at lo rows, two at hi
 				for lo+1 < hi {
 					mid := (lo + hi) / 2

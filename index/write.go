@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/xxh3"
 	"github.com/csvidx/csvidx/sorter"
 )
@@ -47,7 +48,7 @@ func newPageWriter(sink pageSink, fence func(first uint64) error) *pageWriter {
 	if s, ok := sink.(slotSink); ok {
 		w.slots, w.page = s, s.slot()
 	} else {
-		w.page = make([]byte, pageSize)
+		w.page = make([]byte, format.PageSize)
 	}
 	return w
 }
@@ -60,15 +61,15 @@ func (w *pageWriter) addBatch(recs []sorter.Record) error { return w.add(recs) }
 // offset, 8 bytes each): the records are copied a page at a time.
 func (w *pageWriter) add(recs []sorter.Record) error {
 	if littleEndian && len(recs) > 0 {
-		return w.addEncoded(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(recs))), recordSize*len(recs)))
+		return w.addEncoded(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(recs))), format.RecordSize*len(recs)))
 	}
 	le := binary.LittleEndian
 	for _, r := range recs {
-		o := recordSize * w.inPage
+		o := format.RecordSize * w.inPage
 		le.PutUint64(w.page[o:], r.Hash)
 		le.PutUint64(w.page[o+8:], r.Offset)
 		w.inPage++
-		if w.inPage == recordsPerPage {
+		if w.inPage == format.RecordsPerPage {
 			if err := w.seal(); err != nil {
 				return err
 			}
@@ -79,18 +80,18 @@ func (w *pageWriter) add(recs []sorter.Record) error {
 }
 
 // littleEndian says whether a Record's memory is its encoding.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1 && unsafe.Sizeof(sorter.Record{}) == recordSize
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1 && unsafe.Sizeof(sorter.Record{}) == format.RecordSize
 
 // addEncoded appends records already encoded as they are on a page, which
 // must continue the sorted order.
 func (w *pageWriter) addEncoded(recs []byte) error {
 	for len(recs) > 0 {
-		n := min(len(recs)/recordSize, recordsPerPage-w.inPage)
-		copy(w.page[recordSize*w.inPage:], recs[:recordSize*n])
-		recs = recs[recordSize*n:]
+		n := min(len(recs)/format.RecordSize, format.RecordsPerPage-w.inPage)
+		copy(w.page[format.RecordSize*w.inPage:], recs[:format.RecordSize*n])
+		recs = recs[format.RecordSize*n:]
 		w.inPage += n
 		w.records += uint64(n)
-		if w.inPage == recordsPerPage {
+		if w.inPage == format.RecordsPerPage {
 			if err := w.seal(); err != nil {
 				return err
 			}
@@ -107,11 +108,11 @@ func (w *pageWriter) seal() error {
 			return fmt.Errorf("write the fence: %w", err)
 		}
 	}
-	clear(w.page[recordSize*w.inPage : pageNoOffset])
-	le.PutUint64(w.page[pageNoOffset:], w.pages)
-	le.PutUint32(w.page[pageLenOffset:], uint32(w.inPage))
-	crc := pageCRC(w.page)
-	le.PutUint32(w.page[crcOffset:], crc)
+	clear(w.page[format.RecordSize*w.inPage : format.PageNoOffset])
+	le.PutUint64(w.page[format.PageNoOffset:], w.pages)
+	le.PutUint32(w.page[format.PageLenOffset:], uint32(w.inPage))
+	crc := format.PageCRC(w.page)
+	le.PutUint32(w.page[format.CRCOffset:], crc)
 	var b [4]byte
 	le.PutUint32(b[:], crc)
 	w.gen.Write(b[:])
@@ -127,7 +128,7 @@ func (w *pageWriter) seal() error {
 
 // finish seals the last page, completes h (records, pages, generation) and
 // writes the header page.
-func (w *pageWriter) finish(h *header) error {
+func (w *pageWriter) finish(h *format.Header) error {
 	if w.inPage > 0 {
 		if err := w.seal(); err != nil {
 			return err
@@ -139,13 +140,13 @@ func (w *pageWriter) finish(h *header) error {
 // finishHeader completes h with the file's records and pages and its
 // generation, from gen (the hash of every record page's CRC so far), and
 // writes it to sink as page 0.
-func finishHeader(sink pageSink, h *header, records, pages uint64, gen *xxh3.Hasher) error {
-	h.records, h.pages, h.generation = records, pages, 0
-	page := make([]byte, pageSize) // not a slot: the header is written on its own
-	h.encode(page)
-	gen.Write(page[:crcOffset])
-	h.generation = gen.Sum64()
+func finishHeader(sink pageSink, h *format.Header, records, pages uint64, gen *xxh3.Hasher) error {
+	h.Records, h.Pages, h.Generation = records, pages, 0
+	page := make([]byte, format.PageSize) // not a slot: the header is written on its own
+	h.Encode(page)
+	gen.Write(page[:format.CRCOffset])
+	h.Generation = gen.Sum64()
 	clear(page)
-	h.encode(page)
+	h.Encode(page)
 	return sink.writePage(0, page)
 }

@@ -7,7 +7,7 @@
 //	off   size  field
 //	0     8     magic (header pages only)
 //	8     4     format version (header pages only)
-//	...         the kind's own fields (see index/format.go, fence/fence.go)
+//	...         the kind's own fields (see format/format.go, fence/fence.go)
 //	4092  4     CRC-32 (IEEE) of bytes [0, 4092)
 //
 // A header is checked in that order, magic, then version, then checksum:

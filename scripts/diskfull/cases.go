@@ -94,7 +94,7 @@ func (c fullCase) run(w *world) result {
 		if err != nil || len(hdr) < 96 {
 			return fail("read %s: %v", idx, err)
 		}
-		rows := int64(binary.LittleEndian.Uint64(hdr[88:])) // the header's rows (index/format.go)
+		rows := int64(binary.LittleEndian.Uint64(hdr[88:])) // the header's rows (format/format.go)
 		tail := ((rows/4+254)/255 + 1) * 4096
 		c.room = tail + int64(len(hdr))/2
 	}

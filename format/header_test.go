@@ -1,4 +1,4 @@
-package index
+package format
 
 import (
 	"errors"
@@ -10,16 +10,16 @@ import (
 )
 
 // validDense returns a format 2 main index header that decodes.
-func validDense() *header {
-	return &header{version: versionDense, fpBits: 32, offBits: 10, delim: ',', keyCol: 1,
-		resume: 500, scanned: 500, records: 20, rows: 20, pages: 1, keyName: []byte("user")}
+func validDense() *Header {
+	return &Header{Version: VersionDense, FPBits: 32, OffBits: 10, Delim: ',', KeyCol: 1,
+		Resume: 500, Scanned: 500, Records: 20, Rows: 20, Pages: 1, KeyName: []byte("user")}
 }
 
-func decodeOf(t *testing.T, h *header) (*header, error) {
+func decodeOf(t *testing.T, h *Header) (*Header, error) {
 	t.Helper()
-	page := make([]byte, pageSize)
-	h.encode(page)
-	return decodeHeader(page)
+	page := make([]byte, PageSize)
+	h.Encode(page)
+	return DecodeHeader(page)
 }
 
 // TestHeaderChecksEveryFormat holds a format 2 header to the checks that
@@ -28,10 +28,10 @@ func TestHeaderChecksEveryFormat(t *testing.T) {
 	if _, err := decodeOf(t, validDense()); err != nil {
 		t.Fatal(err)
 	}
-	for name, spoil := range map[string]func(h *header){
-		"more records than rows": func(h *header) { h.rows = 19 },
-		"resume past scanned":    func(h *header) { h.resume = 501 },
-		"header record outside":  func(h *header) { h.headerEnd = 600 },
+	for name, spoil := range map[string]func(h *Header){
+		"more records than rows": func(h *Header) { h.Rows = 19 },
+		"resume past scanned":    func(h *Header) { h.Resume = 501 },
+		"header record outside":  func(h *Header) { h.HeaderEnd = 600 },
 	} {
 		h := validDense()
 		spoil(h)
@@ -43,17 +43,17 @@ func TestHeaderChecksEveryFormat(t *testing.T) {
 
 func TestHeaderCompositeKey(t *testing.T) {
 	h := validDense()
-	h.flags |= flagComposite
-	h.keyCols = []uint32{1, 4, 0}
+	h.Flags |= FlagComposite
+	h.KeyCols = []uint32{1, 4, 0}
 	got, err := decodeOf(t, h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.keyColumns(), []int{1, 4, 0}) {
-		t.Fatalf("columns %v, want [1 4 0]", got.keyColumns())
+	if !slices.Equal(got.KeyColumns(), []int{1, 4, 0}) {
+		t.Fatalf("columns %v, want [1 4 0]", got.KeyColumns())
 	}
-	if one := validDense(); !slices.Equal(one.keyColumns(), []int{1}) {
-		t.Fatalf("one column: %v", one.keyColumns())
+	if one := validDense(); !slices.Equal(one.KeyColumns(), []int{1}) {
+		t.Fatalf("one column: %v", one.KeyColumns())
 	}
 	for name, cols := range map[string][]uint32{
 		"one column":          {1},
@@ -62,21 +62,21 @@ func TestHeaderCompositeKey(t *testing.T) {
 		"too many":            make([]uint32, 65),
 	} {
 		h := validDense()
-		h.flags |= flagComposite
-		h.keyCols = cols
+		h.Flags |= FlagComposite
+		h.KeyCols = cols
 		if _, err := decodeOf(t, h); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
 	}
 	// columns without the flag are reserved bytes that are not zero
-	page := make([]byte, pageSize)
+	page := make([]byte, PageSize)
 	h = validDense()
-	h.flags |= flagComposite
-	h.keyCols = []uint32{1, 2}
-	h.encode(page)
-	page[12] &^= flagComposite
+	h.Flags |= FlagComposite
+	h.KeyCols = []uint32{1, 2}
+	h.Encode(page)
+	page[12] &^= FlagComposite
 	crcpage.Seal(page)
-	if _, err := decodeHeader(page); err == nil || !strings.Contains(err.Error(), "reserved") {
+	if _, err := DecodeHeader(page); err == nil || !strings.Contains(err.Error(), "reserved") {
 		t.Errorf("columns without the flag: %v", err)
 	}
 }

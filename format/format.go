@@ -1,5 +1,10 @@
-package index
-
+// Package format is the on-disk format of a csvidx index, as the essay
+// below describes it: the header page ([Header]), the checked page that
+// every page of an index file and of its fence is, and the constants of
+// the record pages of both versions. It holds the bytes' meaning only: it
+// imports nothing of package index, which opens, writes and locks the
+// files, nor of any package above index.
+//
 // # Index format
 //
 // csvidx writes main indexes in format 2 (described second) and tails in
@@ -82,8 +87,8 @@ package index
 //
 // For example, the CSV "id,user\n1,u1\n2,u2\n3,u1\n" indexed on "user" has
 // rows at offsets 8, 13 and 18, and xxh3("u1") = 0x9dc02546854d5df1,
-// xxh3("u2") = 0x7f89c7ec957f7b4e (see TestFormatExample; the whole file is
-// in testdata/tiny.csvidx.txt); its one record page starts with
+// xxh3("u2") = 0x7f89c7ec957f7b4e (see index's TestFormatExample; the whole file is
+// in index/testdata/tiny.csvidx.txt); its one record page starts with
 //
 //	4e 7b 7f 95 ec c7 89 7f  0d 00 00 00 00 00 00 00   u2 @ 13
 //	f1 5d 4d 85 46 25 c0 9d  08 00 00 00 00 00 00 00   u1 @ 8
@@ -136,7 +141,7 @@ package index
 // packer picks k for a page from the previous page's mean gap (the first
 // page's from 2^F/records). The file is 4096·(1+P) bytes.
 //
-// The example above in format 2 (testdata/tiny2.csvidx.txt): F = 32, W = 5;
+// The example above in format 2 (index/testdata/tiny2.csvidx.txt): F = 32, W = 5;
 // one record page, first key 0x7f89c7ec00000000 (u2's fingerprint), 3
 // rows, 2 runs, k = 30, 51 bits: run 0 is c = 1 ("1") and offset 13
 // (01101); run 1 is the gap 0x9dc02546 - 0x7f89c7ec - 1 (q = 0: "1" and
@@ -167,40 +172,42 @@ package index
 // changed. Rows appended after the scanned size are not indexed: a lookup
 // warns about them and csvidx update (a tail file) adds them. An edit of the
 // same size elsewhere in the file is only caught by csvidx verify.
+package format
 
 import "github.com/csvidx/csvidx/internal/crcpage"
 
 const (
-	pageSize       = crcpage.Size      // bytes in every page of an index file
-	recordSize     = 16                // bytes per record: hash and offset
-	recordsPerPage = 255               // records on one page; the last 16 bytes are the trailer
-	crcOffset      = crcpage.SumOffset // the page CRC's place in every page
-	pageNoOffset   = 4080              // a record page's number in its trailer
-	pageLenOffset  = 4088              // a record page's record count in its trailer
-	versionFlat    = 1                 // the format described above: 16-byte records
-	versionDense   = 2                 // format 2: fingerprint runs in a bit stream (see dense.go)
-	maxKeyName     = 1024              // key name bytes kept in the header
-	endHashLen     = 64 << 10          // CSV bytes checked at each end of the scanned part
-	magic          = "\x89csvidx\n"    // first bytes of every index file
+	PageSize       = crcpage.Size      // bytes in every page of an index file
+	RecordSize     = 16                // bytes per record: hash and offset
+	RecordsPerPage = 255               // records on one page; the last 16 bytes are the trailer
+	CRCOffset      = crcpage.SumOffset // the page CRC's place in every page
+	PageNoOffset   = 4080              // a record page's number in its trailer
+	PageLenOffset  = 4088              // a record page's record count in its trailer
+	VersionFlat    = 1                 // the format described above: 16-byte records
+	VersionDense   = 2                 // format 2: fingerprint runs in a bit stream (see dense.go)
+	MaxKeyName     = 1024              // key name bytes kept in the header
+	EndHashLen     = 64 << 10          // CSV bytes checked at each end of the scanned part
+	Magic          = "\x89csvidx\n"    // first bytes of every index file
 	quoteChar      = '"'               // the only quote character
 	keyNameOffset  = 138               // start of the key name in the header
-	defaultDelim   = ','               // used when no delimiter is given
-	flagTail       = 1 << 0            // header flag: a tail file
-	flagHeader     = 1 << 1            // header flag: the CSV's first record is a header
-	flagComposite  = 1 << 2            // header flag: the key is composite (keyColsOffset)
-	knownFlags     = flagTail | flagHeader | flagComposite
+	DefaultDelim   = ','               // used when no delimiter is given
+	FlagTail       = 1 << 0            // header flag: a tail file
+	FlagHeader     = 1 << 1            // header flag: the CSV's first record is a header
+	FlagComposite  = 1 << 2            // header flag: the key is composite (keyColsOffset)
+	knownFlags     = FlagTail | FlagHeader | FlagComposite
 	keyColsOffset  = 3800    // a composite key's column count and columns in the header
 	maxOffset      = 1 << 62 // no file offset or size in a valid header is larger
+	MinFPBits      = 32      // the fewest fingerprint bits of format 2 (see index's fingerprintBits)
 )
 
-// pageCRC returns the checksum of page, which must be pageSize bytes long
+// PageCRC returns the checksum of page, which must be pageSize bytes long
 // (see crcpage.Sum).
-func pageCRC(page []byte) uint32 { return crcpage.Sum(page) }
+func PageCRC(page []byte) uint32 { return crcpage.Sum(page) }
 
 // recordPages returns how many record pages hold n records.
-func recordPages(n uint64) uint64 { return (n + recordsPerPage - 1) / recordsPerPage }
+func recordPages(n uint64) uint64 { return (n + RecordsPerPage - 1) / RecordsPerPage }
 
-// recordPos returns the file offset of record i.
-func recordPos(i uint64) uint64 {
-	return pageSize*(1+i/recordsPerPage) + recordSize*(i%recordsPerPage)
+// RecordPos returns the file offset of record i.
+func RecordPos(i uint64) uint64 {
+	return PageSize*(1+i/RecordsPerPage) + RecordSize*(i%RecordsPerPage)
 }

@@ -1,4 +1,4 @@
-package index
+package format
 
 import (
 	"math/rand/v2"
@@ -10,7 +10,7 @@ import (
 // and checks membership against a map.
 func TestPageSet(t *testing.T) {
 	const pages = 3*4096 + 17
-	s := newPageSet(pages)
+	s := NewPageSet(pages)
 	want := make([]bool, pages)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -19,7 +19,7 @@ func TestPageSet(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(w), 1))
 			for range 2000 {
 				pg := r.Uint64N(pages)
-				s.add(pg)
+				s.Add(pg)
 				mu.Lock()
 				want[pg] = true
 				mu.Unlock()
@@ -27,11 +27,11 @@ func TestPageSet(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	s.add(pages - 1)
+	s.Add(pages - 1)
 	want[pages-1] = true
 	for pg := range uint64(pages) {
-		if s.has(pg) != want[pg] {
-			t.Fatalf("page %d: has %v, want %v", pg, s.has(pg), want[pg])
+		if s.Has(pg) != want[pg] {
+			t.Fatalf("page %d: has %v, want %v", pg, s.Has(pg), want[pg])
 		}
 	}
 }
