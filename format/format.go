@@ -1,8 +1,9 @@
 // Package format is the on-disk format of a csvidx index, as the essay
-// below describes it: the header page ([Header]), the checked page that
-// every page of an index file and of its fence is, and the constants of
-// the record pages of both versions. It holds the bytes' meaning only: it
-// imports nothing of package index, which opens, writes and locks the
+// below describes it: the header page ([Header]), the record pages of both
+// versions, written by a [PageWriter] (format 1) or a [DensePacker]
+// (format 2, a bit stream: bitio.go) and read by [OpenDensePage], and the
+// pages a writer hands to a [PageSink]. It holds the bytes' meaning only:
+// it imports nothing of package index, which opens, writes and locks the
 // files, nor of any package above index.
 //
 // # Index format

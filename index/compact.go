@@ -81,7 +81,7 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 	}
 	main, tail := files.main, files.tail
 	shape := res.writeShape()
-	return writeIndexFile(idxPath, csv.perm, shape, true, func(sink pageSink, fence func(uint64) error) (*format.Header, error) {
+	return writeIndexFile(idxPath, csv.perm, shape, true, func(sink format.PageSink, fence func(uint64) error) (*format.Header, error) {
 		shadow, err := shadowedRecords(csv, main.h)
 		if err != nil {
 			return nil, err
@@ -100,7 +100,7 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 			}
 			return b.h, nil
 		}
-		return merge(ctx, csv, main, tail, shadow, res.threads(), newDensePacker(sink, fence, records, tail.h.Scanned))
+		return merge(ctx, csv, main, tail, shadow, res.threads(), format.NewDensePacker(sink, fence, fingerprintBits(records), records, tail.h.Scanned))
 	})
 }
 
@@ -108,10 +108,10 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 // shadow of main's the tail shadows, and the header of the main index they
 // make, and returns that header. With threads above 1, main's pages are
 // decoded on a goroutine of their own.
-func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, threads int, w *densePacker) (*format.Header, error) {
+func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, threads int, w *format.DensePacker) (*format.Header, error) {
 	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end
 	tail.m.Advise(mapping.Sequential)
-	mask := ^uint64(0) << w.shift
+	mask := ^uint64(0) << w.Shift
 	var ms batchStream = &denseCursor{p: main}
 	if !main.h.Dense() {
 		ms = newMaskedCursor(main, mask)
@@ -145,7 +145,7 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, t
 	if err != nil {
 		return nil, ErrChanged // the entry point names the CSV
 	}
-	return h, w.finish(h)
+	return h, w.Finish(h)
 }
 
 // mergedHeader returns the header of the main index that merging tail t

@@ -43,7 +43,7 @@ func (c *denseCursor) batch() ([]sorter.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.buf, err = d.records(c.buf[:0]); err != nil {
+	if c.buf, err = d.Records(c.buf[:0]); err != nil {
 		return nil, c.p.corrupt("record page %d: %v", c.pg, err)
 	}
 	if c.pg > 0 && !recordBefore(c.last, c.buf[0]) {
@@ -188,11 +188,11 @@ func (h *runHeap) Pop() any {
 // mergeDense writes to w the records of main, less those at or past the
 // tail's base (which the tail rescanned), merged with the tail's, and
 // returns how many it left out.
-func mergeDense(ctx context.Context, main, tail batchStream, base uint64, w *densePacker) (uint64, error) {
+func mergeDense(ctx context.Context, main, tail batchStream, base uint64, w *format.DensePacker) (uint64, error) {
 	var shadowed uint64
 	out := make([]sorter.Record, 0, mergeBatch)
 	flush := func() error {
-		err := w.addBatch(out)
+		err := w.AddBatch(out)
 		out = out[:0]
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/csvidx/csvidx/internal/interp"
 )
 
-// Lookups in a format 2 main index (see dense.go and format.go).
+// Lookups in a format 2 main index (see package format: dense.go, densepage.go).
 
 // searchKey returns what the search for hash h compares with the file's
 // keys: h itself in format 1, its fingerprint as a masked hash in format 2.
@@ -49,14 +49,14 @@ func (p *part) firstKeyAt(pg uint64) uint64 {
 
 // densePageAt returns record page pg, checked: its CRC and its fields (a
 // page is checked once per open index).
-func (p *part) densePageAt(pg uint64) (densePage, error) {
+func (p *part) densePageAt(pg uint64) (format.DensePage, error) {
 	page := p.data[format.PageSize*(1+pg):][:format.PageSize]
 	if !p.checked.Has(pg) && !crcpage.Intact(page) {
-		return densePage{}, p.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg, format.PageSize*(1+pg), format.PageSize*(2+pg))
+		return format.DensePage{}, p.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg, format.PageSize*(1+pg), format.PageSize*(2+pg))
 	}
-	d, err := openDensePage(page, pg, int(p.h.FPBits), int(p.h.OffBits))
+	d, err := format.OpenDensePage(page, pg, int(p.h.FPBits), int(p.h.OffBits))
 	if err != nil {
-		return densePage{}, p.corrupt("%v", err)
+		return format.DensePage{}, p.corrupt("%v", err)
 	}
 	p.checked.Add(pg)
 	return d, nil
@@ -90,7 +90,7 @@ func (p *part) denseOffsets(h, start uint64, fn func([]uint64) error) error {
 		if err != nil {
 			return err
 		}
-		k := d.firstKey()
+		k := d.FirstKey()
 		switch {
 		case found && k != key:
 			return p.corrupt("record page %d does not go on with the run of the page before", pg)
@@ -104,7 +104,7 @@ func (p *part) denseOffsets(h, start uint64, fn func([]uint64) error) error {
 		case !found && pg > from && k > key:
 			return nil // beyond the last run of the page before, and below this page: absent
 		}
-		offs, more, err := d.lookup(fp, buf[:0])
+		offs, more, err := d.Lookup(fp, buf[:0])
 		if err != nil {
 			return p.corrupt("record page %d: %v", pg, err)
 		}

@@ -120,7 +120,7 @@ func (s *fileSink) filled() error {
 	return nil
 }
 
-func (s *fileSink) writePage(n uint64, page []byte) error {
+func (s *fileSink) WritePage(n uint64, page []byte) error {
 	if s.err != nil {
 		return s.err
 	}

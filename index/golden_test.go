@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,12 +72,12 @@ func testFormat2Example(t *testing.T) {
 	if err != nil || h.FPBits != 32 || h.OffBits != 5 || h.Pages != 1 {
 		t.Fatalf("header %+v, %v; want F 32, W 5, one record page", h, err)
 	}
-	d, err := openDensePage(idx[format.PageSize:2*format.PageSize], 0, 32, 5)
+	d, err := format.OpenDensePage(idx[format.PageSize:2*format.PageSize], 0, 32, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var runs []string
-	err = d.each(func(fp uint64, offs []uint64) error {
+	err = d.Each(func(fp uint64, offs []uint64) error {
 		runs = append(runs, fmt.Sprintf("%#x@%v", fp, offs))
 		return nil
 	})
@@ -137,21 +136,4 @@ func hexDump(b []byte) string {
 		out.WriteByte('\n')
 	}
 	return out.String()
-}
-
-// TestEncodingPaths: on a little-endian machine the writer copies records'
-// memory as their encoding; the record-by-record encoding, used elsewhere,
-// must write the same bytes.
-func TestEncodingPaths(t *testing.T) {
-	useFlat(t) // format 1's records
-	r := rand.New(rand.NewPCG(8, 8))
-	g := makeCSV(r, 3000, 1, ',', true, false)
-	p := writeCSV(t, g.data)
-	fast, _ := buildBytes(t, p, "1", false, Resources{})
-	defer func(v bool) { littleEndian = v }(littleEndian)
-	littleEndian = false
-	slow, _ := buildBytes(t, p, "1", false, Resources{})
-	if !bytes.Equal(fast, slow) {
-		t.Fatal("encoding records one by one writes other bytes than copying their memory")
-	}
 }

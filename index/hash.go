@@ -1,6 +1,9 @@
 package index
 
-import "github.com/csvidx/csvidx/internal/xxh3"
+import (
+	"github.com/csvidx/csvidx/format"
+	"github.com/csvidx/csvidx/internal/xxh3"
+)
 
 // testHash, when a test sets it, is the key hash of every build, update,
 // verify and lookup instead of XXH3-64, so that a test can force hash
@@ -25,3 +28,12 @@ var testFlat bool
 // fingerprintBits's, so that a test can make an index outgrow its
 // fingerprints without 2^26 rows (see useFPBits in the tests).
 var testFPBits func(records uint64) int
+
+// fingerprintBits returns F for an index of n records: format's rule, or
+// testFPBits's when a test sets it.
+func fingerprintBits(n uint64) int {
+	if testFPBits != nil {
+		return testFPBits(n)
+	}
+	return format.FingerprintBits(n)
+}

@@ -60,7 +60,7 @@ func (p *pipeline) writeTail(ctx context.Context, path string) (*built, error) {
 func (p *pipeline) writeTo(ctx context.Context, path string, main bool) (*built, error) {
 	shape := p.res.writeShape()
 	var b *built
-	err := writeIndexFile(path, p.csv.perm, shape, main, func(sink pageSink, fence func(uint64) error) (*format.Header, error) {
+	err := writeIndexFile(path, p.csv.perm, shape, main, func(sink format.PageSink, fence func(uint64) error) (*format.Header, error) {
 		p.fence = fence
 		var err error
 		if b, err = p.run(ctx, path, shape, sink); err != nil {
@@ -78,7 +78,7 @@ func (p *pipeline) writeTo(ctx context.Context, path string, main bool) (*built,
 // and once the file is in place the old one's tail and fence are removed
 // and the new fence is put in place. Build, Update and Compact write this
 // way.
-func writeIndexFile(path string, perm fs.FileMode, shape writerShape, main bool, fill func(sink pageSink, fence func(uint64) error) (*format.Header, error)) error {
+func writeIndexFile(path string, perm fs.FileMode, shape writerShape, main bool, fill func(sink format.PageSink, fence func(uint64) error) (*format.Header, error)) error {
 	out, err := atomicfile.Create(path, true, perm)
 	if err != nil {
 		return fmt.Errorf("create index: %w", err)
@@ -135,7 +135,7 @@ func removeDerived(idxPath string) error {
 // run scans the CSV, sorts its records and writes the index pages to sink,
 // for an index file at path whose writer buffers as shape says (the zero
 // shape for a sink that writes nothing).
-func (p *pipeline) run(ctx context.Context, path string, shape writerShape, sink pageSink) (*built, error) {
+func (p *pipeline) run(ctx context.Context, path string, shape writerShape, sink format.PageSink) (*built, error) {
 	plan, so := p.res.plan(path, shape, int64(len(p.csv.data)))
 	srt := sorter.New(so)
 	defer srt.Close()
@@ -212,12 +212,12 @@ func (p *pipeline) scanned(h *format.Header, r chunked.Result, j, threads int) (
 // pack takes the sorted records from srt and writes them as pages to sink,
 // then the header h: a main index in format 2 (unless p.flat), whose
 // records the sorter masks to their fingerprints, a tail in format 1.
-func (p *pipeline) pack(ctx context.Context, srt *sorter.Sorter, sink pageSink, h *format.Header) error {
-	var w recordPacker = newPageWriter(sink, p.fence)
+func (p *pipeline) pack(ctx context.Context, srt *sorter.Sorter, sink format.PageSink, h *format.Header) error {
+	var w recordPacker = format.NewPageWriter(sink, p.fence)
 	if p.main == nil && !p.flat && !testFlat {
 		records := h.Rows - h.ShortRows // one record per row with a key
-		d := newDensePacker(sink, p.fence, records, h.Scanned)
-		srt.MaskHashes(^uint64(0) << d.shift)
+		d := format.NewDensePacker(sink, p.fence, fingerprintBits(records), records, h.Scanned)
+		srt.MaskHashes(^uint64(0) << d.Shift)
 		w = d
 	}
 	err := srt.Finish(func(batch []sorter.Record) error {
@@ -227,17 +227,17 @@ func (p *pipeline) pack(ctx context.Context, srt *sorter.Sorter, sink pageSink, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return w.addBatch(batch)
+		return w.AddBatch(batch)
 	})
 	if err != nil {
 		return err
 	}
-	return w.finish(h)
+	return w.Finish(h)
 }
 
 // A recordPacker packs sorted records into the pages of an index file: a
 // pageWriter in format 1, a densePacker in format 2.
 type recordPacker interface {
-	addBatch(recs []sorter.Record) error
-	finish(h *format.Header) error
+	AddBatch(recs []sorter.Record) error
+	Finish(h *format.Header) error
 }

@@ -19,7 +19,7 @@ type scanPart struct {
 	main  *format.Header     // for a tail, the main index it extends; nil for a main index
 	flat  bool               // a main index written in format 1 (see pipeline.flat)
 	path  string             // the file it is written to or compared with; it names the spill files
-	sink  pageSink           // where its pages go
+	sink  format.PageSink    // where its pages go
 	fence func(uint64) error // what takes the first hash of each record page, or nil
 }
 
@@ -44,7 +44,7 @@ func (p *pipeline) writeParts(ctx context.Context, parts []*scanPart, start int,
 	var bs []*built
 	var write func(j int) error
 	write = func(j int) error {
-		return writeIndexFile(parts[j].path, p.csv.perm, shape, main, func(sink pageSink, fence func(uint64) error) (*format.Header, error) {
+		return writeIndexFile(parts[j].path, p.csv.perm, shape, main, func(sink format.PageSink, fence func(uint64) error) (*format.Header, error) {
 			parts[j].sink, parts[j].fence = sink, fence
 			if j+1 < k {
 				if err := write(j + 1); err != nil {

@@ -261,7 +261,7 @@ type compareSink struct {
 	nextNew  []byte // and the page after it, if the fresh build has one
 }
 
-func (c *compareSink) writePage(n uint64, page []byte) error {
+func (c *compareSink) WritePage(n uint64, page []byte) error {
 	switch {
 	case n == 0:
 	case c.diffPage == 0:
@@ -466,11 +466,11 @@ func pageRecords(dst []sorter.Record, h *format.Header, page []byte, pg uint64) 
 	case page == nil:
 		return dst, nil
 	case h.Dense():
-		d, err := openDensePage(page, pg, int(h.FPBits), int(h.OffBits))
+		d, err := format.OpenDensePage(page, pg, int(h.FPBits), int(h.OffBits))
 		if err != nil {
 			return dst, err
 		}
-		if dst, err = d.records(dst); err != nil {
+		if dst, err = d.Records(dst); err != nil {
 			return dst, fmt.Errorf("record page %d: %w", pg, err)
 		}
 		return dst, nil

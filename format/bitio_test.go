@@ -1,4 +1,4 @@
-package index
+package format
 
 import (
 	"math/rand/v2"

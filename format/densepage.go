@@ -1,4 +1,4 @@
-package index
+package format
 
 import (
 	"encoding/binary"
@@ -11,9 +11,9 @@ import (
 	"github.com/csvidx/csvidx/sorter"
 )
 
-// densePage is a format 2 record page whose CRC was checked, opened for
+// DensePage is a format 2 record page whose CRC was checked, opened for
 // reading with the index's F and W.
-type densePage struct {
+type DensePage struct {
 	page   []byte
 	fpBits int
 	width  int
@@ -26,47 +26,47 @@ type densePage struct {
 	nbits  int
 }
 
-// openDensePage checks the fields of record page no (its CRC checked) and
+// OpenDensePage checks the fields of record page no (its CRC checked) and
 // returns it opened.
-func openDensePage(page []byte, no uint64, fpBits, width int) (densePage, error) {
+func OpenDensePage(page []byte, no uint64, fpBits, width int) (DensePage, error) {
 	le := binary.LittleEndian
-	d := densePage{page: page, fpBits: fpBits, width: width, shift: uint(64 - fpBits),
+	d := DensePage{page: page, fpBits: fpBits, width: width, shift: uint(64 - fpBits),
 		runs: int(le.Uint16(page[denseRuns:])), rows: int(le.Uint32(page[denseRows:])),
 		rice: int(page[denseRice]), more: page[denseFlags] == flagContinues, nbits: int(le.Uint16(page[denseBits:]))}
 	key := le.Uint64(page)
 	d.first = key >> d.shift
 	switch {
 	case uint64(le.Uint32(page[densePageNo:])) != no:
-		return densePage{}, fmt.Errorf("record page %d says it is page %d", no, le.Uint32(page[densePageNo:]))
+		return DensePage{}, fmt.Errorf("record page %d says it is page %d", no, le.Uint32(page[densePageNo:]))
 	case key != d.first<<d.shift:
-		return densePage{}, fmt.Errorf("record page %d: its first key %#x has bits below the fingerprint's %d", no, key, fpBits)
+		return DensePage{}, fmt.Errorf("record page %d: its first key %#x has bits below the fingerprint's %d", no, key, fpBits)
 	case d.runs == 0 || d.rows < d.runs:
-		return densePage{}, fmt.Errorf("record page %d: %d runs of %d rows", no, d.runs, d.rows)
+		return DensePage{}, fmt.Errorf("record page %d: %d runs of %d rows", no, d.runs, d.rows)
 	case d.rice > fpBits || page[denseFlags]&^flagContinues != 0:
-		return densePage{}, fmt.Errorf("record page %d: Rice parameter %d, flags %#x", no, d.rice, page[denseFlags])
+		return DensePage{}, fmt.Errorf("record page %d: Rice parameter %d, flags %#x", no, d.rice, page[denseFlags])
 	case d.nbits > denseCapacity-8*restartSize*d.restarts():
-		return densePage{}, fmt.Errorf("record page %d: %d bits of stream do not fit", no, d.nbits)
+		return DensePage{}, fmt.Errorf("record page %d: %d bits of stream do not fit", no, d.nbits)
 	}
 	return d, nil
 }
 
 // restarts returns how many runs but the first are restarts.
-func (d *densePage) restarts() int { return (d.runs - 1) / restartEvery }
+func (d *DensePage) restarts() int { return (d.runs - 1) / restartEvery }
 
 // restartPos returns where restart j (1 <= j <= restarts) starts in the
 // stream.
-func (d *densePage) restartPos(j int) int {
+func (d *DensePage) restartPos(j int) int {
 	return int(binary.LittleEndian.Uint16(d.page[crcpage.SumOffset-restartSize*j:]))
 }
 
 // reader returns a reader of the page's stream.
-func (d *densePage) reader() *bitReader {
+func (d *DensePage) reader() *bitReader {
 	return &bitReader{buf: d.page[denseStream:crcpage.SumOffset], n: d.nbits}
 }
 
 // readRun reads run i of the page at r's position, after a run of
 // fingerprint prev (i > 0), and appends its offsets to dst.
-func (d *densePage) readRun(r *bitReader, i int, prev uint64, dst []uint64) (uint64, []uint64, error) {
+func (d *DensePage) readRun(r *bitReader, i int, prev uint64, dst []uint64) (uint64, []uint64, error) {
 	fp := d.first
 	switch {
 	case i == 0:
@@ -94,9 +94,9 @@ func (d *densePage) readRun(r *bitReader, i int, prev uint64, dst []uint64) (uin
 	return fp, dst, nil
 }
 
-// each calls fn with every run of the page, in order, checking the whole
+// Each calls fn with every run of the page, in order, checking the whole
 // page: the order of fingerprints and offsets, the restarts, the counts.
-func (d *densePage) each(fn func(fp uint64, offs []uint64) error) error {
+func (d *DensePage) Each(fn func(fp uint64, offs []uint64) error) error {
 	r := d.reader()
 	var prev uint64
 	var offs []uint64
@@ -120,11 +120,11 @@ func (d *densePage) each(fn func(fp uint64, offs []uint64) error) error {
 	return nil
 }
 
-// records appends the page's rows to dst as records, in order: each
+// Records appends the page's rows to dst as Records, in order: each
 // offset with its run's fingerprint as a masked hash. It checks the page
 // as each does.
-func (d *densePage) records(dst []sorter.Record) ([]sorter.Record, error) {
-	err := d.each(func(fp uint64, offs []uint64) error {
+func (d *DensePage) Records(dst []sorter.Record) ([]sorter.Record, error) {
+	err := d.Each(func(fp uint64, offs []uint64) error {
 		key := fp << d.shift
 		for _, o := range offs {
 			dst = append(dst, sorter.Record{Hash: key, Offset: o})
@@ -134,17 +134,17 @@ func (d *densePage) records(dst []sorter.Record) ([]sorter.Record, error) {
 	return dst, err
 }
 
-// firstKey returns the page's first key: its first run's fingerprint as a
+// FirstKey returns the page's first key: its first run's fingerprint as a
 // masked hash.
-func (d *densePage) firstKey() uint64 { return d.first << d.shift }
+func (d *DensePage) FirstKey() uint64 { return d.first << d.shift }
 
-// lookup appends to dst the offsets of the run of fingerprint fp on the
+// Lookup appends to dst the offsets of the run of fingerprint fp on the
 // page, if there is one, and reports whether the run may go on, or begin,
 // on the next page: when it is the page's last run and the page says it
 // goes on, or when fp is beyond the page's last run. It decodes at most one
 // restart's runs, and checks them: their order, and that they end where the
 // next restart starts.
-func (d *densePage) lookup(fp uint64, dst []uint64) (_ []uint64, more bool, _ error) {
+func (d *DensePage) Lookup(fp uint64, dst []uint64) (_ []uint64, more bool, _ error) {
 	// The last restart whose fingerprint is at most fp.
 	r := d.reader()
 	lo, hi := 0, d.restarts()
@@ -194,7 +194,7 @@ var errOffsets = errors.New("offsets out of order or range")
 // readEF reads n > 1 offsets in Elias–Fano code (see writeOffsets) at r's
 // position and appends them to dst. The high parts' unary gaps are read a
 // word at a time: each one bit found ends an offset's gap.
-func (d *densePage) readEF(r *bitReader, n int, dst []uint64) ([]uint64, error) {
+func (d *DensePage) readEF(r *bitReader, n int, dst []uint64) ([]uint64, error) {
 	if n > r.n-r.pos { // each offset takes a bit at least: a count no stream holds
 		return dst, errOffsets
 	}

@@ -1,4 +1,4 @@
-package index
+package format
 
 import (
 	"encoding/binary"

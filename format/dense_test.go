@@ -1,4 +1,4 @@
-package index
+package format
 
 import (
 	"cmp"
@@ -8,14 +8,13 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/crcpage"
 )
 
 // pagesSink keeps the pages written to it.
 type pagesSink struct{ pages [][]byte }
 
-func (s *pagesSink) writePage(n uint64, page []byte) error {
+func (s *pagesSink) WritePage(n uint64, page []byte) error {
 	if n != uint64(len(s.pages))+1 {
 		return fmt.Errorf("page %d after %d", n, len(s.pages))
 	}
@@ -48,13 +47,13 @@ func denseRecords(r *rand.Rand, n int, size uint64, fpBits int, keys int) []dens
 }
 
 // packDense packs recs and returns the pages and the packer.
-func packDense(t *testing.T, recs []denseRec, size uint64) (*pagesSink, *densePacker) {
+func packDense(t *testing.T, recs []denseRec, size uint64) (*pagesSink, *DensePacker) {
 	t.Helper()
 	sink := &pagesSink{}
 	var fence []uint64
-	p := newDensePacker(sink, func(f uint64) error { fence = append(fence, f); return nil }, uint64(len(recs)), size)
+	p := NewDensePacker(sink, func(f uint64) error { fence = append(fence, f); return nil }, FingerprintBits(uint64(len(recs))), uint64(len(recs)), size)
 	for _, rc := range recs {
-		if err := p.add(rc.fp<<p.shift, rc.off); err != nil {
+		if err := p.add(rc.fp<<p.Shift, rc.off); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,17 +90,17 @@ func TestDenseRoundTrip(t *testing.T) {
 			size = uint64(n) * 2
 		}
 		keys := 1 + r.IntN(n)
-		f := fingerprintBits(uint64(n))
+		f := FingerprintBits(uint64(n))
 		recs := denseRecords(r, n, size, f, keys)
 		sink, p := packDense(t, recs, size)
 		var got []denseRec
 		byFP := map[uint64][]uint64{}
 		for i, pg := range sink.pages {
-			d, err := openDensePage(pg, uint64(i), p.fpBits, p.width)
+			d, err := OpenDensePage(pg, uint64(i), p.fpBits, p.width)
 			if err != nil {
 				t.Fatalf("round %d, page %d: %v", round, i, err)
 			}
-			err = d.each(func(fp uint64, offs []uint64) error {
+			err = d.Each(func(fp uint64, offs []uint64) error {
 				for _, o := range offs {
 					got = append(got, denseRec{fp, o})
 				}
@@ -133,9 +132,9 @@ func TestDenseRoundTrip(t *testing.T) {
 			}
 			var all []uint64
 			for i, pg := range sink.pages {
-				d, _ := openDensePage(pg, uint64(i), p.fpBits, p.width)
+				d, _ := OpenDensePage(pg, uint64(i), p.fpBits, p.width)
 				var err error
-				if all, _, err = d.lookup(fp, all); err != nil {
+				if all, _, err = d.Lookup(fp, all); err != nil {
 					t.Fatalf("round %d: lookup %#x on page %d: %v", round, fp, i, err)
 				}
 			}
@@ -144,15 +143,15 @@ func TestDenseRoundTrip(t *testing.T) {
 			}
 			if absent := fp + 1; want[absent] == nil && absent < 1<<uint(p.fpBits) {
 				for i, pg := range sink.pages {
-					d, _ := openDensePage(pg, uint64(i), p.fpBits, p.width)
-					if got, _, err := d.lookup(absent, nil); err != nil || len(got) != 0 {
+					d, _ := OpenDensePage(pg, uint64(i), p.fpBits, p.width)
+					if got, _, err := d.Lookup(absent, nil); err != nil || len(got) != 0 {
 						t.Fatalf("round %d: absent %#x found %v, %v", round, absent, got, err)
 					}
 				}
 			}
 		}
 		t.Logf("round %d: %d records, %d keys, W %d, F %d: %d pages, %.2f bytes per record", round, n, keys, p.width, p.fpBits,
-			len(sink.pages), float64(len(sink.pages)*format.PageSize)/float64(n))
+			len(sink.pages), float64(len(sink.pages)*PageSize)/float64(n))
 	}
 }
 
@@ -168,9 +167,9 @@ func FuzzDensePage(f *testing.F) {
 	}{{50, 40, 1 << 20}, {3000, 200, 1 << 33}, {2000, 2000, 1 << 16}} {
 		recs := denseRecords(r, c.n, c.size, 32, c.keys)
 		sink := &pagesSink{}
-		p := newDensePacker(sink, nil, uint64(len(recs)), c.size)
+		p := NewDensePacker(sink, nil, FingerprintBits(uint64(len(recs))), uint64(len(recs)), c.size)
 		for _, rc := range recs {
-			if err := p.add(rc.fp<<p.shift, rc.off); err != nil {
+			if err := p.add(rc.fp<<p.Shift, rc.off); err != nil {
 				f.Fatal(err)
 			}
 		}
@@ -180,19 +179,19 @@ func FuzzDensePage(f *testing.F) {
 		f.Add(sink.pages[0], uint8(p.width), uint64(recs[len(recs)/2].fp))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, width uint8, fp uint64) {
-		page := make([]byte, format.PageSize)
+		page := make([]byte, PageSize)
 		copy(page, data)
 		crcpage.Seal(page)
 		w := 1 + int(width)%63
-		d, err := openDensePage(page, uint64(binary.LittleEndian.Uint32(page[densePageNo:])), 32, w)
+		d, err := OpenDensePage(page, uint64(binary.LittleEndian.Uint32(page[densePageNo:])), 32, w)
 		if err != nil {
 			return
 		}
 		rows := 0
-		if err := d.each(func(_ uint64, offs []uint64) error { rows += len(offs); return nil }); err == nil && rows != d.rows {
+		if err := d.Each(func(_ uint64, offs []uint64) error { rows += len(offs); return nil }); err == nil && rows != d.rows {
 			t.Fatalf("a page read whole without error has %d rows, its header says %d", rows, d.rows)
 		}
-		_, _, _ = d.lookup(fp%(1<<32), nil)
-		_, _, _ = d.lookup(d.first, nil)
+		_, _, _ = d.Lookup(fp%(1<<32), nil)
+		_, _, _ = d.Lookup(d.first, nil)
 	})
 }

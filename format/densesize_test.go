@@ -1,12 +1,10 @@
-package index
+package format
 
 import (
 	"encoding/binary"
 	"os"
 	"slices"
 	"testing"
-
-	"github.com/csvidx/csvidx/format"
 )
 
 // TestDenseSizeOf packs the records of the format 1 index named by
@@ -21,13 +19,13 @@ func TestDenseSizeOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := format.DecodeHeader(data[:format.PageSize])
+	h, err := DecodeHeader(data[:PageSize])
 	if err != nil {
 		t.Fatal(err)
 	}
 	sink := &countSink{}
-	p := newDensePacker(sink, nil, h.Records, h.Scanned)
-	mask := ^uint64(0) << p.shift
+	p := NewDensePacker(sink, nil, FingerprintBits(h.Records), h.Records, h.Scanned)
+	mask := ^uint64(0) << p.Shift
 	le := binary.LittleEndian
 	var group []uint64 // offsets of one fingerprint, from runs of several hashes
 	var groupFP uint64
@@ -43,7 +41,7 @@ func TestDenseSizeOf(t *testing.T) {
 	runs := 0
 	var last uint64
 	for i := uint64(0); i < h.Records; i++ {
-		at := format.RecordPos(i)
+		at := RecordPos(i)
 		hash, off := le.Uint64(data[at:]), le.Uint64(data[at+8:])
 		if i == 0 || hash != last {
 			runs++
@@ -59,7 +57,7 @@ func TestDenseSizeOf(t *testing.T) {
 	if err := p.flush(); err != nil {
 		t.Fatal(err)
 	}
-	bytes := float64((sink.pages + 1) * format.PageSize)
+	bytes := float64((sink.pages + 1) * PageSize)
 	t.Logf("%s: %d rows, %d records, %d keys; F %d, W %d: %d record pages, %.3f bytes per row (format 1: %.3f)",
 		path, h.Rows, h.Records, runs, p.fpBits, p.width, sink.pages, bytes/float64(h.Rows), float64(len(data))/float64(h.Rows))
 }
@@ -67,4 +65,4 @@ func TestDenseSizeOf(t *testing.T) {
 // countSink counts the pages written to it.
 type countSink struct{ pages int }
 
-func (s *countSink) writePage(uint64, []byte) error { s.pages++; return nil }
+func (s *countSink) WritePage(uint64, []byte) error { s.pages++; return nil }

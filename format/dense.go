@@ -1,11 +1,10 @@
-package index
+package format
 
 import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
 
-	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/csvidx/csvidx/internal/xxh3"
 	"github.com/csvidx/csvidx/sorter"
@@ -29,15 +28,12 @@ const (
 	flagContinues = 1 // page flag: the page's last run goes on at the start of the next page
 )
 
-// fingerprintBits returns F for an index of n records: 32, or 6 more than
+// FingerprintBits returns F for an index of n records: 32, or 6 more than
 // n needs, so that a key absent from the index shares a fingerprint with
 // a run of it (and costs rows read for nothing) in fewer than one lookup in
 // 64, at any size.
-func fingerprintBits(n uint64) int {
-	if testFPBits != nil {
-		return testFPBits(n)
-	}
-	return min(max(format.MinFPBits, bits.Len64(n)+6), 64)
+func FingerprintBits(n uint64) int {
+	return min(max(MinFPBits, bits.Len64(n)+6), 64)
 }
 
 // offsetBits returns W for a CSV of size bytes: the bits of its largest
@@ -76,15 +72,15 @@ func (w *bitWriter) writeOffsets(offs []uint64, width int) {
 	}
 }
 
-// densePacker packs sorted (masked hash, offset) records into format 2
+// DensePacker packs sorted (masked hash, offset) records into format 2
 // record pages for a sink: a run at a time, each fingerprint's offsets
 // held until its run ends or a page's worth of them has come.
-type densePacker struct {
-	sink   pageSink
+type DensePacker struct {
+	sink   PageSink
 	fence  func(first uint64) error // takes the first key of every record page, if set
 	fpBits int                      // F
 	width  int                      // W
-	shift  uint                     // 64 - F: a masked hash >> shift is its fingerprint
+	Shift  uint                     // 64 - F: a masked hash >> shift is its fingerprint
 
 	page    []byte
 	w       bitWriter
@@ -107,12 +103,12 @@ type densePacker struct {
 // than fit on a page (each takes a bit at least).
 const maxPending = denseCapacity
 
-// newDensePacker returns a packer of records into pages for sink, for an
-// index of n records of a CSV of size bytes.
-func newDensePacker(sink pageSink, fence func(uint64) error, n, size uint64) *densePacker {
-	f := fingerprintBits(n)
-	p := &densePacker{sink: sink, fence: fence, fpBits: f, width: offsetBits(size), shift: uint(64 - f),
-		page: make([]byte, format.PageSize), gen: xxh3.New()}
+// NewDensePacker returns a packer of records into pages for sink, for an
+// index of n records of a CSV of size bytes, with fingerprints of f bits
+// (FingerprintBits(n), unless a test says otherwise).
+func NewDensePacker(sink PageSink, fence func(uint64) error, f int, n, size uint64) *DensePacker {
+	p := &DensePacker{sink: sink, fence: fence, fpBits: f, width: offsetBits(size), Shift: uint(64 - f),
+		page: make([]byte, PageSize), gen: xxh3.New()}
 	// The first page expects the gaps of n fingerprints spread evenly.
 	p.rice = max(0, f-bits.Len64(n))
 	p.w = bitWriter{buf: p.page[denseStream:crcpage.SumOffset]}
@@ -121,13 +117,13 @@ func newDensePacker(sink pageSink, fence func(uint64) error, n, size uint64) *de
 
 // add takes the next record: hash must be masked to F bits, and (hash,
 // offset) must follow the last record's in order.
-func (p *densePacker) add(hash, offset uint64) error {
-	return p.addBatch([]sorter.Record{{Hash: hash, Offset: offset}})
+func (p *DensePacker) add(hash, offset uint64) error {
+	return p.AddBatch([]sorter.Record{{Hash: hash, Offset: offset}})
 }
 
 // fpLen returns the bits the fingerprint of a new run on the page takes,
 // its restart entry's included.
-func (p *densePacker) fpLen(fp uint64) int {
+func (p *DensePacker) fpLen(fp uint64) int {
 	switch {
 	case p.runs == 0:
 		return 0 // the page's first key
@@ -140,7 +136,7 @@ func (p *densePacker) fpLen(fp uint64) int {
 
 // place puts the gathered offsets on pages: all of them when the run has
 // ended, else as many as fill pages (the rest wait for more).
-func (p *densePacker) place(ended bool) error {
+func (p *DensePacker) place(ended bool) error {
 	for len(p.offs) > 0 {
 		free := denseCapacity - p.w.n - 8*restartSize*(p.runs/restartEvery)
 		head := p.fpLen(p.run)
@@ -177,7 +173,7 @@ func (p *densePacker) place(ended bool) error {
 }
 
 // writeRun writes a run of the gathered fingerprint with offsets offs.
-func (p *densePacker) writeRun(offs []uint64) {
+func (p *DensePacker) writeRun(offs []uint64) {
 	fp := p.run
 	switch {
 	case p.runs == 0:
@@ -197,12 +193,12 @@ func (p *densePacker) writeRun(offs []uint64) {
 }
 
 // seal finishes the page being filled and hands it to the sink.
-func (p *densePacker) seal() error {
+func (p *DensePacker) seal() error {
 	if p.runs == 0 {
 		return nil
 	}
 	le := binary.LittleEndian
-	first := p.firstFP << p.shift
+	first := p.firstFP << p.Shift
 	if p.fence != nil {
 		if err := p.fence(first); err != nil {
 			return fmt.Errorf("write the fence: %w", err)
@@ -222,7 +218,7 @@ func (p *densePacker) seal() error {
 	le.PutUint32(b[:], le.Uint32(p.page[crcpage.SumOffset:]))
 	p.gen.Write(b[:])
 	p.pages++
-	if err := p.sink.writePage(p.pages, p.page); err != nil {
+	if err := p.sink.WritePage(p.pages, p.page); err != nil {
 		return err
 	}
 	// The next page expects gaps like this one's.
@@ -236,7 +232,7 @@ func (p *densePacker) seal() error {
 }
 
 // flush places the last run and seals the last page.
-func (p *densePacker) flush() error {
+func (p *DensePacker) flush() error {
 	if p.some {
 		if err := p.place(true); err != nil {
 			return err
@@ -246,12 +242,12 @@ func (p *densePacker) flush() error {
 	return p.seal()
 }
 
-// addBatch takes records sorted by (masked hash, offset), continuing the
+// AddBatch takes records sorted by (masked hash, offset), continuing the
 // order: a batch of the sorter's. It takes a fingerprint's records at a
 // time, as add would one by one.
-func (p *densePacker) addBatch(recs []sorter.Record) error {
+func (p *DensePacker) AddBatch(recs []sorter.Record) error {
 	for len(recs) > 0 {
-		fp := recs[0].Hash >> p.shift
+		fp := recs[0].Hash >> p.Shift
 		if !p.some || fp != p.run {
 			if p.some {
 				if fp < p.run {
@@ -264,7 +260,7 @@ func (p *densePacker) addBatch(recs []sorter.Record) error {
 			p.run, p.offs, p.some = fp, p.offs[:0], true
 		}
 		n := 1
-		for n < len(recs) && recs[n].Hash>>p.shift == fp && len(p.offs)+n < maxPending {
+		for n < len(recs) && recs[n].Hash>>p.Shift == fp && len(p.offs)+n < maxPending {
 			n++
 		}
 		prev := uint64(0)
@@ -292,12 +288,12 @@ func (p *densePacker) addBatch(recs []sorter.Record) error {
 	return nil
 }
 
-// finish places the last run, seals the last page, completes h (records,
+// Finish places the last run, seals the last page, completes h (records,
 // pages, generation, F and W) and writes the header page.
-func (p *densePacker) finish(h *format.Header) error {
+func (p *DensePacker) Finish(h *Header) error {
 	if err := p.flush(); err != nil {
 		return err
 	}
-	h.Version, h.FPBits, h.OffBits = format.VersionDense, uint8(p.fpBits), uint8(p.width)
+	h.Version, h.FPBits, h.OffBits = VersionDense, uint8(p.fpBits), uint8(p.width)
 	return finishHeader(p.sink, h, p.records, p.pages, p.gen)
 }

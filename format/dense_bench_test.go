@@ -1,4 +1,4 @@
-package index
+package format
 
 import (
 	"cmp"
@@ -15,8 +15,8 @@ func BenchmarkDensePack(b *testing.B) {
 	recs := benchRecords()
 	b.SetBytes(benchN)
 	for b.Loop() {
-		p := newDensePacker(&countSink{}, nil, benchN, benchSize)
-		if err := p.addBatch(recs); err != nil {
+		p := NewDensePacker(&countSink{}, nil, FingerprintBits(benchN), benchN, benchSize)
+		if err := p.AddBatch(recs); err != nil {
 			b.Fatal(err)
 		}
 		if err := p.flush(); err != nil {
@@ -30,8 +30,8 @@ func BenchmarkDensePack(b *testing.B) {
 func BenchmarkDenseDecode(b *testing.B) {
 	recs := benchRecords()
 	sink := &pagesSink{}
-	p := newDensePacker(sink, nil, benchN, benchSize)
-	if err := p.addBatch(recs); err != nil {
+	p := NewDensePacker(sink, nil, FingerprintBits(benchN), benchN, benchSize)
+	if err := p.AddBatch(recs); err != nil {
 		b.Fatal(err)
 	}
 	if err := p.flush(); err != nil {
@@ -41,11 +41,11 @@ func BenchmarkDenseDecode(b *testing.B) {
 	for b.Loop() {
 		got := 0
 		for i, pg := range sink.pages {
-			d, err := openDensePage(pg, uint64(i), p.fpBits, p.width)
+			d, err := OpenDensePage(pg, uint64(i), p.fpBits, p.width)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := d.each(func(_ uint64, offs []uint64) error { got += len(offs); return nil }); err != nil {
+			if err := d.Each(func(_ uint64, offs []uint64) error { got += len(offs); return nil }); err != nil {
 				b.Fatal(err)
 			}
 		}
