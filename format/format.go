@@ -1,7 +1,8 @@
 // Package format is the on-disk format of a csvidx index, as the essay
 // below describes it: the header page ([Header]), the record pages of both
 // versions, written by a [PageWriter] (format 1) or a [DensePacker]
-// (format 2, a bit stream: bitio.go) and read by [OpenDensePage], and the
+// (format 2, a bit stream: bitio.go) and read by a [Reader], which finds a
+// key's rows in either version and checks every page it relies on, and the
 // pages a writer hands to a [PageSink]. It holds the bytes' meaning only:
 // it imports nothing of package index, which opens, writes and locks the
 // files, nor of any package above index.

@@ -74,7 +74,9 @@ func (ix files) openFiles(csvPath string, withFence bool) (*opened, error) {
 	scanned := int64(o.main.h.Scanned)
 	mapping.WillNeedFile(csvPath, format.EndHashLen, 0, max(0, scanned-format.EndHashLen))
 	if withFence { // a fence that cannot be used only costs speed
-		o.main.fence, o.fenceWhy = fence.Open(ix.fence, o.main.h.Generation, o.main.h.Pages)
+		var f *fence.Fence
+		f, o.fenceWhy = fence.Open(ix.fence, o.main.h.Generation, o.main.h.Pages)
+		o.main.setFence(f)
 	}
 	o.tail, err = openTail(ix.tail, csvPath, o.main)
 	switch {

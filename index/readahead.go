@@ -12,11 +12,13 @@ import (
 	"runtime"
 	"slices"
 	"time"
+
+	"github.com/csvidx/csvidx/format"
 )
 
 const (
-	prefetchRows = 16  // candidate rows whose first bytes are loaded together
-	coldAhead    = 512 // on a cold cache, rows asked for ahead of the one being read
+	prefetchRows = 16                  // candidate rows whose first bytes are loaded together
+	coldAhead    = format.OffsetsBatch // on a cold cache, rows asked for ahead of the one being read (512)
 )
 
 // coldSearch is how long an index search takes when it went to storage; a
