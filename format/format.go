@@ -2,8 +2,9 @@
 // below describes it: the header page ([Header]), the record pages of both
 // versions, written by a [PageWriter] (format 1) or a [DensePacker]
 // (format 2, a bit stream: bitio.go) and read by a [Reader], which finds a
-// key's rows in either version and checks every page it relies on, and the
-// pages a writer hands to a [PageSink]. It holds the bytes' meaning only:
+// key's rows in either version and checks every page it relies on; the
+// pages a writer hands to a [PageSink]; and the merge of a compaction
+// ([MergeDense]). It holds the bytes' meaning only:
 // it imports nothing of package index, which opens, writes and locks the
 // files, nor of any package above index.
 //
@@ -186,7 +187,7 @@ const (
 	PageNoOffset   = 4080              // a record page's number in its trailer
 	PageLenOffset  = 4088              // a record page's record count in its trailer
 	VersionFlat    = 1                 // the format described above: 16-byte records
-	VersionDense   = 2                 // format 2: fingerprint runs in a bit stream (see dense.go)
+	VersionDense   = 2                 // format 2: fingerprint runs in a bit stream (dense.go)
 	MaxKeyName     = 1024              // key name bytes kept in the header
 	EndHashLen     = 64 << 10          // CSV bytes checked at each end of the scanned part
 	Magic          = "\x89csvidx\n"    // first bytes of every index file

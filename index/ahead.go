@@ -1,6 +1,7 @@
 package index
 
 import (
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/sorter"
 )
@@ -36,14 +37,14 @@ type aheadBatch struct {
 // readAhead starts reading s, whose batches come from maps: a fault on them
 // (a file that shrank) ends the stream with mapping.ErrFault, as it would in
 // the reader's own mapping.Guard.
-func readAhead(s batchStream, maps ...*mapping.Map) *aheadStream {
+func readAhead(s format.Batches, maps ...*mapping.Map) *aheadStream {
 	a := &aheadStream{
 		batches: make(chan aheadBatch, aheadBuffers-1),
 		free:    make(chan []sorter.Record, aheadBuffers),
 		done:    make(chan struct{}),
 	}
 	for range aheadBuffers {
-		a.free <- make([]sorter.Record, 0, aheadBatchRecords+mergeBatch)
+		a.free <- make([]sorter.Record, 0, aheadBatchRecords+format.MergeBatch)
 	}
 	go a.fill(s, maps)
 	return a
@@ -51,7 +52,7 @@ func readAhead(s batchStream, maps ...*mapping.Map) *aheadStream {
 
 // fill copies the batches of s into free buffers and hands them over until s
 // ends, fails, or the reader stops.
-func (a *aheadStream) fill(s batchStream, maps []*mapping.Map) {
+func (a *aheadStream) fill(s format.Batches, maps []*mapping.Map) {
 	defer close(a.batches)
 	err := mapping.Guard(func() error {
 		for {
@@ -63,7 +64,7 @@ func (a *aheadStream) fill(s batchStream, maps []*mapping.Map) {
 			}
 			buf = buf[:0]
 			for len(buf) < aheadBatchRecords {
-				b, err := s.batch()
+				b, err := s.Batch()
 				if err != nil {
 					return err
 				}
@@ -90,7 +91,7 @@ func (a *aheadStream) fill(s batchStream, maps []*mapping.Map) {
 	}
 }
 
-func (a *aheadStream) batch() ([]sorter.Record, error) {
+func (a *aheadStream) Batch() ([]sorter.Record, error) {
 	if a.cur != nil {
 		a.free <- a.cur // never blocks: free holds every buffer
 		a.cur = nil

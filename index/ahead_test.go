@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/sorter"
 )
 
@@ -20,7 +21,7 @@ type countingStream struct {
 
 var errStream = errors.New("stream failed")
 
-func (c *countingStream) batch() ([]sorter.Record, error) {
+func (c *countingStream) Batch() ([]sorter.Record, error) {
 	if c.failAfter > 0 && c.made == c.failAfter {
 		return nil, errStream
 	}
@@ -36,11 +37,11 @@ func (c *countingStream) batch() ([]sorter.Record, error) {
 	return c.buf, nil
 }
 
-func drain(t *testing.T, s batchStream) ([]sorter.Record, error) {
+func drain(t *testing.T, s format.Batches) ([]sorter.Record, error) {
 	t.Helper()
 	var all []sorter.Record
 	for {
-		b, err := s.batch()
+		b, err := s.Batch()
 		if err != nil || b == nil {
 			return all, err
 		}
@@ -63,7 +64,7 @@ func TestReadAheadSameRecords(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("batches of %d: %d records ahead, %d read directly, or in another order", size, len(got), len(want))
 		}
-		if b, err := a.batch(); b != nil || err != nil {
+		if b, err := a.Batch(); b != nil || err != nil {
 			t.Fatalf("after the end: %d records, %v", len(b), err)
 		}
 	}
@@ -85,7 +86,7 @@ func TestReadAheadError(t *testing.T) {
 // goroutine is blocked on a full hand-over; stop must return, twice.
 func TestReadAheadStop(t *testing.T) {
 	a := readAhead(&countingStream{batches: 1 << 20, size: 1000})
-	if b, err := a.batch(); err != nil || len(b) == 0 {
+	if b, err := a.Batch(); err != nil || len(b) == 0 {
 		t.Fatalf("first batch: %d records, %v", len(b), err)
 	}
 	a.stop()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/scan"
 )
 
 // CompactOptions say where the index is.
@@ -112,9 +113,9 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, t
 	main.m.Advise(mapping.Sequential) // the merge reads both files from end to end
 	tail.m.Advise(mapping.Sequential)
 	mask := ^uint64(0) << w.Shift
-	var ms batchStream = &denseCursor{p: main}
+	ms := format.NewDenseCursor(main.r)
 	if !main.h.Dense() {
-		ms = newMaskedCursor(main, mask)
+		ms = format.NewMaskedCursor(main.r, mask)
 	}
 	if threads > 1 {
 		// main is decoded on a core of its own while this one merges and packs.
@@ -125,9 +126,10 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, t
 	var shadowed uint64
 	err := mapping.Guard(func() error {
 		var err error
-		shadowed, err = mergeDense(ctx, ms, newMaskedCursor(tail, mask), tail.h.Base, w)
+		shadowed, err = format.MergeDense(ctx, ms, format.NewMaskedCursor(tail.r, mask), tail.h.Base, w)
 		return err
 	}, main.m, tail.m)
+	err = tail.reading(main.reading(err)) // a page of either that is not what the format says
 	if errors.Is(err, mapping.ErrFault) {
 		err = fmt.Errorf("%s or its tail: %w", main.path, ErrChanged)
 	}
@@ -168,4 +170,25 @@ func mergedHeader(m, t *format.Header, shadowed uint64) *format.Header {
 		}
 	}
 	return &h
+}
+
+// shadowedRecords returns how many records of main the tail shadows: its
+// last row, indexed without its newline, if it had a key (the tail
+// rescanned it from its start, main.resume).
+func shadowedRecords(csv *csvFile, main *format.Header) (uint64, error) {
+	if main.Resume >= main.Scanned {
+		return 0, nil
+	}
+	s := new(scan.Scanner)
+	if err := main.InitScanner(s, csv.data[:main.Scanned]); err != nil {
+		return 0, err
+	}
+	s.Reset(int(main.Resume))
+	if !s.Next() {
+		return 0, fmt.Errorf("%w: no row at the main index's resume offset %d", ErrCorrupt, main.Resume)
+	}
+	if _, ok := s.Key(); ok {
+		return 1, nil
+	}
+	return 0, nil
 }

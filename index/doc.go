@@ -58,7 +58,8 @@
 // point states its policy on those verdicts in a few lines. The pipeline
 // (pipeline.go) is the one write path of Build, Update and Verify: it scans
 // the CSV with package chunked, sorts the records with package sorter and
-// packs them into pages for a sink (format 2 in dense.go, format 1 in
-// write.go): a new file written with direct I/O (filesink.go), or Verify's
-// comparison with the old one.
+// packs them into pages for a sink (package format: a DensePacker in
+// format 2, a PageWriter in format 1): a new file written with direct I/O
+// (filesink.go), or Verify's comparison with the old one. Lookups read the
+// pages through a format.Reader (part.go).
 package index

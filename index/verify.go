@@ -377,7 +377,7 @@ func (c *compareSink) pageDifference(csvPath string, pg uint64, old, fresh *form
 		}
 		for ; i < min(len(olds.recs), len(news.recs)); i++ {
 			if o, n := olds.recs[i], news.recs[i]; o != n {
-				if recordBefore(o, n) {
+				if format.RecordBefore(o, n) {
 					return olds.missing(csvPath, i, fresh.Pages, true)
 				}
 				return news.missing(csvPath, i, c.oldPages(old), false)
@@ -417,7 +417,7 @@ func (s *sideRecords) add(h *format.Header, page []byte, p uint64) string {
 		return fmt.Sprintf("corrupt: %v", err)
 	}
 	for i := max(n, 1); i < len(s.recs); i++ {
-		if !recordBefore(s.recs[i-1], s.recs[i]) {
+		if !format.RecordBefore(s.recs[i-1], s.recs[i]) {
 			if !h.Dense() {
 				return fmt.Sprintf("record %d, on record page %d, does not come after the record before it: records must strictly increase", p*format.RecordsPerPage+uint64(i-n), p)
 			}

@@ -1,12 +1,9 @@
-package index
+package format
 
 import (
 	"container/heap"
 	"context"
-	"fmt"
 
-	"github.com/csvidx/csvidx/format"
-	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/sorter"
 )
 
@@ -17,45 +14,45 @@ import (
 // its records are sorted by full hash, so the records of one fingerprint
 // stand together, in one run per hash, and the runs are merged by offset.
 
-// A batchStream yields records in (hash, offset) order, a batch at a time:
+// A Batches yields records in (hash, offset) order, a batch at a time:
 // nil at the end. A batch is valid until the next call.
-type batchStream interface {
-	batch() ([]sorter.Record, error)
+type Batches interface {
+	Batch() ([]sorter.Record, error)
 }
 
-// mergeBatch is the records a stream hands over at a time, about.
-const mergeBatch = 8192
+// MergeBatch is the records a stream hands over at a time, about.
+const MergeBatch = 8192
 
 // denseCursor walks the records of a format 2 file, a page at a time,
 // checking each page whole.
 type denseCursor struct {
-	p    *part
+	r    *Reader
 	pg   uint64
 	buf  []sorter.Record
 	last sorter.Record // the last record of the page before, for the order across pages
 }
 
-func (c *denseCursor) batch() ([]sorter.Record, error) {
-	if c.pg == c.p.h.Pages {
+func (c *denseCursor) Batch() ([]sorter.Record, error) {
+	if c.pg == c.r.h.Pages {
 		return nil, nil
 	}
-	d, err := c.p.densePageAt(c.pg)
+	d, err := c.r.DensePageAt(c.pg)
 	if err != nil {
 		return nil, err
 	}
 	if c.buf, err = d.Records(c.buf[:0]); err != nil {
-		return nil, c.p.corrupt("record page %d: %v", c.pg, err)
+		return nil, c.r.corrupt("record page %d: %v", c.pg, err)
 	}
-	if c.pg > 0 && !recordBefore(c.last, c.buf[0]) {
-		return nil, c.p.corrupt("record page %d does not come after the page before", c.pg)
+	if c.pg > 0 && !RecordBefore(c.last, c.buf[0]) {
+		return nil, c.r.corrupt("record page %d does not come after the page before", c.pg)
 	}
 	c.last = c.buf[len(c.buf)-1]
 	c.pg++
 	return c.buf, nil
 }
 
-// recordBefore reports whether a sorts before b.
-func recordBefore(a, b sorter.Record) bool {
+// RecordBefore reports whether a sorts before b.
+func RecordBefore(a, b sorter.Record) bool {
 	return a.Hash < b.Hash || a.Hash == b.Hash && a.Offset < b.Offset
 }
 
@@ -65,7 +62,7 @@ func recordBefore(a, b sorter.Record) bool {
 // the runs of a group of several are merged by offset, with a cursor per
 // run: it holds no records beyond a batch.
 type maskedCursor struct {
-	p      *part
+	r      *Reader
 	mask   uint64
 	i      uint64 // the next record
 	end    uint64 // the end of the current group
@@ -74,31 +71,37 @@ type maskedCursor struct {
 	buf    []sorter.Record
 }
 
-func newMaskedCursor(p *part, mask uint64) *maskedCursor {
-	return &maskedCursor{p: p, mask: mask}
+// NewMaskedCursor returns the records of r, a format 1 file, with their
+// hashes masked by mask, in (masked hash, offset) order.
+func NewMaskedCursor(r *Reader, mask uint64) Batches {
+	return &maskedCursor{r: r, mask: mask}
 }
+
+// NewDenseCursor returns the records of r, a format 2 file, as (fingerprint
+// as a masked hash, offset), in order, each page checked whole.
+func NewDenseCursor(r *Reader) Batches { return &denseCursor{r: r} }
 
 // at returns record i, checking its page when i starts one.
 func (m *maskedCursor) at(i uint64) (uint64, uint64, error) {
-	if i%format.RecordsPerPage == 0 {
-		if err := m.p.checkPage(i / format.RecordsPerPage); err != nil {
+	if i%RecordsPerPage == 0 {
+		if err := m.r.CheckPage(i / RecordsPerPage); err != nil {
 			return 0, 0, err
 		}
 	}
-	return m.p.hashAt(i), m.p.offsetAt(i), nil
+	return m.r.HashAt(i), m.r.OffsetAt(i), nil
 }
 
-func (m *maskedCursor) batch() ([]sorter.Record, error) {
-	n := m.p.h.Records
+func (m *maskedCursor) Batch() ([]sorter.Record, error) {
+	n := m.r.h.Records
 	m.buf = m.buf[:0]
-	for len(m.buf) < mergeBatch {
+	for len(m.buf) < MergeBatch {
 		if m.inHeap { // a group of several hashes, merged by offset
 			if len(m.heap) == 0 {
 				m.inHeap = false
 				continue
 			}
 			top := &m.heap[0]
-			m.buf = append(m.buf, sorter.Record{Hash: m.p.hashAt(top.i) & m.mask, Offset: m.p.offsetAt(top.i)})
+			m.buf = append(m.buf, sorter.Record{Hash: m.r.HashAt(top.i) & m.mask, Offset: m.r.OffsetAt(top.i)})
 			if top.i++; top.i == top.end {
 				heap.Pop(&m.heap)
 			} else {
@@ -116,7 +119,7 @@ func (m *maskedCursor) batch() ([]sorter.Record, error) {
 			continue
 		}
 		// A group of one hash: its records as they are.
-		for ; m.i < m.end && len(m.buf) < mergeBatch; m.i++ {
+		for ; m.i < m.end && len(m.buf) < MergeBatch; m.i++ {
 			h, o, err := m.at(m.i)
 			if err != nil {
 				return nil, err
@@ -133,13 +136,13 @@ func (m *maskedCursor) batch() ([]sorter.Record, error) {
 // nextGroup finds the group that starts at m.i: its end, and, when it holds
 // several hashes, their runs, in the heap.
 func (m *maskedCursor) nextGroup() error {
-	n := m.p.h.Records
+	n := m.r.h.Records
 	h0, _, err := m.at(m.i)
 	if err != nil {
 		return err
 	}
 	key, prev := h0&m.mask, h0
-	runs := append(m.heap[:0], runCursor{p: m.p, i: m.i}) // the heap is empty between groups: its room is reused
+	runs := append(m.heap[:0], runCursor{r: m.r, i: m.i}) // the heap is empty between groups: its room is reused
 	e := m.i + 1
 	for ; e < n; e++ {
 		h, _, err := m.at(e)
@@ -151,7 +154,7 @@ func (m *maskedCursor) nextGroup() error {
 		}
 		if h != prev {
 			runs[len(runs)-1].end = e
-			runs = append(runs, runCursor{p: m.p, i: e})
+			runs = append(runs, runCursor{r: m.r, i: e})
 			prev = h
 		}
 	}
@@ -168,14 +171,14 @@ func (m *maskedCursor) nextGroup() error {
 // runCursor is the rest of one run of equal hashes in a format 1 file:
 // records [i, end).
 type runCursor struct {
-	p      *part
+	r      *Reader
 	i, end uint64
 }
 
 type runHeap []runCursor
 
 func (h runHeap) Len() int           { return len(h) }
-func (h runHeap) Less(a, b int) bool { return h[a].p.offsetAt(h[a].i) < h[b].p.offsetAt(h[b].i) }
+func (h runHeap) Less(a, b int) bool { return h[a].r.OffsetAt(h[a].i) < h[b].r.OffsetAt(h[b].i) }
 func (h runHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
 func (h *runHeap) Push(x any)        { *h = append(*h, x.(runCursor)) }
 func (h *runHeap) Pop() any {
@@ -185,28 +188,28 @@ func (h *runHeap) Pop() any {
 	return x
 }
 
-// mergeDense writes to w the records of main, less those at or past the
+// MergeDense writes to w the records of main, less those at or past the
 // tail's base (which the tail rescanned), merged with the tail's, and
 // returns how many it left out.
-func mergeDense(ctx context.Context, main, tail batchStream, base uint64, w *format.DensePacker) (uint64, error) {
+func MergeDense(ctx context.Context, main, tail Batches, base uint64, w *DensePacker) (uint64, error) {
 	var shadowed uint64
-	out := make([]sorter.Record, 0, mergeBatch)
+	out := make([]sorter.Record, 0, MergeBatch)
 	flush := func() error {
 		err := w.AddBatch(out)
 		out = out[:0]
 		return err
 	}
-	mb, err := main.batch()
+	mb, err := main.Batch()
 	if err != nil {
 		return 0, err
 	}
-	tb, err := tail.batch()
+	tb, err := tail.Batch()
 	if err != nil {
 		return 0, err
 	}
 	for batches := 0; mb != nil || tb != nil; {
 		for len(mb) > 0 && len(out) < cap(out) {
-			if len(tb) > 0 && !recordBefore(mb[0], tb[0]) {
+			if len(tb) > 0 && !RecordBefore(mb[0], tb[0]) {
 				out = append(out, tb[0])
 				tb = tb[1:]
 				if len(tb) == 0 {
@@ -238,36 +241,15 @@ func mergeDense(ctx context.Context, main, tail batchStream, base uint64, w *for
 			}
 		}
 		if mb != nil && len(mb) == 0 {
-			if mb, err = main.batch(); err != nil {
+			if mb, err = main.Batch(); err != nil {
 				return 0, err
 			}
 		}
 		if tb != nil && len(tb) == 0 {
-			if tb, err = tail.batch(); err != nil {
+			if tb, err = tail.Batch(); err != nil {
 				return 0, err
 			}
 		}
 	}
 	return shadowed, flush()
-}
-
-// shadowedRecords returns how many records of main the tail shadows: its
-// last row, indexed without its newline, if it had a key (the tail
-// rescanned it from its start, main.resume).
-func shadowedRecords(csv *csvFile, main *format.Header) (uint64, error) {
-	if main.Resume >= main.Scanned {
-		return 0, nil
-	}
-	s := new(scan.Scanner)
-	if err := main.InitScanner(s, csv.data[:main.Scanned]); err != nil {
-		return 0, err
-	}
-	s.Reset(int(main.Resume))
-	if !s.Next() {
-		return 0, fmt.Errorf("%w: no row at the main index's resume offset %d", ErrCorrupt, main.Resume)
-	}
-	if _, ok := s.Key(); ok {
-		return 1, nil
-	}
-	return 0, nil
 }
