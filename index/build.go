@@ -87,7 +87,7 @@ func Build(ctx context.Context, csvPath string, opts *BuildOptions) (_ *Info, er
 // data records start.
 func mainHeader(csv *csvFile, sp *spec) (*format.Header, int, error) {
 	data := csv.data
-	if format := compression(data); format != "" {
+	if format := Compression(data); format != "" {
 		return nil, 0, &CompressedError{Path: csv.path, Format: format}
 	}
 	h := &format.Header{Delim: sp.delim}
@@ -174,14 +174,14 @@ func checkTerminators(csv *csvFile, delim byte, h *format.Header) error {
 		start, end = s.Start(), s.End()
 	}
 	if i := scan.LoneCR(data, start, end, delim); i >= 0 {
-		return lineEndsError(i) // Build names the CSV
+		return LineEndsError(i) // Build names the CSV
 	}
 	return nil
 }
 
-// lineEndsError is the error for a first record that holds a lone carriage
+// LineEndsError is the error for a first record that holds a lone carriage
 // return at offset i (see checkTerminators).
-func lineEndsError(i int) error {
+func LineEndsError(i int) error {
 	return fmt.Errorf("%w: its first record holds a carriage return (\\r) with no newline after it, at byte %d, "+
 		"as in files from classic Mac OS and old Excel; csvidx reads records that end with \\n or \\r\\n: "+
 		"convert the line ends first", ErrLineEnds, i)

@@ -101,7 +101,7 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 			}
 			return b.h, nil
 		}
-		return merge(ctx, csv, main, tail, shadow, res.threads(), format.NewDensePacker(sink, fence, fingerprintBits(records), records, tail.h.Scanned))
+		return merge(ctx, csv, main, tail, shadow, res.ThreadCount(), format.NewDensePacker(sink, fence, fingerprintBits(records), records, tail.h.Scanned))
 	})
 }
 

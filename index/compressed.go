@@ -55,10 +55,10 @@ var (
 // magicLen is the most bytes compression looks at.
 const magicLen = 10
 
-// compression returns the compressed format data starts with, or "" for
+// Compression returns the compressed format data starts with, or "" for
 // none. bzip2's "BZh" is also text, so a level digit and the magic of a
 // block (or of the end of an empty stream) must follow it.
-func compression(data []byte) string {
+func Compression(data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, gzipMagic):
 		return "gzip"
@@ -83,7 +83,7 @@ func compression(data []byte) string {
 func checkPlain(f io.ReaderAt, path string) error {
 	var head [magicLen]byte
 	n, _ := f.ReadAt(head[:], 0)
-	if format := compression(head[:n]); format != "" {
+	if format := Compression(head[:n]); format != "" {
 		return &CompressedError{Path: path, Format: format}
 	}
 	return nil

@@ -30,7 +30,7 @@ func TestCompression(t *testing.T) {
 		{"Empty", "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := compression([]byte(c.data)); got != c.want {
+			if got := Compression([]byte(c.data)); got != c.want {
 				t.Errorf("compression(%q) = %q, want %q", c.data, got, c.want)
 			}
 		})

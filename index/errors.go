@@ -149,10 +149,10 @@ func definitionOf(h *format.Header) *Definition {
 	return d
 }
 
-// keyDefinition returns the key of cols as a build is given it: by the
+// KeyDefinition returns the key of cols as a build is given it: by the
 // header fields of those columns when each has one (fields), else by
 // number.
-func keyDefinition(cols []int, fields [][]byte) *Definition {
+func KeyDefinition(cols []int, fields [][]byte) *Definition {
 	d := &Definition{KeyColumn: cols[0], KeyName: string(keyspec.Name(cols, fields, format.MaxKeyName))}
 	if len(cols) > 1 {
 		d.KeyColumns = cols

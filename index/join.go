@@ -130,7 +130,7 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 	if by == "" && j.opts.RightIndex == "" {
 		by = j.opts.Key // for an empty LEFT
 		if j.cols != nil {
-			by = keyDefinition(j.cols, j.names).Key()
+			by = KeyDefinition(j.cols, j.names).Key()
 		}
 	}
 	ix, err := Open(rightPath, &Options{IndexPath: j.opts.RightIndex, By: by, IndexDir: j.opts.RightIndexDir})
@@ -143,14 +143,14 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 		return nil, err
 	}
 	j.ix = ix
-	if err := ix.guard(j.readRightHeader); err != nil {
+	if err := ix.Guard(j.readRightHeader); err != nil {
 		ix.Close()
 		return nil, err
 	}
 	if n := len(ix.KeyColumns()); j.cols != nil && len(j.cols) != n {
 		ix.Close()
 		return nil, fmt.Errorf("%w: %q is %d columns of the left file, and the index of %s is by %d (%s)",
-			ErrLeftKey, j.opts.Key, len(j.cols), rightPath, n, definitionOf(ix.main.h).Key())
+			ErrLeftKey, j.opts.Key, len(j.cols), rightPath, n, ix.Definition().Key())
 	}
 	return j, nil
 }
@@ -217,11 +217,11 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 	var fields [][]byte
 	if more {
 		first := j.rs.Record() // from the stream's first byte: it holds a magic whole
-		if format := compression(first); format != "" {
+		if format := Compression(first); format != "" {
 			return &CompressedError{Path: "the left file", Stream: true, Format: format}
 		}
 		if i := scan.LoneCR(first, 0, len(first), j.delim); i >= 0 {
-			return fmt.Errorf("the left file: %w", lineEndsError(i))
+			return fmt.Errorf("the left file: %w", LineEndsError(i))
 		}
 		fields, _, _ = scan.Fields(first, 0, j.delim)
 		if !j.opts.NoHeader {
@@ -251,22 +251,22 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 // readRightHeader reads what the output takes from RIGHT's first record:
 // its header's names, or the number of its fields.
 func (j *Join) readRightHeader() error {
-	h, data := j.ix.main.h, j.ix.csv.data
-	j.right.delim = h.Delim
-	if h.HeaderEnd > 0 {
-		rec := data[h.HeaderStart:h.HeaderEnd]
+	data, delim := j.ix.Data(), j.ix.Delimiter()
+	j.right.delim = delim
+	if start, end, ok := j.ix.HeaderAt(); ok {
+		rec := data[start:end]
 		j.right.header = rec
-		j.right.names, _, j.right.headerTerminated = scan.Fields(rec, 0, h.Delim)
+		j.right.names, _, j.right.headerTerminated = scan.Fields(rec, 0, delim)
 		j.right.fields = len(j.right.names)
-		j.right.start = int(h.HeaderEnd)
+		j.right.start = end
 		return nil
 	}
-	s, err := scan.New(data, h.Delim, 0)
+	s, err := scan.New(data, delim, 0)
 	if err != nil {
 		return err
 	}
 	if s.LimitOne(); s.Next() {
-		fields, _, _ := scan.Fields(data, s.Start(), h.Delim)
+		fields, _, _ := scan.Fields(data, s.Start(), delim)
 		j.right.fields = len(fields)
 		j.right.start = s.Start()
 	}
@@ -303,7 +303,7 @@ func (j *Join) Run(ctx context.Context, w io.Writer) (rows int64, err error) {
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	defer r.cancel(nil)
 	r.out = bufio.NewWriterSize(w, 64<<10)
-	err = j.ix.guard(r.run) // a fault names RIGHT
+	err = j.ix.Guard(r.run) // a fault names RIGHT
 	if err == nil {
 		err = j.ix.Check()
 	}

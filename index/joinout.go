@@ -38,13 +38,11 @@ func (j *Join) CheckOutput(out fs.FileInfo) error {
 	if j.leftInfo != nil && os.SameFile(out, j.leftInfo) {
 		return &OutputIsInputError{"the left file"}
 	}
-	if st, err := j.ix.csv.f.Stat(); err == nil && os.SameFile(out, st) {
-		return &OutputIsInputError{j.ix.csvPath + ", the right file"}
-	}
-	for _, f := range indexFiles(j.ix.idxPath).roles() {
-		if st, err := os.Stat(f.path); err == nil && os.SameFile(out, st) {
-			return &OutputIsInputError{fmt.Sprintf("%s, the right file's %s", f.path, f.role.name)}
-		}
+	switch path, what, ok := j.ix.FileOf(out); {
+	case ok && what == "the CSV":
+		return &OutputIsInputError{path + ", the right file"}
+	case ok:
+		return &OutputIsInputError{fmt.Sprintf("%s, the right file's %s", path, what)}
 	}
 	return nil
 }

@@ -6,13 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 
-	"github.com/csvidx/csvidx/format"
-	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -56,59 +53,8 @@ func (w *joinWorker) probed() {
 	}
 }
 
-// readAhead reads the part of RIGHT its index covers, and its index files
-// whole (those mostly uncached), in the background, in big sequential reads that bring them into the page
-// cache, where the lookups then find them. (madvise(MADV_WILLNEED) over the mappings was
-// tried first: it took 3.3 s for what reading took 0.5 s, see "Joins" in
-// docs/performance.md.) It stops when the join ends.
-func (r *joinRun) readAhead() {
-	type file struct {
-		path string
-		n    int64 // the bytes to read: the CSV's that its index covers
-	}
-	var files []file
-	if covered := int(r.ix.furthest().Scanned); uncached(r.ix.csv.m, covered) {
-		files = append(files, file{r.ix.csvPath, int64(covered)})
-	}
-	for _, p := range []*part{r.ix.main, r.ix.tail} {
-		if p != nil && uncached(p.m, len(p.data)) {
-			files = append(files, file{p.path, int64(len(p.data))})
-		}
-	}
-	if len(files) == 0 {
-		return
-	}
-	go func() {
-		buf := make([]byte, readAheadChunk)
-		for _, file := range files {
-			f, _, err := mapping.Open(file.path) // a regular file, never a wait on a FIFO
-			if err != nil {
-				continue
-			}
-			for n := int64(0); n < file.n && r.ctx.Err() == nil; {
-				k, err := f.Read(buf[:min(int64(len(buf)), file.n-n)])
-				if err != nil {
-					break
-				}
-				n += int64(k)
-			}
-			f.Close()
-		}
-	}()
-}
-
-// uncached reports whether a tenth of the pages of m's first n bytes or more
-// are not in memory (or it cannot tell): a file worth reading ahead.
-// Asking costs a mincore call, about a millisecond for 5 GB.
-func uncached(m *mapping.Map, n int) bool {
-	k, err := m.ResidentIn(n)
-	ps := os.Getpagesize()
-	pages := (n + ps - 1) / ps
-	return err != nil || k < pages-pages/10
-}
-
-// readAheadChunk is the size of readAhead's reads.
-const readAheadChunk = 1 << 20
+// readAhead reads RIGHT ahead (see Index.ReadAhead) until the join ends.
+func (r *joinRun) readAhead() { r.ix.ReadAhead(r.ctx) }
 
 // errFound stops a lookup at its first row.
 var errFound = errors.New("found")
@@ -153,25 +99,20 @@ func (r *joinRun) setUp() error {
 		res := r.opts.Resources
 		dir := res.TmpDir
 		if dir == "" {
-			dir = filepath.Dir(r.ix.idxPath)
+			dir = filepath.Dir(r.ix.IndexPath())
 		}
 		var err error
-		r.matched, err = newRowBits(r.right.start, int(r.ix.furthest().Scanned), slices.Max(r.ix.KeyColumns()), res.limit(), dir)
+		r.matched, err = newRowBits(r.right.start, r.ix.Covered(), slices.Max(r.ix.KeyColumns()), res.MemBudget(), dir)
 		if err != nil {
 			return err
 		}
 	}
-	r.workers = r.opts.Resources.threads()
+	r.workers = r.opts.Resources.ThreadCount()
 	switch r.opts.ReadAhead {
 	case ReadAheadAlways:
 		r.readAhead()
 	case ReadAheadAuto:
-		pages := int(r.ix.furthest().Scanned) / format.PageSize
-		for _, p := range []*part{r.ix.main, r.ix.tail} {
-			if p != nil {
-				pages += len(p.data) / format.PageSize
-			}
-		}
+		pages := r.ix.Pages()
 		total := max(1, int64(float64(pages)*readAheadShare))
 		if rows := r.rs.RowsLeft(); rows >= total {
 			r.readAhead() // LEFT, a file, has that many rows: no need to wait for them
@@ -200,7 +141,7 @@ func (r *joinRun) joinLeft() error {
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Go(func() {
-			err := r.ix.guard(func() error { return r.matched.guard(func() error { return w.work(work, free) }) })
+			err := r.ix.Guard(func() error { return r.matched.guard(func() error { return w.work(work, free) }) })
 			if err != nil {
 				r.cancel(err)
 			}

@@ -53,18 +53,18 @@ func (b *joinBatch) add(rec, key []byte, has bool) {
 // A joinWorker joins batches into a buffer of its own.
 type joinWorker struct {
 	*joinRun
-	buf    []byte
-	rows   int64         // data rows in buf and written since the turn began
-	probes int64         // lookups made (see probed)
-	turn   bool          // the batch before has been written: this one may write
-	prev   chan struct{} // closed when it has
-	rscan  scan.Scanner  // reads RIGHT's rows
-	lines  [2][]byte     // the sides of a row, when re-encoded (see side)
+	buf       []byte
+	rows      int64         // data rows in buf and written since the turn began
+	probes    int64         // lookups made (see probed)
+	turn      bool          // the batch before has been written: this one may write
+	prev      chan struct{} // closed when it has
+	rightRows *Rows         // finds RIGHT's rows
+	lines     [2][]byte     // the sides of a row, when re-encoded (see side)
 }
 
 func (r *joinRun) newWorker() (*joinWorker, error) {
-	w := &joinWorker{joinRun: r, turn: true}
-	return w, r.ix.main.h.InitScanner(&w.rscan, r.ix.csv.data)
+	rows, err := r.ix.Rows()
+	return &joinWorker{joinRun: r, turn: true, rightRows: rows}, err
 }
 
 // work joins the batches of work in turn, and gives each back to free.
@@ -117,7 +117,7 @@ func (w *joinWorker) record(rec []byte, terminated bool, key []byte, has bool) e
 	if w.opts.Mode == JoinSemi || w.opts.Mode == JoinAnti {
 		found := false
 		if probe {
-			err := w.ix.rows(&w.rscan, key, func(span) error { found = true; return errFound })
+			err := w.rightRows.Each(key, func(Span) error { found = true; return errFound })
 			if err != nil && !errors.Is(err, errFound) {
 				return err
 			}
@@ -131,12 +131,12 @@ func (w *joinWorker) record(rec []byte, terminated bool, key []byte, has bool) e
 	left := w.side(rec, terminated, w.delim, leftSide)
 	found := false
 	if probe {
-		err := w.ix.rows(&w.rscan, key, func(sp span) error {
+		err := w.rightRows.Each(key, func(sp Span) error {
 			found = true
 			if w.matched != nil {
-				w.matched.set(sp.start)
+				w.matched.set(sp.Start)
 			}
-			w.writeRow(left, w.side(w.ix.csv.data[sp.start:sp.end], sp.terminated, w.right.delim, rightSide))
+			w.writeRow(left, w.side(w.ix.Data()[sp.Start:sp.End], sp.Terminated, w.right.delim, rightSide))
 			return w.spill() // a heavy key streams its rows
 		})
 		if err != nil {
@@ -186,13 +186,11 @@ func (w *joinWorker) flush() error {
 // terminator may have been completed since, as get prints it). A row
 // without the key was never matched.
 func (w *joinWorker) unmatchedRight() error {
-	data, covered := w.ix.csv.data, int(w.ix.furthest().Scanned)
-	var s scan.Scanner
-	if err := w.ix.main.h.InitScanner(&s, data); err != nil {
+	data := w.ix.Data()
+	s, err := w.ix.Scan(w.right.start) // to the end of what the index covers
+	if err != nil {
 		return err
 	}
-	s.SetLimit(covered) // nor does it search for quotes far past it
-	s.Reset(w.right.start)
 	for n := 0; s.Next(); n++ {
 		if n%1024 == 0 {
 			if err := w.ctx.Err(); err != nil {

@@ -22,19 +22,19 @@ func (ix *Index) Lookup(key []byte, fn func(row []byte) error) error {
 // Get calls fn, as [Index.Lookup] does, with every row whose key is one of
 // keys: in file order, each row once, however often its key is repeated.
 func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
-	return ix.guard(func() error {
+	return ix.Guard(func() error {
 		var s scan.Scanner
 		if err := ix.main.h.InitScanner(&s, ix.csv.data); err != nil {
 			return err
 		}
 		keys = distinct(keys)
 		if len(keys) == 1 { // a run is in file order already
-			return ix.rows(&s, keys[0], func(r span) error { return ix.emit(r, fn) })
+			return ix.rows(&s, keys[0], func(r Span) error { return ix.emit(r, fn) })
 		}
 		ix.prefetch(keys)
-		var found []span
+		var found []Span
 		for _, key := range keys {
-			err := ix.rows(&s, key, func(r span) error {
+			err := ix.rows(&s, key, func(r Span) error {
 				found = append(found, r)
 				return nil
 			})
@@ -42,7 +42,7 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 				return err
 			}
 		}
-		slices.SortFunc(found, func(a, b span) int { return a.start - b.start })
+		slices.SortFunc(found, func(a, b Span) int { return a.Start - b.Start })
 		for _, r := range found {
 			if err := ix.emit(r, fn); err != nil {
 				return err
@@ -61,7 +61,7 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 // parsing them costs; an absent key's count reads no row at all in nearly
 // every lookup.
 func (ix *Index) Count(key []byte) (n int64, err error) {
-	err = ix.guard(func() error {
+	err = ix.Guard(func() error {
 		var s scan.Scanner
 		if err := ix.main.h.InitScanner(&s, ix.csv.data); err != nil {
 			return err
@@ -71,7 +71,7 @@ func (ix *Index) Count(key []byte) (n int64, err error) {
 		if ix.tail != nil {
 			shadow = ix.tail.h.Base
 		}
-		count := func(span) error { n++; return nil }
+		count := func(Span) error { n++; return nil }
 		for _, p := range []*part{ix.main, ix.tail} {
 			if p == nil {
 				continue
@@ -107,7 +107,7 @@ func (ix *Index) Header() ([]byte, error) {
 		return nil, nil
 	}
 	var row []byte
-	err := ix.guard(func() error {
+	err := ix.Guard(func() error {
 		row = bytes.Clone(ix.csv.data[h.HeaderStart:h.HeaderEnd])
 		return nil
 	})
@@ -117,17 +117,19 @@ func (ix *Index) Header() ([]byte, error) {
 	return row, err
 }
 
-// span is a row of the CSV found by a lookup.
-type span struct {
-	start, end int
-	terminated bool
+// A Span is a row of the CSV found by a lookup: its bytes [Start, End) of
+// [Index.Data], from its first byte through its terminator; Terminated is
+// false for a last record with no terminator.
+type Span struct {
+	Start, End int
+	Terminated bool
 }
 
 // rows calls fn with each row whose key is key, in file order: the
 // candidates of the key's hash in the main index, then in the tail (whose
 // rows all come later in the file), read and compared. Main records at or
 // past the tail's base are shadowed by the tail, which rescanned them.
-func (ix *Index) rows(s *scan.Scanner, key []byte, fn func(span) error) error {
+func (ix *Index) rows(s *scan.Scanner, key []byte, fn func(Span) error) error {
 	h := ix.hash(key)
 	shadow := uint64(math.MaxUint64)
 	if ix.tail != nil {
@@ -146,7 +148,7 @@ func (ix *Index) rows(s *scan.Scanner, key []byte, fn func(span) error) error {
 }
 
 // partRows is rows in one index file: the candidates below shadow.
-func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow uint64, fn func(span) error) error {
+func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow uint64, fn func(Span) error) error {
 	// An index search that took long read from storage: the rows are
 	// likely not in memory either, so ask for them ahead. (Only the
 	// search is timed: walking a long run takes long from memory too.)
@@ -175,7 +177,7 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 
 // candidate reads the row at off, a candidate of p for key (whose hash is
 // h), and passes it to fn if its key is key and it is below shadow.
-func (ix *Index) candidate(s *scan.Scanner, p *part, off, h uint64, key []byte, shadow uint64, fn func(span) error) error {
+func (ix *Index) candidate(s *scan.Scanner, p *part, off, h uint64, key []byte, shadow uint64, fn func(Span) error) error {
 	if off >= p.h.Scanned || off < p.h.Base {
 		return p.corrupt("a record points at offset %d, outside the bytes [%d, %d) it indexes", off, p.h.Base, p.h.Scanned)
 	}
@@ -188,7 +190,7 @@ func (ix *Index) candidate(s *scan.Scanner, p *part, off, h uint64, key []byte, 
 	k, ok := s.Key()
 	switch {
 	case ok && bytes.Equal(k, key):
-		return fn(span{s.Start(), s.End(), s.Terminated()})
+		return fn(Span{s.Start(), s.End(), s.Terminated()})
 	case ix.grown(p, off):
 		// The last row had no terminator, and rows were appended
 		// since: it was completed, and its key is another one now
@@ -250,17 +252,18 @@ func (ix *Index) movedRow(p *part, off uint64) error {
 
 // emit passes a found row to fn, adding the newline an unterminated last row
 // lacks.
-func (ix *Index) emit(r span, fn func([]byte) error) error {
-	row := ix.csv.data[r.start:r.end]
-	if !r.terminated {
+func (ix *Index) emit(r Span, fn func([]byte) error) error {
+	row := ix.csv.data[r.Start:r.End]
+	if !r.Terminated {
 		row = append(bytes.Clone(row), '\n')
 	}
 	return fn(row)
 }
 
-// guard runs fn, turning a fault on the mappings (a file shrank under
-// them) into an error.
-func (ix *Index) guard(fn func() error) error {
+// Guard runs fn, turning a fault on the mappings of the CSV and the index
+// (a file shrank under them) into an error that wraps ErrChanged. Every
+// read of [Index.Data] and every [Rows.Each] must run inside it.
+func (ix *Index) Guard(fn func() error) error {
 	maps := append([]*mapping.Map{ix.csv.m}, ix.main.maps()...)
 	err := mapping.Guard(fn, append(maps, ix.tail.maps()...)...)
 	if err == mapping.ErrFault {

@@ -81,7 +81,7 @@ func (r Resources) plan(idxPath string, w writerShape, size int64) (chunked.Plan
 // writer of shape w: the chunks in flight hold k records per row, and each
 // index's sorter gets an equal share of what is left.
 func (r Resources) planKeys(idxPath string, w writerShape, size int64, k int) (chunked.Plan, sorter.Options) {
-	limit := r.limit()
+	limit := r.MemBudget()
 	plan := chunked.NewPlan(r.Threads, limit/int64(k), size, testTuning)
 	dir := r.TmpDir
 	if dir == "" {
@@ -98,7 +98,7 @@ func (r Resources) planKeys(idxPath string, w writerShape, size int64, k int) (c
 // 32 MiB at most, when the disk falls behind. What they take beyond
 // writerFree comes out of the sort's share (see plan).
 func (r Resources) writeShape() writerShape {
-	limit := r.limit()
+	limit := r.MemBudget()
 	size := int64(smallWrite)
 	if limit >= bigWriteBudget {
 		size = bigWrite
@@ -108,17 +108,17 @@ func (r Resources) writeShape() writerShape {
 	return writerShape{size: int(size), first: int(first), ceiling: int(ceiling)}
 }
 
-// limit returns the memory budget: MemLimit, or the default when zero.
-func (r Resources) limit() int64 {
+// MemBudget returns the memory budget: MemLimit, or the default when zero.
+func (r Resources) MemBudget() int64 {
 	if r.MemLimit <= 0 {
 		return sorter.DefaultMemLimit
 	}
 	return r.MemLimit
 }
 
-// threads returns how many threads a merge may use: Threads, or one per
-// core when zero.
-func (r Resources) threads() int {
+// ThreadCount returns how many threads a merge or a join may use:
+// Threads, or one per core when zero.
+func (r Resources) ThreadCount() int {
 	if r.Threads > 0 {
 		return r.Threads
 	}

@@ -3,9 +3,7 @@ package index
 import (
 	"errors"
 
-	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/keyspec"
-	"github.com/csvidx/csvidx/scan"
 )
 
 // When RIGHT has no index by the join's key, the fix depends on RIGHT's
@@ -16,41 +14,17 @@ import (
 
 // explain sets e's NoColumn, Header and Delimiter from RIGHT's header, read
 // in the dialect of RIGHT's first readable index, else as a build of it
-// reads it by default. It leaves them unset when RIGHT cannot be read.
+// reads it by default (see ReadCSVHeader). It leaves them unset when RIGHT
+// cannot be read.
 func (e *NoJoinIndexError) explain() {
-	csv, err := openCSV(e.Right, mapping.Random)
+	hd, err := ReadCSVHeader(e.Right)
 	if err != nil {
 		return
 	}
-	defer csv.close()
-	csv.guard(func() error { e.explainBy(csv); return nil }) // a CSV cut short meanwhile leaves e as it is
-}
-
-// explainBy is explain, reading RIGHT's header from csv.
-func (e *NoJoinIndexError) explainBy(csv *csvFile) {
-	sp := spec{delim: DefaultDelimiter(e.Right), header: true}
-	if keys, err := ReadIndexKeys(e.Right); err == nil {
-		for _, k := range keys {
-			if k.h != nil {
-				sp = specOf(k.h)
-				break
-			}
-		}
+	if hd.Found {
+		e.Header = keyspec.Describe(hd.Fields)
 	}
-	var fields [][]byte
-	found := false
-	if sp.header {
-		hs, err := scan.New(csv.data, sp.delim, 0)
-		if err != nil {
-			return
-		}
-		hs.LimitOne()
-		if found = hs.Next(); found {
-			fields, _, _ = scan.Fields(csv.data, hs.Start(), sp.delim)
-			e.Header = keyspec.Describe(fields)
-		}
-	}
-	_, err := keyspec.Resolve(e.Key, fields, found, sp.delim)
+	_, err = keyspec.Resolve(e.Key, hd.Fields, hd.Found, hd.Delim)
 	var de *DelimiterError
 	switch {
 	case errors.As(err, &de):
@@ -59,7 +33,7 @@ func (e *NoJoinIndexError) explainBy(csv *csvFile) {
 		e.NoColumn = true
 		names, _ := keyspec.Fields(e.Key)
 		for _, name := range names {
-			if _, err := keyspec.Column(name, fields, found, sp.delim); err != nil {
+			if _, err := keyspec.Column(name, hd.Fields, hd.Found, hd.Delim); err != nil {
 				e.Column = name
 				break
 			}

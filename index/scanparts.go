@@ -39,7 +39,7 @@ func (p *pipeline) part(sp *scanPart) *pipeline {
 func (p *pipeline) writeParts(ctx context.Context, parts []*scanPart, start int, main bool) ([]*built, error) {
 	k := len(parts)
 	share := p.res
-	share.MemLimit = p.res.limit() / int64(k)
+	share.MemLimit = p.res.MemBudget() / int64(k)
 	shape := share.writeShape()
 	var bs []*built
 	var write func(j int) error

@@ -1,0 +1,158 @@
+package index
+
+import (
+	"context"
+	"io/fs"
+	"os"
+
+	"github.com/csvidx/csvidx/format"
+	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/scan"
+)
+
+// The rows of an open index, for a program that reads many of them (a
+// join): a handle per goroutine that finds a key's rows, the CSV's bytes
+// and dialect, a scan of its rows from an offset, and reading ahead. Reads
+// run inside [Index.Guard].
+
+// Rows finds the rows of keys in an index, for one goroutine: it holds the
+// scanner that reads the candidate rows. Make one per goroutine.
+type Rows struct {
+	ix *Index
+	s  scan.Scanner
+}
+
+// Rows returns a handle on ix's rows for one goroutine.
+func (ix *Index) Rows() (*Rows, error) {
+	r := &Rows{ix: ix}
+	return r, ix.main.h.InitScanner(&r.s, ix.csv.data)
+}
+
+// Each calls fn with the span of each row whose key is key, in file
+// order, as [Index.Get] finds them. An error fn returns stops it and is
+// returned.
+func (r *Rows) Each(key []byte, fn func(Span) error) error {
+	return r.ix.rows(&r.s, key, fn)
+}
+
+// Data returns the CSV's bytes as mapped when the index was opened; the
+// index covers [0, Covered()). Read them inside [Index.Guard].
+func (ix *Index) Data() []byte { return ix.csv.data }
+
+// Covered returns how many bytes of the CSV the index covers, its tail
+// included.
+func (ix *Index) Covered() int { return int(ix.furthest().Scanned) }
+
+// Delimiter returns the CSV's delimiter, as the index was built with it.
+func (ix *Index) Delimiter() byte { return ix.main.h.Delim }
+
+// HeaderAt returns where the CSV's header record lies in [Index.Data],
+// through its terminator; ok is false when the CSV has no header.
+func (ix *Index) HeaderAt() (start, end int, ok bool) {
+	h := ix.main.h
+	return int(h.HeaderStart), int(h.HeaderEnd), h.HeaderEnd > 0
+}
+
+// Scan returns a scanner of the CSV's records and their keys from offset
+// from, which must be a record's start, to the end of what the index
+// covers.
+func (ix *Index) Scan(from int) (*scan.Scanner, error) {
+	s := new(scan.Scanner)
+	if err := ix.main.h.InitScanner(s, ix.csv.data); err != nil {
+		return nil, err
+	}
+	s.SetLimit(ix.Covered()) // nor does it search for quotes far past it
+	s.Reset(from)
+	return s, nil
+}
+
+// CSVPath returns the path of the CSV, as the index was opened with it.
+func (ix *Index) CSVPath() string { return ix.csvPath }
+
+// IndexPath returns the path of the index file.
+func (ix *Index) IndexPath() string { return ix.idxPath }
+
+// Definition returns what the index was built with.
+func (ix *Index) Definition() *Definition { return definitionOf(ix.main.h) }
+
+// FileOf reports whether fi is the CSV or one of the index's files, through
+// any link: its path and what it is ("the CSV", or "index", "tail file",
+// "fence file", "lock file").
+func (ix *Index) FileOf(fi fs.FileInfo) (path, what string, ok bool) {
+	if st, err := ix.csv.f.Stat(); err == nil && os.SameFile(fi, st) {
+		return ix.csvPath, "the CSV", true
+	}
+	for _, f := range indexFiles(ix.idxPath).roles() {
+		if st, err := os.Stat(f.path); err == nil && os.SameFile(fi, st) {
+			return f.path, f.role.name, true
+		}
+	}
+	return "", "", false
+}
+
+// Pages returns how many pages of 4 KiB the lookups may read: of the
+// covered part of the CSV and of the index files.
+func (ix *Index) Pages() int {
+	pages := ix.Covered() / format.PageSize
+	for _, p := range []*part{ix.main, ix.tail} {
+		if p != nil {
+			pages += len(p.data) / format.PageSize
+		}
+	}
+	return pages
+}
+
+// ReadAhead reads the part of the CSV the index covers, and its index
+// files whole (those mostly uncached), in the background, in big
+// sequential reads that bring them into the page cache, where lookups then
+// find them. (madvise(MADV_WILLNEED) over the mappings was tried first: it
+// took 3.3 s for what reading took 0.5 s, see "Joins" in
+// docs/performance.md.) It stops when ctx is done.
+func (ix *Index) ReadAhead(ctx context.Context) {
+	type file struct {
+		path string
+		n    int64 // the bytes to read: the CSV's that its index covers
+	}
+	var files []file
+	if covered := ix.Covered(); uncached(ix.csv.m, covered) {
+		files = append(files, file{ix.csvPath, int64(covered)})
+	}
+	for _, p := range []*part{ix.main, ix.tail} {
+		if p != nil && uncached(p.m, len(p.data)) {
+			files = append(files, file{p.path, int64(len(p.data))})
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	go func() {
+		buf := make([]byte, readAheadChunk)
+		for _, file := range files {
+			f, _, err := mapping.Open(file.path) // a regular file, never a wait on a FIFO
+			if err != nil {
+				continue
+			}
+			for n := int64(0); n < file.n && ctx.Err() == nil; {
+				k, err := f.Read(buf[:min(int64(len(buf)), file.n-n)])
+				if err != nil {
+					break
+				}
+				n += int64(k)
+			}
+			f.Close()
+		}
+	}()
+}
+
+// uncached reports whether a tenth of the pages of m's first n bytes or more
+// are not in memory (or it cannot tell): a file worth reading ahead.
+// Asking costs a mincore call, about a millisecond for 5 GB.
+func uncached(m *mapping.Map, n int) bool {
+	k, err := m.ResidentIn(n)
+	ps := os.Getpagesize()
+	pages := (n + ps - 1) / ps
+	return err != nil || k < pages-pages/10
+}
+
+// readAheadChunk is the size of ReadAhead's reads.
+const readAheadChunk = 1 << 20
