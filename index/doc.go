@@ -1,8 +1,9 @@
 // Package index builds, opens and checks csvidx indexes: secondary indexes
 // that map the key of a CSV file, one column or several (a composite key),
 // to the offsets of its rows, so that the rows of one key are found by
-// reading a page of the index and then only those rows. It also joins a
-// CSV stream with an indexed CSV ([NewJoin]).
+// reading a page of the index and then only those rows. Package join,
+// above it, joins a CSV stream with an indexed CSV through its row API
+// ([Index.Rows]).
 //
 // The CSV stays as it is. Next to it, FILE.csvidx holds the rows' offsets
 // sorted by the XXH3-64 hash of their key, on 4 KiB pages that each carry a

@@ -9,11 +9,12 @@ import (
 	"syscall"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/join"
 	"github.com/spf13/cobra"
 )
 
 type joinOptions struct {
-	modes       [6]bool // --inner ... --full, in index.JoinMode's order
+	modes       [6]bool // --inner ... --full, in join.Mode's order
 	key         string
 	rightKey    string
 	delimiter   string
@@ -25,7 +26,7 @@ type joinOptions struct {
 	res         resourceFlags
 }
 
-// joinModes are the mode flags, in index.JoinMode's order.
+// joinModes are the mode flags, in join.Mode's order.
 var joinModes = [6]struct{ name, usage string }{
 	{"inner", "print each LEFT row with each RIGHT row of its key (the default)"},
 	{"left", "also print the LEFT rows without a match, with RIGHT's fields empty"},
@@ -110,7 +111,7 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	if err != nil {
 		return err
 	}
-	opts := &index.JoinOptions{
+	opts := &join.Options{
 		Key: o.key, RightKey: o.rightKey, RightIndex: g.indexPath, RightIndexDir: g.indexDir,
 		Delimiter: delim, NoHeader: o.noHeader, Nulls: o.nulls,
 		PrefixLeft: o.prefixLeft, PrefixRight: o.prefixRight,
@@ -121,15 +122,15 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	switch o.readAhead {
 	case "auto":
 	case "never":
-		opts.ReadAhead = index.ReadAheadNever
+		opts.ReadAhead = join.ReadAheadNever
 	case "always":
-		opts.ReadAhead = index.ReadAheadAlways
+		opts.ReadAhead = join.ReadAheadAlways
 	default:
 		return fmt.Errorf("--read-ahead %q: give auto, always or never", o.readAhead)
 	}
 	for i, on := range o.modes {
 		if on {
-			opts.Mode = index.JoinMode(i)
+			opts.Mode = join.Mode(i)
 		}
 	}
 	var left io.Reader = s.in
@@ -141,9 +142,9 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 		defer f.Close()
 		left = f
 	}
-	j, err := index.NewJoin(left, rightPath, opts)
-	var noIndex *index.NoJoinIndexError
-	var leftKey *index.LeftKeyError
+	j, err := join.New(left, rightPath, opts)
+	var noIndex *join.NoIndexError
+	var leftKey *join.LeftKeyError
 	switch {
 	case errors.As(err, &leftKey):
 		return fmt.Errorf("%s; give a column that exists, or the left file's delimiter (--delimiter)", oneLine(err.Error()))
@@ -164,7 +165,7 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	}
 	if out, ok := s.out.(interface{ Stat() (fs.FileInfo, error) }); ok {
 		if st, err := out.Stat(); err == nil {
-			var same *index.OutputIsInputError
+			var same *join.OutputIsInputError
 			if errors.As(j.CheckOutput(st), &same) {
 				return fmt.Errorf("standard output is %s: the join would read or overwrite its own input; write it to another file", same.What)
 			}

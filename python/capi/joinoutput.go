@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/join"
 )
 
 // csvidx_join's out, treated as `> out` treats it in a shell, but for a
@@ -32,7 +32,7 @@ import (
 //     join fails; the output then has 0666 less the umask;
 //   - a regular file that is LEFT, RIGHT or one of RIGHT's index files,
 //     through any link, is refused before the join runs
-//     (index.Join.CheckOutput). Creating an absent out first is what lets
+//     (join.Join.CheckOutput). Creating an absent out first is what lets
 //     that check see a path of RIGHT's index that does not exist yet (its
 //     tail), which the output would otherwise create. It is created only
 //     after RIGHT's index is open, which would take it for a broken tail.
@@ -110,13 +110,13 @@ func (o *joinOutput) replace(perm fs.FileMode) error {
 
 // write checks that out is none of j's inputs, then runs j into out. Call
 // abandon after it.
-func (o *joinOutput) write(ctx context.Context, j *index.Join) (int64, error) {
+func (o *joinOutput) write(ctx context.Context, j *join.Join) (int64, error) {
 	if o.st == nil {
 		if err := o.create(); err != nil {
 			return 0, err
 		}
 	}
-	var same *index.OutputIsInputError
+	var same *join.OutputIsInputError
 	if errors.As(j.CheckOutput(o.st), &same) {
 		return 0, o.errorf("is %s: the join would read or overwrite its own input; give another file", same.What)
 	}

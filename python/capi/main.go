@@ -58,7 +58,7 @@
 // index_path wins over it. The library does not read CSVIDX_INDEX_DIR: the
 // caller passes its value (python/csvidx does, at each call). join's
 // index_dir is RIGHT's, and its mem_limit_mib, threads and tmp_dir are
-// index.JoinOptions.Resources (csvidx join's flags of those names).
+// join.Options.Resources (csvidx join's flags of those names).
 //
 // build's keys are key specs (a column, or a composite key's columns as one
 // CSV record), in the keys buffer format of get; by is a key spec too, or
@@ -96,6 +96,7 @@ import (
 	"unsafe"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/join"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -251,7 +252,7 @@ type verifyJSON struct {
 	Path        string   `json:"path"`
 }
 
-// joinModes are csvidx_join's mode names, in index.JoinMode's order.
+// joinModes are csvidx_join's mode names, in join.Mode's order.
 var joinModes = []string{"inner", "left", "semi", "anti", "right", "full"}
 
 //export csvidx_join
@@ -282,8 +283,8 @@ func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delim
 			return err
 		}
 		defer lf.Close()
-		j, err := index.NewJoin(lf, goString(right), &index.JoinOptions{
-			Mode: index.JoinMode(m), Key: goString(key), RightKey: goString(rightKey), RightIndexDir: goString(indexDir),
+		j, err := join.New(lf, goString(right), &join.Options{
+			Mode: join.Mode(m), Key: goString(key), RightKey: goString(rightKey), RightIndexDir: goString(indexDir),
 			Delimiter: delim, NoHeader: noHeader != 0, Nulls: nulls != 0,
 			PrefixLeft: goString(prefixLeft), PrefixRight: goString(prefixRight),
 			Resources: res,

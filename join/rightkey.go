@@ -1,8 +1,9 @@
-package index
+package join
 
 import (
 	"errors"
 
+	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/keyspec"
 )
 
@@ -16,8 +17,8 @@ import (
 // in the dialect of RIGHT's first readable index, else as a build of it
 // reads it by default (see ReadCSVHeader). It leaves them unset when RIGHT
 // cannot be read.
-func (e *NoJoinIndexError) explain() {
-	hd, err := ReadCSVHeader(e.Right)
+func (e *NoIndexError) explain() {
+	hd, err := index.ReadCSVHeader(e.Right)
 	if err != nil {
 		return
 	}
@@ -25,11 +26,11 @@ func (e *NoJoinIndexError) explain() {
 		e.Header = keyspec.Describe(hd.Fields)
 	}
 	_, err = keyspec.Resolve(e.Key, hd.Fields, hd.Found, hd.Delim)
-	var de *DelimiterError
+	var de *index.DelimiterError
 	switch {
 	case errors.As(err, &de):
 		e.Delimiter = de.Guess
-	case errors.Is(err, ErrColumn):
+	case errors.Is(err, index.ErrColumn):
 		e.NoColumn = true
 		names, _ := keyspec.Fields(e.Key)
 		for _, name := range names {

@@ -1,4 +1,4 @@
-package index
+package join
 
 import (
 	"errors"

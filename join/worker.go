@@ -1,9 +1,10 @@
-package index
+package join
 
 import (
 	"bytes"
 	"errors"
 
+	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -58,7 +59,7 @@ type joinWorker struct {
 	probes    int64         // lookups made (see probed)
 	turn      bool          // the batch before has been written: this one may write
 	prev      chan struct{} // closed when it has
-	rightRows *Rows         // finds RIGHT's rows
+	rightRows *index.Rows   // finds RIGHT's rows
 	lines     [2][]byte     // the sides of a row, when re-encoded (see side)
 }
 
@@ -114,15 +115,15 @@ func (w *joinWorker) record(rec []byte, terminated bool, key []byte, has bool) e
 	if probe {
 		w.probed()
 	}
-	if w.opts.Mode == JoinSemi || w.opts.Mode == JoinAnti {
+	if w.opts.Mode == Semi || w.opts.Mode == Anti {
 		found := false
 		if probe {
-			err := w.rightRows.Each(key, func(Span) error { found = true; return errFound })
+			err := w.rightRows.Each(key, func(index.Span) error { found = true; return errFound })
 			if err != nil && !errors.Is(err, errFound) {
 				return err
 			}
 		}
-		if found == (w.opts.Mode == JoinSemi) {
+		if found == (w.opts.Mode == Semi) {
 			w.writeRecord(rec, terminated)
 			w.rows++
 		}
@@ -131,7 +132,7 @@ func (w *joinWorker) record(rec []byte, terminated bool, key []byte, has bool) e
 	left := w.side(rec, terminated, w.delim, leftSide)
 	found := false
 	if probe {
-		err := w.rightRows.Each(key, func(sp Span) error {
+		err := w.rightRows.Each(key, func(sp index.Span) error {
 			found = true
 			if w.matched != nil {
 				w.matched.set(sp.Start)
@@ -143,7 +144,7 @@ func (w *joinWorker) record(rec []byte, terminated bool, key []byte, has bool) e
 			return err
 		}
 	}
-	if !found && (w.opts.Mode == JoinLeft || w.opts.Mode == JoinFull) {
+	if !found && (w.opts.Mode == Left || w.opts.Mode == Full) {
 		w.writeRow(left, w.emptyRight)
 	}
 	return w.spill()
@@ -268,7 +269,7 @@ func (w *joinWorker) writeRecord(rec []byte, terminated bool) {
 // names are names, verbatim for JoinSemi and JoinAnti; else its names then
 // RIGHT's (its column numbers when it has no header), with their prefixes.
 func (w *joinWorker) writeHeader(first []byte, firstTerminated bool, names [][]byte) {
-	if w.opts.Mode == JoinSemi || w.opts.Mode == JoinAnti {
+	if w.opts.Mode == Semi || w.opts.Mode == Anti {
 		w.writeRecord(first, firstTerminated)
 		return
 	}

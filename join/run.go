@@ -1,4 +1,4 @@
-package index
+package join
 
 import (
 	"bufio"
@@ -95,7 +95,7 @@ func (r *joinRun) setUp() error {
 	} else {
 		r.null = []byte{}
 	}
-	if r.opts.Mode == JoinRight || r.opts.Mode == JoinFull {
+	if r.opts.Mode == Right || r.opts.Mode == Full {
 		res := r.opts.Resources
 		dir := res.TmpDir
 		if dir == "" {

@@ -1,4 +1,4 @@
-package index
+package join
 
 import (
 	"bufio"
@@ -12,28 +12,29 @@ import (
 	"strconv"
 
 	"github.com/csvidx/csvidx/format"
+	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
 )
 
-// JoinMode says which rows a join prints.
-type JoinMode int
+// Mode says which rows a join prints.
+type Mode int
 
 // The join modes, as xsv and qsv name them.
 const (
-	JoinInner JoinMode = iota // each LEFT row with each matching RIGHT row
-	JoinLeft                  // and each LEFT row without a match, with RIGHT's fields empty
-	JoinSemi                  // each LEFT row that has a match, verbatim
-	JoinAnti                  // each LEFT row that has none, verbatim
-	JoinRight                 // inner, then each RIGHT row no LEFT row matched, with LEFT's fields empty
-	JoinFull                  // left, then each RIGHT row no LEFT row matched
+	Inner Mode = iota // each LEFT row with each matching RIGHT row
+	Left              // and each LEFT row without a match, with RIGHT's fields empty
+	Semi              // each LEFT row that has a match, verbatim
+	Anti              // each LEFT row that has none, verbatim
+	Right             // inner, then each RIGHT row no LEFT row matched, with LEFT's fields empty
+	Full              // left, then each RIGHT row no LEFT row matched
 )
 
-// JoinOptions say how to join a stream of CSV records, LEFT, with an
+// Options say how to join a stream of CSV records, LEFT, with an
 // indexed CSV, RIGHT.
-type JoinOptions struct {
+type Options struct {
 	// Mode is which rows to print.
-	Mode JoinMode
+	Mode Mode
 	// Key is LEFT's key: a key spec, as [BuildOptions].Key, resolved
 	// against LEFT's header (or column numbers with NoHeader).
 	Key string
@@ -59,25 +60,25 @@ type JoinOptions struct {
 	PrefixLeft, PrefixRight string
 	// ReadAhead says when the join asks the kernel to read all of RIGHT
 	// and its index (see JoinReadAhead).
-	ReadAhead JoinReadAhead
+	ReadAhead ReadAhead
 	// Resources bound the join: Threads is its workers (0: one per core);
 	// MemLimit bounds the bitmap of RIGHT's rows that JoinRight and
 	// JoinFull keep, beyond which it lives in a temporary file in TmpDir
 	// (default: the directory of RIGHT's index). The join's other memory
 	// is a few MiB per worker, whatever the files' sizes.
-	Resources Resources
+	Resources index.Resources
 }
 
-// JoinReadAhead says when a join reads RIGHT and its index ahead, in big
+// ReadAhead says when a join reads RIGHT and its index ahead, in big
 // sequential reads, instead of page by page as its lookups touch them.
-type JoinReadAhead int
+type ReadAhead int
 
 const (
 	// ReadAheadAuto reads ahead once the join has made as many lookups as
 	// readAheadShare of RIGHT's and its index's pages: past that point,
 	// lookups on a cold cache would read more, one random page at a time,
 	// than reading the files in order does.
-	ReadAheadAuto JoinReadAhead = iota
+	ReadAheadAuto ReadAhead = iota
 	ReadAheadNever
 	ReadAheadAlways
 )
@@ -85,9 +86,9 @@ const (
 // A Join is one join of a stream of CSV records, LEFT, with an indexed
 // CSV, RIGHT (see [Join.Run]). It holds RIGHT's index open.
 type Join struct {
-	opts  JoinOptions
+	opts  Options
 	delim byte // LEFT's and the output's
-	ix    *Index
+	ix    *index.Index
 	right struct {
 		delim            byte
 		fields           int      // in RIGHT's header, or its first record
@@ -105,11 +106,11 @@ type Join struct {
 	run      *joinRun
 }
 
-// NewJoin reads LEFT's header from left, resolves LEFT's key, and opens
+// New reads LEFT's header from left, resolves LEFT's key, and opens
 // RIGHT's index: the one opts.RightIndex names, else RIGHT's index by
 // opts.RightKey, else by the names LEFT's header gives the key's columns
 // (their numbers with opts.NoHeader).
-func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err error) {
+func New(left io.Reader, rightPath string, opts *Options) (_ *Join, err error) {
 	j := &Join{opts: *opts, delim: opts.Delimiter, leftInfo: leftFileInfo(left)}
 	if j.delim == 0 {
 		j.delim = format.DefaultDelim
@@ -117,7 +118,7 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 	if err := scan.CheckDelimiter(j.delim); err != nil {
 		return nil, err
 	}
-	if j.opts.Mode < JoinInner || j.opts.Mode > JoinFull {
+	if j.opts.Mode < Inner || j.opts.Mode > Full {
 		return nil, fmt.Errorf("join mode %d", j.opts.Mode)
 	}
 	if err := j.opts.Resources.Validate(); err != nil {
@@ -130,12 +131,12 @@ func NewJoin(left io.Reader, rightPath string, opts *JoinOptions) (_ *Join, err 
 	if by == "" && j.opts.RightIndex == "" {
 		by = j.opts.Key // for an empty LEFT
 		if j.cols != nil {
-			by = KeyDefinition(j.cols, j.names).Key()
+			by = index.KeyDefinition(j.cols, j.names).Key()
 		}
 	}
-	ix, err := Open(rightPath, &Options{IndexPath: j.opts.RightIndex, By: by, IndexDir: j.opts.RightIndexDir})
-	if (errors.Is(err, ErrNoIndex) || errors.Is(err, ErrColumn)) && j.opts.RightIndex == "" {
-		e := &NoJoinIndexError{Right: rightPath, Key: by, Err: err}
+	ix, err := index.Open(rightPath, &index.Options{IndexPath: j.opts.RightIndex, By: by, IndexDir: j.opts.RightIndexDir})
+	if (errors.Is(err, index.ErrNoIndex) || errors.Is(err, index.ErrColumn)) && j.opts.RightIndex == "" {
+		e := &NoIndexError{Right: rightPath, Key: by, Err: err}
 		e.explain()
 		return nil, e
 	}
@@ -175,8 +176,8 @@ func (e *LeftKeyError) Error() string {
 		e.Column, e.Key, what, keyspec.Describe(e.Fields), string([]byte{e.Delim}))
 }
 
-// NoJoinIndexError means RIGHT has no index by the join's key.
-type NoJoinIndexError struct {
+// NoIndexError means RIGHT has no index by the join's key.
+type NoIndexError struct {
 	Right string // RIGHT's path
 	Key   string // the key spec of the index the join needs
 	Err   error  // what Open said
@@ -193,7 +194,7 @@ type NoJoinIndexError struct {
 	Delimiter byte
 }
 
-func (e *NoJoinIndexError) Error() string {
+func (e *NoIndexError) Error() string {
 	msg := fmt.Sprintf("%s has no index by %s, which the join needs", e.Right, e.Key)
 	switch {
 	case e.NoColumn && e.Header != "":
@@ -204,7 +205,7 @@ func (e *NoJoinIndexError) Error() string {
 	return msg
 }
 
-func (e *NoJoinIndexError) Unwrap() error { return e.Err }
+func (e *NoIndexError) Unwrap() error { return e.Err }
 
 // readLeftHeader reads LEFT's first record, its header unless
 // opts.NoHeader, and resolves LEFT's key against it.
@@ -217,11 +218,11 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 	var fields [][]byte
 	if more {
 		first := j.rs.Record() // from the stream's first byte: it holds a magic whole
-		if format := Compression(first); format != "" {
-			return &CompressedError{Path: "the left file", Stream: true, Format: format}
+		if format := index.Compression(first); format != "" {
+			return &index.CompressedError{Path: "the left file", Stream: true, Format: format}
 		}
 		if i := scan.LoneCR(first, 0, len(first), j.delim); i >= 0 {
-			return fmt.Errorf("the left file: %w", LineEndsError(i))
+			return fmt.Errorf("the left file: %w", index.LineEndsError(i))
 		}
 		fields, _, _ = scan.Fields(first, 0, j.delim)
 		if !j.opts.NoHeader {

@@ -1,4 +1,4 @@
-package index
+package join
 
 import (
 	"bytes"
@@ -15,16 +15,18 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/csvidx/csvidx/index"
 )
 
 // joinRef is the in-test reference join: RIGHT's rows by key, in order.
-func joinRef(mode JoinMode, left [][2]string, right [][2]string) []string {
+func joinRef(mode Mode, left [][2]string, right [][2]string) []string {
 	byKey := map[string][]int{}
 	for i, r := range right {
 		byKey[r[0]] = append(byKey[r[0]], i)
 	}
 	out := []string{"k,v,k,w"}
-	if mode == JoinSemi || mode == JoinAnti {
+	if mode == Semi || mode == Anti {
 		out = []string{"k,v"}
 	}
 	matched := map[int]bool{}
@@ -34,8 +36,8 @@ func joinRef(mode JoinMode, left [][2]string, right [][2]string) []string {
 			rows = nil // an empty key matches nothing
 		}
 		switch mode {
-		case JoinSemi, JoinAnti:
-			if (len(rows) > 0) == (mode == JoinSemi) {
+		case Semi, Anti:
+			if (len(rows) > 0) == (mode == Semi) {
 				out = append(out, l[0]+","+l[1])
 			}
 			continue
@@ -44,11 +46,11 @@ func joinRef(mode JoinMode, left [][2]string, right [][2]string) []string {
 			matched[i] = true
 			out = append(out, l[0]+","+l[1]+","+right[i][0]+","+right[i][1])
 		}
-		if len(rows) == 0 && (mode == JoinLeft || mode == JoinFull) {
+		if len(rows) == 0 && (mode == Left || mode == Full) {
 			out = append(out, l[0]+","+l[1]+",,")
 		}
 	}
-	if mode == JoinRight || mode == JoinFull {
+	if mode == Right || mode == Full {
 		for i, r := range right {
 			if !matched[i] {
 				out = append(out, ",,"+r[0]+","+r[1])
@@ -77,7 +79,7 @@ func TestJoinWorkers(t *testing.T) {
 		rb.WriteString(k + "," + w + "\n")
 	}
 	rp := writeCSV(t, rb.String())
-	build(t, rp, &BuildOptions{Key: "k"})
+	build(t, rp, &index.BuildOptions{Key: "k"})
 	var left [][2]string
 	var lb strings.Builder
 	lb.WriteString("k,v\n")
@@ -93,18 +95,18 @@ func TestJoinWorkers(t *testing.T) {
 		lb.WriteString(k + "," + fmt.Sprint(i) + "\n")
 	}
 	type config struct {
-		mode JoinMode
-		res  Resources
+		mode Mode
+		res  index.Resources
 	}
 	var configs []config
-	for _, mode := range []JoinMode{JoinInner, JoinLeft, JoinSemi, JoinAnti, JoinRight, JoinFull} {
-		configs = append(configs, config{mode, Resources{}})
+	for _, mode := range []Mode{Inner, Left, Semi, Anti, Right, Full} {
+		configs = append(configs, config{mode, index.Resources{}})
 	}
 	// The bitmap of --right and --full in a file, past a limit of a byte.
-	configs = append(configs, config{JoinRight, Resources{MemLimit: 1}}, config{JoinFull, Resources{MemLimit: 1, TmpDir: t.TempDir()}})
+	configs = append(configs, config{Right, index.Resources{MemLimit: 1}}, config{Full, index.Resources{MemLimit: 1, TmpDir: t.TempDir()}})
 	for _, c := range configs {
 		mode := c.mode
-		j, err := NewJoin(strings.NewReader(lb.String()), rp, &JoinOptions{Mode: mode, Key: "k", Resources: c.res})
+		j, err := New(strings.NewReader(lb.String()), rp, &Options{Mode: mode, Key: "k", Resources: c.res})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,8 +158,8 @@ func TestJoinWriteFails(t *testing.T) {
 		fmt.Fprintf(&lb, "%d\n", i%1000)
 	}
 	rp := writeCSV(t, rb.String())
-	build(t, rp, &BuildOptions{Key: "k"})
-	j, err := NewJoin(strings.NewReader(lb.String()), rp, &JoinOptions{Key: "k"})
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	j, err := New(strings.NewReader(lb.String()), rp, &Options{Key: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,11 +187,11 @@ func TestJoinRightTruncated(t *testing.T) {
 	// The hang took the reader picking a free batch over the cancellation
 	// in a select three times running: one join in eight.
 	for i := range 60 {
-		mode := JoinMode(i % 6)
+		mode := Mode(i % 6)
 		rp := writeCSV(t, rb.String())
-		build(t, rp, &BuildOptions{Key: "k"})
+		build(t, rp, &index.BuildOptions{Key: "k"})
 		left := &truncatingReader{r: strings.NewReader(lb.String()), after: 400 << 10, path: rp}
-		j, err := NewJoin(left, rp, &JoinOptions{Mode: mode, Key: "k", ReadAhead: ReadAheadNever})
+		j, err := New(left, rp, &Options{Mode: mode, Key: "k", ReadAhead: ReadAheadNever})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,8 +202,8 @@ func TestJoinRightTruncated(t *testing.T) {
 		}()
 		select {
 		case err := <-done:
-			if !errors.Is(err, ErrChanged) || strings.Count(err.Error(), rp) != 1 {
-				t.Errorf("mode %d: Run on a truncated RIGHT: %v, want ErrChanged naming RIGHT once", mode, err)
+			if !errors.Is(err, index.ErrChanged) || strings.Count(err.Error(), rp) != 1 {
+				t.Errorf("mode %d: Run on a truncated RIGHT: %v, want index.ErrChanged naming RIGHT once", mode, err)
 			}
 		case <-time.After(20 * time.Second):
 			t.Fatalf("mode %d: Run on a truncated RIGHT has not returned in 20 s", mode)
@@ -236,13 +238,13 @@ func (t *truncatingReader) Read(p []byte) (int, error) {
 // (issue 38, A3: out of memory before).
 func TestJoinRightGrown(t *testing.T) {
 	rp := writeCSV(t, "k,v\n1,a\n2,b\n")
-	build(t, rp, &BuildOptions{Key: "k"})
+	build(t, rp, &index.BuildOptions{Key: "k"})
 	if err := os.Truncate(rp, 8<<40); err != nil {
 		t.Skipf("this file system takes no sparse file of 8 TiB: %v", err)
 	}
-	for _, ahead := range []JoinReadAhead{ReadAheadAuto, ReadAheadAlways} {
-		for _, mode := range []JoinMode{JoinRight, JoinFull} {
-			j, err := NewJoin(strings.NewReader("k\n2\n"), rp, &JoinOptions{Mode: mode, Key: "k", ReadAhead: ahead})
+	for _, ahead := range []ReadAhead{ReadAheadAuto, ReadAheadAlways} {
+		for _, mode := range []Mode{Right, Full} {
+			j, err := New(strings.NewReader("k\n2\n"), rp, &Options{Mode: mode, Key: "k", ReadAhead: ahead})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,9 +263,9 @@ func TestJoinRightGrown(t *testing.T) {
 // a directory it cannot be made in is an error before any row is written.
 func TestJoinBitsFile(t *testing.T) {
 	rp := writeCSV(t, "k,v\n1,a\n2,b\n")
-	build(t, rp, &BuildOptions{Key: "k"})
+	build(t, rp, &index.BuildOptions{Key: "k"})
 	dir := t.TempDir()
-	j, err := NewJoin(strings.NewReader("k\n2\n"), rp, &JoinOptions{Mode: JoinFull, Key: "k", Resources: Resources{MemLimit: 1, TmpDir: dir}})
+	j, err := New(strings.NewReader("k\n2\n"), rp, &Options{Mode: Full, Key: "k", Resources: index.Resources{MemLimit: 1, TmpDir: dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +278,7 @@ func TestJoinBitsFile(t *testing.T) {
 		t.Fatalf("%d files left in the bitmap's directory", len(entries))
 	}
 	missing := filepath.Join(dir, "nope")
-	j, err = NewJoin(strings.NewReader("k\n2\n"), rp, &JoinOptions{Mode: JoinRight, Key: "k", Resources: Resources{MemLimit: 1, TmpDir: missing}})
+	j, err = New(strings.NewReader("k\n2\n"), rp, &Options{Mode: Right, Key: "k", Resources: index.Resources{MemLimit: 1, TmpDir: missing}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +292,7 @@ func TestJoinBitsFile(t *testing.T) {
 // TestRightChangingUnderJoins truncates and rewrites RIGHT while joins
 // open it and run: resolving RIGHT's index by the key's name, and
 // explaining a missing index, read RIGHT's header through a mapping, as
-// the lookups read its rows. Each may fail with ErrChanged or ErrStale, or
+// the lookups read its rows. Each may fail with index.ErrChanged or index.ErrStale, or
 // find no index while RIGHT is cut short, but never kill the process with
 // SIGBUS (as Locate and explain did, unguarded), and a join that succeeds
 // gives the rows of the RIGHT it was built for.
@@ -306,8 +308,8 @@ func TestRightChangingUnderJoins(t *testing.T) {
 	}
 	orig := []byte(rb.String())
 	rp := writeCSV(t, rb.String())
-	build(t, rp, &BuildOptions{Key: "k"})
-	j, err := NewJoin(strings.NewReader(lb.String()), rp, &JoinOptions{Key: "k"})
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	j, err := New(strings.NewReader(lb.String()), rp, &Options{Key: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +344,7 @@ func TestRightChangingUnderJoins(t *testing.T) {
 		if joins%2 == 0 {
 			rightKey = "w" // no index by w: the error's path reads the header
 		}
-		j, err := NewJoin(strings.NewReader(lb.String()), rp, &JoinOptions{Key: "k", RightKey: rightKey})
+		j, err := New(strings.NewReader(lb.String()), rp, &Options{Key: "k", RightKey: rightKey})
 		if err != nil {
 			continue // stale, changed, no index: RIGHT is not what was indexed
 		}
@@ -354,7 +356,7 @@ func TestRightChangingUnderJoins(t *testing.T) {
 			t.Fatalf("join %d succeeded with other rows than RIGHT's", joins)
 		case err == nil:
 			good++
-		case !errors.Is(err, ErrChanged) && !errors.Is(err, ErrStale):
+		case !errors.Is(err, index.ErrChanged) && !errors.Is(err, index.ErrStale):
 			t.Fatalf("join %d: %v", joins, err)
 		}
 	}
