@@ -160,7 +160,13 @@ func (r *Reader) CheckPage(pg uint64) error {
 		return r.corrupt("record %d, on record page %d, does not come after the record before it", pg*RecordsPerPage+uint64(slot), pg)
 	}
 	if pg > 0 && k > 0 {
-		prev := r.data[PageSize*(1+pg)-PageSize+RecordSize*(RecordsPerPage-1):][:RecordSize]
+		// The page before must be intact for its last record to be
+		// compared: else that page is the one to blame.
+		before := r.data[PageSize*pg:][:PageSize]
+		if !r.checked.Has(pg-1) && !crcpage.Intact(before) {
+			return r.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg-1, PageSize*pg, PageSize*(1+pg))
+		}
+		prev := before[RecordSize*(RecordsPerPage-1):][:RecordSize]
 		if !recordLess(prev, page[:RecordSize]) {
 			return r.corrupt("record %d, the first of record page %d, does not come after the last of the page before", pg*RecordsPerPage, pg)
 		}

@@ -826,3 +826,28 @@ func TestReaderForgedPage(t *testing.T) {
 		checkDamagedLookups(t, what, c.f, data, c.pg, local, r)
 	}
 }
+
+// TestCheckPageBlamesThePageBefore: a damaged last record on the page
+// before, whose CRC then fails, is reported as that page's checksum
+// mismatch, not as page pg's records out of order.
+func TestCheckPageBlamesThePageBefore(t *testing.T) {
+	recs := make([]sorter.Record, 3*RecordsPerPage)
+	for i := range recs {
+		recs[i] = sorter.Record{Hash: uint64(i+1) << 20, Offset: uint64(i)}
+	}
+	data := writeFlat(t, recs)
+	h, err := DecodeHeader(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := RecordPos(2*RecordsPerPage - 1) // the last record of record page 1
+	data[last+7] = 0xff                     // its hash, now above page 2's first
+	err = NewReader(data, h, nil).CheckPage(2)
+	var pe *PageError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, "checksum mismatch in record page 1 ") {
+		t.Fatalf("CheckPage(2) = %v, want page 1's checksum mismatch", err)
+	}
+	if err := NewReader(data, h, nil).CheckPage(0); err != nil {
+		t.Fatalf("CheckPage(0), an intact page: %v", err)
+	}
+}
