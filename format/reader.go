@@ -23,7 +23,8 @@ type Reader struct {
 }
 
 // A Finder is an index file's fence: Find returns the last record page
-// whose first key is key or below, an answer that a Reader checks.
+// whose first key is below key, or 0 (see package fence), an answer that
+// a Reader does not trust: it checks it on checked pages.
 type Finder interface {
 	Find(key uint64) uint64
 }
