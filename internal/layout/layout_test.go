@@ -1,0 +1,74 @@
+package layout
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/csvidx/csvidx/"
+
+// layers ranks csvidx's packages: a package may import only packages of
+// a lower rank. The internal packages are rank 0, whatever their name.
+var layers = map[string]int{
+	"scan":         1,
+	"sorter":       1,
+	"keyspec":      2,
+	"fence":        2,
+	"scan/chunked": 2,
+	"format":       3,
+	"index":        4,
+	"join":         5,
+	"cmd/csvidx":   6,
+	"python/capi":  6,
+}
+
+// rank returns the layer of the module's package pkg (a path inside the
+// module), and whether it has one.
+func rank(pkg string) (int, bool) {
+	if strings.HasPrefix(pkg, "internal/") {
+		return 0, true
+	}
+	r, ok := layers[pkg]
+	return r, ok
+}
+
+// TestImportsPointDown: every package of the module but the scripts (tools
+// of their own, which may use anything) has a layer, and imports only
+// packages of lower layers.
+func TestImportsPointDown(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		if strings.HasPrefix(pkg, "scripts/") || pkg == "internal/layout" {
+			continue
+		}
+		r, ok := rank(pkg)
+		if !ok {
+			t.Errorf("%s has no layer: give it one in layers", pkg)
+			continue
+		}
+		checked++
+		for _, imp := range fields[1:] {
+			dep, ours := strings.CutPrefix(imp, module)
+			if !ours {
+				continue
+			}
+			d, ok := rank(dep)
+			if ok && d == 0 && r == 0 {
+				continue // the internal packages among themselves: Go forbids cycles
+			}
+			if !ok || d >= r {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point down", pkg, r, dep, d)
+			}
+		}
+	}
+	if checked < len(layers) {
+		t.Errorf("checked %d packages, fewer than the %d the table names", checked, len(layers))
+	}
+}
