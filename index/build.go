@@ -9,6 +9,7 @@ import (
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
+	"github.com/csvidx/csvidx/source"
 )
 
 // BuildOptions say what to index and how. The zero value indexes nothing:
@@ -87,8 +88,8 @@ func Build(ctx context.Context, csvPath string, opts *BuildOptions) (_ *Info, er
 // data records start.
 func mainHeader(csv *csvFile, sp *spec) (*format.Header, int, error) {
 	data := csv.data
-	if format := Compression(data); format != "" {
-		return nil, 0, &CompressedError{Path: csv.path, Format: format}
+	if format := source.Compression(data); format != "" {
+		return nil, 0, &source.CompressedError{Path: csv.path, Format: format}
 	}
 	h := &format.Header{Delim: sp.delim}
 	start := 0

@@ -10,6 +10,7 @@ import (
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/internal/xxh3"
+	"github.com/csvidx/csvidx/source"
 )
 
 // csvFile is a CSV file opened and mapped for reading.
@@ -29,7 +30,7 @@ type csvFile struct {
 
 // openCSV opens and maps the CSV at path.
 func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
-	f, st, err := openInput(path)
+	f, st, err := source.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +39,7 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
-	ctime, ok := changeTime(st)
+	ctime, ok := source.ChangeTime(st)
 	return &csvFile{path: path, f: f, m: m, data: m.Bytes(), perm: st.Mode().Perm(), modTime: st.ModTime(), ctime: ctime, ctimeOK: ok}, nil
 }
 
@@ -50,33 +51,6 @@ func (c *csvFile) guard(fn func() error) error {
 		return fmt.Errorf("%s: %w", c.path, ErrChanged)
 	}
 	return err
-}
-
-// openInput opens the CSV at path, which must be a regular file: csvidx
-// maps it and reads it at random, which a pipe or a device cannot give.
-func openInput(path string) (*os.File, fs.FileInfo, error) {
-	f, st, err := mapping.Open(path)
-	if errors.Is(err, mapping.ErrNotRegular) {
-		if dir, serr := os.Stat(path); serr == nil && dir.IsDir() {
-			err = fmt.Errorf("%w: give the path of a CSV file", err)
-		} else {
-			err = fmt.Errorf("%w: csvidx needs random access to the CSV; write the data to a file first", err)
-		}
-	}
-	return f, st, err
-}
-
-// checkInput returns what stops the CSV at path from having an index at
-// all (it cannot be opened, it is not a regular file, it is compressed),
-// or nil. Readers call it when they find no index, so that the error is
-// about the CSV, not an index to build, which would not work either.
-func checkInput(path string) error {
-	f, _, err := openInput(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return checkPlain(f, path)
 }
 
 // release unmaps the CSV on a goroutine of its own, for a build that has

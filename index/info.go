@@ -11,6 +11,7 @@ import (
 
 	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/format"
+	"github.com/csvidx/csvidx/source"
 )
 
 // Info describes an index file and how it relates to its CSV now.
@@ -160,7 +161,7 @@ func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
 	if o.mainIs == fileAbsent || o.mainIs == fileBroken || o.tailIs == fileBroken {
 		return nil, cmp.Or(o.mainWhy, o.tailWhy)
 	}
-	f, st, err := openInput(csvPath) // after the index files: the CSV only grows
+	f, st, err := source.OpenInput(csvPath) // after the index files: the CSV only grows
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/csvidx/csvidx/source"
 )
 
 // ErrLocked means another process is writing the index and the caller asked
@@ -56,7 +58,7 @@ type writerLock struct {
 // other writer can change them.
 // Then it removes the temporary files a killed writer may have left.
 func lockIndex(csvPath, idxPath string, noWait bool) (*writerLock, error) {
-	f, csv, err := openInput(csvPath)
+	f, csv, err := source.OpenInput(csvPath)
 	if err != nil {
 		return nil, err
 	}

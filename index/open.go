@@ -8,6 +8,7 @@ import (
 
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/source"
 )
 
 // Options say where an index is. A nil *Options means the defaults.
@@ -44,7 +45,7 @@ func (o *Options) locate(csvPath string) (string, error) {
 	}
 	p, err := h.Locate(by)
 	if errors.Is(err, ErrNoIndex) {
-		if cerr := checkInput(csvPath); cerr != nil {
+		if cerr := source.Check(csvPath); cerr != nil {
 			return "", cerr // see openFiles
 		}
 	}
@@ -185,7 +186,7 @@ func (ix *Index) Check() error {
 		return changed("it was written in place (modified at %s, opened as of %s)",
 			st.ModTime().Format(time.RFC3339Nano), ix.csv.modTime.Format(time.RFC3339Nano))
 	case size == mapped && ix.csv.ctimeOK:
-		if ctime, ok := changeTime(st); ok && ctime == ix.csv.ctime {
+		if ctime, ok := source.ChangeTime(st); ok && ctime == ix.csv.ctime {
 			return nil // untouched: the fingerprints were checked at open
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/internal/xxh3"
+	"github.com/csvidx/csvidx/source"
 )
 
 // verdict is what opening one of an index's files found it to be, against
@@ -60,7 +61,7 @@ func (ix files) openFiles(csvPath string, withFence bool) (*opened, error) {
 	o.main, err = openPart(ix.main, csvPath, false)
 	switch {
 	case errors.Is(err, ErrNoIndex):
-		if cerr := checkInput(csvPath); cerr != nil {
+		if cerr := source.Check(csvPath); cerr != nil {
 			return nil, cerr // no index because there is no CSV to have one
 		}
 		o.mainIs, o.mainWhy = fileAbsent, err

@@ -3,6 +3,8 @@ package index
 import (
 	"io/fs"
 	"slices"
+
+	"github.com/csvidx/csvidx/source"
 )
 
 // severalLocks are the writers' locks held by a writer of several indexes
@@ -26,7 +28,7 @@ type severalLocks struct {
 // lockFirst takes the lock of CSV.csvidx for a writer of several indexes
 // of h's CSV.
 func lockFirst(h Home, noWait bool) (*severalLocks, error) {
-	f, csv, err := openInput(h.csvPath)
+	f, csv, err := source.OpenInput(h.csvPath)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
+	"github.com/csvidx/csvidx/source"
 )
 
 // Mode says which rows a join prints.
@@ -218,8 +219,8 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 	var fields [][]byte
 	if more {
 		first := j.rs.Record() // from the stream's first byte: it holds a magic whole
-		if format := index.Compression(first); format != "" {
-			return &index.CompressedError{Path: "the left file", Stream: true, Format: format}
+		if format := source.Compression(first); format != "" {
+			return &source.CompressedError{Path: "the left file", Stream: true, Format: format}
 		}
 		if i := scan.LoneCR(first, 0, len(first), j.delim); i >= 0 {
 			return fmt.Errorf("the left file: %w", index.LineEndsError(i))

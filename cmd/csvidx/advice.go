@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/source"
 )
 
 // The index package says what is wrong with an index, or with a lock held
@@ -24,7 +25,7 @@ func advise(err error) string {
 		msg = strings.Replace(msg, de.Error(), fmt.Sprintf("%s; that column holds %q: give --delimiter %s",
 			de.Facts(), string([]byte{de.Guess}), delimiterFlag(de.Guess)), 1)
 	}
-	var ce *index.CompressedError
+	var ce *source.CompressedError
 	if errors.As(err, &ce) {
 		msg = strings.Replace(msg, ce.Error(), decompressAdvice(ce), 1)
 	}

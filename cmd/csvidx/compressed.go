@@ -4,14 +4,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/source"
 )
 
 // decompressAdvice words the fix of a compressed input as the command that
 // decompresses it: for a file, into a plain file beside it (its name
 // without the format's suffix, else with .plain before its extension); for
 // join's LEFT, into the join through a pipe.
-func decompressAdvice(e *index.CompressedError) string {
+func decompressAdvice(e *source.CompressedError) string {
 	says := e.Path + " is " + e.What() + ", and csvidx reads plain CSV: "
 	tool := e.Format // gzip, zstd, xz and bzip2 each decompress with -dc
 	switch {

@@ -15,6 +15,7 @@ var layers = map[string]int{
 	"sorter":       1,
 	"keyspec":      2,
 	"fence":        2,
+	"source":       2,
 	"scan/chunked": 2,
 	"format":       3,
 	"index":        4,

@@ -1,13 +1,13 @@
-package index
+package source
 
 import (
 	"os"
 	"syscall"
 )
 
-// changeTime returns when the file's inode last changed (its ctime), which,
+// ChangeTime returns when the file's inode last changed (its ctime), which,
 // unlike the modification time, no user can set back.
-func changeTime(fi os.FileInfo) (int64, bool) {
+func ChangeTime(fi os.FileInfo) (int64, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return 0, false

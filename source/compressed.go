@@ -1,4 +1,4 @@
-package index
+package source
 
 import (
 	"bytes"

@@ -1,0 +1,37 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+)
+
+// OpenInput opens the CSV at path, which must be a regular file: csvidx
+// maps it and reads it at random, which a pipe or a device cannot give.
+func OpenInput(path string) (*os.File, fs.FileInfo, error) {
+	f, st, err := mapping.Open(path)
+	if errors.Is(err, mapping.ErrNotRegular) {
+		if dir, serr := os.Stat(path); serr == nil && dir.IsDir() {
+			err = fmt.Errorf("%w: give the path of a CSV file", err)
+		} else {
+			err = fmt.Errorf("%w: csvidx needs random access to the CSV; write the data to a file first", err)
+		}
+	}
+	return f, st, err
+}
+
+// Check returns what stops the CSV at path from having an index at
+// all (it cannot be opened, it is not a regular file, it is compressed),
+// or nil. Readers call it when they find no index, so that the error is
+// about the CSV, not an index to build, which would not work either.
+func Check(path string) error {
+	f, _, err := OpenInput(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return checkPlain(f, path)
+}

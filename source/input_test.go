@@ -1,0 +1,60 @@
+package source
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+)
+
+// TestOpenInput: a regular file opens; a directory and a FIFO are
+// mapping.ErrNotRegular, each with the fix that fits it; a missing file is
+// fs.ErrNotExist.
+func TestOpenInput(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "a.csv")
+	if err := os.WriteFile(csv, []byte("k\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, st, err := OpenInput(csv)
+	if err != nil || st.Size() != 4 {
+		t.Fatalf("OpenInput(a regular file) = %v, %v", st, err)
+	}
+	f.Close()
+	if _, _, err := OpenInput(dir); !errors.Is(err, mapping.ErrNotRegular) || !strings.Contains(err.Error(), "give the path of a CSV file") {
+		t.Errorf("OpenInput(a directory) = %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if _, _, err := OpenInput(fifo); !errors.Is(err, mapping.ErrNotRegular) || !strings.Contains(err.Error(), "random access") {
+		t.Errorf("OpenInput(a FIFO) = %v", err)
+	}
+	if _, _, err := OpenInput(filepath.Join(dir, "nope.csv")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("OpenInput(a missing file) = %v", err)
+	}
+}
+
+// TestCheck: a plain CSV passes; gzip data is a *CompressedError naming the
+// path, whatever the file's name; a missing file is its open error.
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	plain, gz := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	os.WriteFile(plain, []byte("k\n1\n"), 0o644)
+	os.WriteFile(gz, []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"), 0o644)
+	if err := Check(plain); err != nil {
+		t.Errorf("Check(plain) = %v", err)
+	}
+	var ce *CompressedError
+	if err := Check(gz); !errors.As(err, &ce) || ce.Format != "gzip" || ce.Path != gz {
+		t.Errorf("Check(gzip) = %v, want a *CompressedError of %s, gzip", err, gz)
+	}
+	if err := Check(filepath.Join(dir, "nope")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Check(missing) = %v", err)
+	}
+}
