@@ -103,3 +103,29 @@ func TestJoinRightGrown(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinLeftReadError: LEFT failing after its header, in the middle of
+// its rows, stops the join with that error, naming the left file, whatever
+// the mode.
+func TestJoinLeftReadError(t *testing.T) {
+	rp := writeCSV(t, "k,v\n1,a\n2,b\n")
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	errRead := errors.New("read error")
+	var lb strings.Builder
+	lb.WriteString("k\n")
+	for i := range 100000 {
+		fmt.Fprintf(&lb, "%d\n", i%3)
+	}
+	for mode := Inner; mode <= Full; mode++ {
+		left := io.MultiReader(strings.NewReader(lb.String()), iotestErr{errRead})
+		j, err := New(left, rp, &Options{Mode: mode, Key: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = j.Run(context.Background(), io.Discard)
+		j.Close()
+		if !errors.Is(err, errRead) || !strings.HasPrefix(err.Error(), "the left file: ") {
+			t.Errorf("mode %d: Run with LEFT failing: %v, want the read error, naming the left file", mode, err)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -160,5 +162,58 @@ func TestJoinWriteFails(t *testing.T) {
 	defer j.Close()
 	if _, err := j.Run(context.Background(), &failWriter{n: 100 << 10}); !errors.Is(err, errWrite) {
 		t.Fatalf("Run into a failing writer: %v, want the write error", err)
+	}
+}
+
+// TestJoinOptions: the options that shape the output: prefixes on the
+// header's names, a LEFT without a header, a RIGHT without one (its column
+// numbers as names), empty keys with and without Nulls, LEFT in another
+// delimiter than RIGHT (RIGHT's rows re-encoded, its fields as written
+// otherwise), and RIGHT's index picked by its path or its directory.
+func TestJoinOptions(t *testing.T) {
+	dir := t.TempDir()
+	rp := filepath.Join(dir, "r.csv")
+	if err := os.WriteFile(rp, []byte("k,w\n1,a\n2,\"b;c\"\n,empty\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	np := filepath.Join(dir, "n.csv")
+	if err := os.WriteFile(np, []byte("1,a\n2,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build(t, np, &index.BuildOptions{Key: "0", NoHeader: true})
+	ip := filepath.Join(dir, "elsewhere.idx")
+	build(t, rp, &index.BuildOptions{Key: "w", IndexPath: ip})
+	idxDir := t.TempDir()
+	build(t, np, &index.BuildOptions{Key: "1", NoHeader: true, IndexDir: idxDir})
+	for _, c := range []struct {
+		name  string
+		left  string
+		right string
+		opts  Options
+		want  string
+	}{
+		{"prefixes", "k,v\n1,x\n", rp, Options{Key: "k", PrefixLeft: "l.", PrefixRight: "r."}, "l.k,l.v,r.k,r.w\n1,x,1,a\n"},
+		{"semi: LEFT's header as it is", "k,v\n1,x\n3,y\n", rp, Options{Mode: Semi, Key: "k", PrefixLeft: "l.", PrefixRight: "r."}, "k,v\n1,x\n"},
+		{"no header", "1,x\n2,y\n", rp, Options{Key: "0", NoHeader: true, RightKey: "k"}, "1,x,1,a\n2,y,2,\"b;c\"\n"},
+		{"RIGHT without a header", "k,v\n2,x\n", np, Options{Key: "k", RightKey: "0"}, "k,v,0,1\n2,x,2,b\n"},
+		{"RIGHT without a header, prefixed", "k,v\n2,x\n", np, Options{Key: "k", RightKey: "0", PrefixRight: "r"}, "k,v,r0,r1\n2,x,2,b\n"},
+		{"empty keys match nothing", "k,v\n,x\n", rp, Options{Mode: Left, Key: "k"}, "k,v,k,w\n,x,,\n"},
+		{"Nulls", "k,v\n,x\n", rp, Options{Mode: Left, Key: "k", Nulls: true}, "k,v,k,w\n,x,,empty\n"},
+		{"another delimiter", "k;v\n2;x\n", rp, Options{Key: "k", Delimiter: ';'}, "k;v;k;w\n2;x;2;\"b;c\"\n"},
+		{"RightIndex", "w\na\n", rp, Options{Key: "w", RightIndex: ip}, "w,k,w\na,1,a\n"},
+		{"RightIndexDir", "w\nb\n", np, Options{Key: "0", NoHeader: true, RightKey: "1", RightIndexDir: idxDir}, "b,2,b\n"},
+	} {
+		j, err := New(strings.NewReader(c.left), c.right, &c.opts)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		var out bytes.Buffer
+		_, err = j.Run(context.Background(), &out)
+		j.Close()
+		if err != nil || out.String() != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.name, out.String(), err, c.want)
+		}
 	}
 }
