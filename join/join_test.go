@@ -2,14 +2,14 @@ package join
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,276 +18,6 @@ import (
 
 	"github.com/csvidx/csvidx/index"
 )
-
-// joinRef is the in-test reference join: RIGHT's rows by key, in order.
-func joinRef(mode Mode, left [][2]string, right [][2]string) []string {
-	byKey := map[string][]int{}
-	for i, r := range right {
-		byKey[r[0]] = append(byKey[r[0]], i)
-	}
-	out := []string{"k,v,k,w"}
-	if mode == Semi || mode == Anti {
-		out = []string{"k,v"}
-	}
-	matched := map[int]bool{}
-	for _, l := range left {
-		rows := byKey[l[0]]
-		if l[0] == "" {
-			rows = nil // an empty key matches nothing
-		}
-		switch mode {
-		case Semi, Anti:
-			if (len(rows) > 0) == (mode == Semi) {
-				out = append(out, l[0]+","+l[1])
-			}
-			continue
-		}
-		for _, i := range rows {
-			matched[i] = true
-			out = append(out, l[0]+","+l[1]+","+right[i][0]+","+right[i][1])
-		}
-		if len(rows) == 0 && (mode == Left || mode == Full) {
-			out = append(out, l[0]+","+l[1]+",,")
-		}
-	}
-	if mode == Right || mode == Full {
-		for i, r := range right {
-			if !matched[i] {
-				out = append(out, ",,"+r[0]+","+r[1])
-			}
-		}
-	}
-	return out
-}
-
-// TestJoinWorkers: with several workers and many batches, a heavy key whose
-// rows overflow a worker's buffer, and every mode, the join's output is the
-// reference's, line for line and in order.
-func TestJoinWorkers(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	r := rand.New(rand.NewPCG(30, 30))
-	var right [][2]string
-	var rb strings.Builder
-	rb.WriteString("k,w\n")
-	for i := range 30000 {
-		k := fmt.Sprint(r.IntN(3000))
-		if i%2 == 0 {
-			k = "heavy" // 15,000 rows: about 1.5 MiB of output a match
-		}
-		w := fmt.Sprintf("w%d-%s", i, strings.Repeat("x", r.IntN(60)))
-		right = append(right, [2]string{k, w})
-		rb.WriteString(k + "," + w + "\n")
-	}
-	rp := writeCSV(t, rb.String())
-	build(t, rp, &index.BuildOptions{Key: "k"})
-	var left [][2]string
-	var lb strings.Builder
-	lb.WriteString("k,v\n")
-	for i := range 20000 {
-		k := fmt.Sprint(r.IntN(4000)) // some absent
-		switch i % 5000 {
-		case 7:
-			k = "heavy"
-		case 8:
-			k = ""
-		}
-		left = append(left, [2]string{k, fmt.Sprint(i)})
-		lb.WriteString(k + "," + fmt.Sprint(i) + "\n")
-	}
-	type config struct {
-		mode Mode
-		res  index.Resources
-	}
-	var configs []config
-	for _, mode := range []Mode{Inner, Left, Semi, Anti, Right, Full} {
-		configs = append(configs, config{mode, index.Resources{}})
-	}
-	// The bitmap of --right and --full in a file, past a limit of a byte.
-	configs = append(configs, config{Right, index.Resources{MemLimit: 1}}, config{Full, index.Resources{MemLimit: 1, TmpDir: t.TempDir()}})
-	for _, c := range configs {
-		mode := c.mode
-		j, err := New(strings.NewReader(lb.String()), rp, &Options{Mode: mode, Key: "k", Resources: c.res})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out bytes.Buffer
-		rows, err := j.Run(context.Background(), &out)
-		j.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := joinRef(mode, left, right)
-		got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-		for i := range min(len(got), len(want)) {
-			if got[i] != want[i] {
-				t.Fatalf("mode %d: line %d: %q, want %q", mode, i, got[i], want[i])
-			}
-		}
-		if len(got) != len(want) || rows != int64(len(want)-1) {
-			t.Fatalf("mode %d: %d lines, %d rows; want %d lines", mode, len(got), rows, len(want))
-		}
-	}
-}
-
-// failWriter fails every write after the first n bytes.
-type failWriter struct{ n int }
-
-var errWrite = errors.New("disk full")
-
-func (f *failWriter) Write(p []byte) (int, error) {
-	if len(p) > f.n {
-		k := f.n
-		f.n = 0
-		return k, errWrite
-	}
-	f.n -= len(p)
-	return len(p), nil
-}
-
-// TestJoinWriteFails: a write error stops the join and is returned, with
-// several workers in flight.
-func TestJoinWriteFails(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	var rb, lb strings.Builder
-	rb.WriteString("k,w\n")
-	for i := range 1000 {
-		fmt.Fprintf(&rb, "%d,%d\n", i, i)
-	}
-	lb.WriteString("k\n")
-	for i := range 200000 {
-		fmt.Fprintf(&lb, "%d\n", i%1000)
-	}
-	rp := writeCSV(t, rb.String())
-	build(t, rp, &index.BuildOptions{Key: "k"})
-	j, err := New(strings.NewReader(lb.String()), rp, &Options{Key: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	if _, err := j.Run(context.Background(), &failWriter{n: 100 << 10}); !errors.Is(err, errWrite) {
-		t.Fatalf("Run into a failing writer: %v, want the write error", err)
-	}
-}
-
-// TestJoinRightTruncated: RIGHT cut short while a join reads it (issue 38,
-// A7) is the "changed while being read" error, in every mode, and never a
-// hang: a worker's fault used to leave the reader blocked handing it the
-// next batch.
-func TestJoinRightTruncated(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	var rb, lb strings.Builder
-	rb.WriteString("k,w\n")
-	for i := range 20000 {
-		fmt.Fprintf(&rb, "%d,%d\n", i, i)
-	}
-	lb.WriteString("k\n")
-	for i := range 400000 {
-		fmt.Fprintf(&lb, "%d\n", i%20000)
-	}
-	// The hang took the reader picking a free batch over the cancellation
-	// in a select three times running: one join in eight.
-	for i := range 60 {
-		mode := Mode(i % 6)
-		rp := writeCSV(t, rb.String())
-		build(t, rp, &index.BuildOptions{Key: "k"})
-		left := &truncatingReader{r: strings.NewReader(lb.String()), after: 400 << 10, path: rp}
-		j, err := New(left, rp, &Options{Mode: mode, Key: "k", ReadAhead: ReadAheadNever})
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() {
-			_, err := j.Run(context.Background(), io.Discard)
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			if !errors.Is(err, index.ErrChanged) || strings.Count(err.Error(), rp) != 1 {
-				t.Errorf("mode %d: Run on a truncated RIGHT: %v, want index.ErrChanged naming RIGHT once", mode, err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatalf("mode %d: Run on a truncated RIGHT has not returned in 20 s", mode)
-		}
-		j.Close()
-	}
-}
-
-// truncatingReader reads r, and truncates the file at path once it has
-// read after bytes of r, in reads of 64 KiB at most: the join has joined
-// batches by then.
-type truncatingReader struct {
-	r     io.Reader
-	after int
-	path  string
-}
-
-func (t *truncatingReader) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p[:min(len(p), 64<<10)])
-	if t.after -= n; t.after < 0 && t.path != "" {
-		if err := os.Truncate(t.path, 0); err != nil {
-			return 0, err
-		}
-		t.path = ""
-	}
-	return n, err
-}
-
-// TestJoinRightGrown: a RIGHT that grew to 8 TiB (sparse) since it was
-// indexed joins as far as indexed: the bitmap of --right and --full, and
-// the read-ahead, follow the part the index covers, not the file's size
-// (issue 38, A3: out of memory before).
-func TestJoinRightGrown(t *testing.T) {
-	rp := writeCSV(t, "k,v\n1,a\n2,b\n")
-	build(t, rp, &index.BuildOptions{Key: "k"})
-	if err := os.Truncate(rp, 8<<40); err != nil {
-		t.Skipf("this file system takes no sparse file of 8 TiB: %v", err)
-	}
-	for _, ahead := range []ReadAhead{ReadAheadAuto, ReadAheadAlways} {
-		for _, mode := range []Mode{Right, Full} {
-			j, err := New(strings.NewReader("k\n2\n"), rp, &Options{Mode: mode, Key: "k", ReadAhead: ahead})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out bytes.Buffer
-			_, err = j.Run(context.Background(), &out)
-			j.Close()
-			if want := "k,k,v\n2,2,b\n,1,a\n"; err != nil || out.String() != want {
-				t.Fatalf("mode %d, read-ahead %d: %q, %v; want %q", mode, ahead, out.String(), err, want)
-			}
-		}
-	}
-}
-
-// TestJoinBitsFile: past the memory limit, the bitmap lives in a
-// temporary file that has no name (nothing is left in its directory), and
-// a directory it cannot be made in is an error before any row is written.
-func TestJoinBitsFile(t *testing.T) {
-	rp := writeCSV(t, "k,v\n1,a\n2,b\n")
-	build(t, rp, &index.BuildOptions{Key: "k"})
-	dir := t.TempDir()
-	j, err := New(strings.NewReader("k\n2\n"), rp, &Options{Mode: Full, Key: "k", Resources: index.Resources{MemLimit: 1, TmpDir: dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if _, err := j.Run(context.Background(), &out); err != nil || out.String() != "k,k,v\n2,2,b\n,1,a\n" {
-		t.Fatalf("%q, %v", out.String(), err)
-	}
-	j.Close()
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Fatalf("%d files left in the bitmap's directory", len(entries))
-	}
-	missing := filepath.Join(dir, "nope")
-	j, err = New(strings.NewReader("k\n2\n"), rp, &Options{Mode: Right, Key: "k", Resources: index.Resources{MemLimit: 1, TmpDir: missing}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	out.Reset()
-	if _, err := j.Run(context.Background(), &out); err == nil || !strings.Contains(err.Error(), missing) || out.Len() > 0 {
-		t.Fatalf("a bitmap in a missing directory: %q, %v; want an error naming it, and no output", out.String(), err)
-	}
-}
 
 // TestRightChangingUnderJoins truncates and rewrites RIGHT while joins
 // open it and run: resolving RIGHT's index by the key's name, and
@@ -363,4 +93,197 @@ func TestRightChangingUnderJoins(t *testing.T) {
 	stop.Store(true)
 	wg.Wait()
 	t.Logf("%d joins, %d of them whole", joins, good)
+}
+
+// TestJoinNewErrors: what New refuses, before any row is joined: a mode or a
+// delimiter that does not exist, resources out of range, a compressed
+// LEFT, a LEFT whose first record holds a lone carriage return, a LEFT
+// that cannot be read, a key LEFT's header does not name, and a key of
+// another number of columns than RIGHT's index.
+func TestJoinNewErrors(t *testing.T) {
+	rp := writeCSV(t, "k,v\n1,a\n2,b\n")
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	build(t, rp, &index.BuildOptions{Key: "k,v"})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("k\n1\n2\n"))
+	zw.Close()
+	errRead := errors.New("read error")
+	compressed := func(format string) func(error) bool {
+		return func(err error) bool {
+			var e *index.CompressedError
+			return errors.As(err, &e) && e.Path == "the left file" && e.Stream && e.Format == format
+		}
+	}
+	is := func(target error) func(error) bool { return func(err error) bool { return errors.Is(err, target) } }
+	var rangeErr *index.RangeError
+	for _, c := range []struct {
+		name string
+		left io.Reader
+		opts Options
+		ok   func(error) bool // nil: any error
+		msg  string           // the error's message, or a part of it
+	}{
+		{"mode past Full", strings.NewReader("k\n1\n"), Options{Mode: Full + 1, Key: "k"}, nil, "join mode 6"},
+		{"negative mode", strings.NewReader("k\n1\n"), Options{Mode: -1, Key: "k"}, nil, "join mode -1"},
+		{"quote delimiter", strings.NewReader("k\n1\n"), Options{Key: "k", Delimiter: '"'}, nil, "delimiter '\"' is not allowed"},
+		{"newline delimiter", strings.NewReader("k\n1\n"), Options{Key: "k", Delimiter: '\n'}, nil, "delimiter '\\n' is not allowed"},
+		{"CR delimiter", strings.NewReader("k\n1\n"), Options{Key: "k", Delimiter: '\r'}, nil, "delimiter '\\r' is not allowed"},
+		{"threads", strings.NewReader("k\n1\n"), Options{Key: "k", Resources: index.Resources{Threads: -1}},
+			func(err error) bool { return errors.As(err, &rangeErr) }, "Threads is -1"},
+		{"memory limit", strings.NewReader("k\n1\n"), Options{Key: "k", Resources: index.Resources{MemLimit: -1}},
+			func(err error) bool { return errors.As(err, &rangeErr) }, "MemLimit is -1"},
+		{"gzip", bytes.NewReader(gz.Bytes()), Options{Key: "k"}, compressed("gzip"),
+			"the left file is gzip-compressed, and csvidx reads plain CSV: decompress it first"},
+		{"zstd", strings.NewReader("\x28\xb5\x2f\xfd\x00\x58\x00\x00"), Options{Key: "k"}, compressed("zstd"), "the left file is zstd-compressed"},
+		{"lone CR", strings.NewReader("k\rv\n1\n"), Options{Key: "k"}, is(index.ErrLineEnds),
+			"the left file: lines end with a lone carriage return: its first record holds a carriage return (\\r) with no newline after it, at byte 1,"},
+		{"lone CRs, no header", strings.NewReader("1,2\r3,4\r"), Options{Key: "0", NoHeader: true, RightKey: "k"}, is(index.ErrLineEnds), "at byte 3,"},
+		{"read error", io.MultiReader(strings.NewReader("k"), iotestErr{errRead}), Options{Key: "k"}, is(errRead), "the left file: read error"},
+		{"no such column", strings.NewReader("k\n1\n"), Options{Key: "nope"}, is(index.ErrColumn),
+			`the left file's key: no such column "nope"`},
+		{"wider key", strings.NewReader("k,v\n1,a\n"), Options{Key: "k,v", RightKey: "k"}, is(ErrLeftKey),
+			`the join key: "k,v" is 2 columns of the left file, and the index of ` + rp + " is by 1 (k)"},
+		{"narrower key", strings.NewReader("k,v\n1,a\n"), Options{Key: "k", RightKey: "k,v"}, is(ErrLeftKey),
+			"the index of " + rp + " is by 2 (k,v)"},
+	} {
+		j, err := New(c.left, rp, &c.opts)
+		if err == nil {
+			j.Close()
+			t.Errorf("%s: New succeeded", c.name)
+			continue
+		}
+		if c.ok != nil && !c.ok(err) {
+			t.Errorf("%s: %T %v: not the error wanted", c.name, err, err)
+		}
+		if !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %q, want %q in it", c.name, err.Error(), c.msg)
+		}
+	}
+}
+
+// iotestErr is a reader that fails.
+type iotestErr struct{ err error }
+
+func (r iotestErr) Read([]byte) (int, error) { return 0, r.err }
+
+// TestJoinLeftKeyError: a key column past the fields of LEFT's first record
+// (read with another delimiter than LEFT's) is a *LeftKeyError that says
+// which column, what the record holds and how it was read, for a header
+// and for a first row.
+func TestJoinLeftKeyError(t *testing.T) {
+	rp := writeCSV(t, "k,v\n1,a\n")
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	for _, c := range []struct {
+		name string
+		left string
+		opts Options
+		want LeftKeyError
+		msg  string
+	}{
+		{"header", "k\tv\n9\tnine\n", Options{Key: "1"}, LeftKeyError{Key: "1", Column: 1, Fields: [][]byte{[]byte("k\tv")}, Header: true, Delim: ','},
+			`the left file's key: column 1 of "1" does not exist: its header has 1 column: "k\tv" (delimiter ",")`},
+		{"first row", "k\tv\n9\tnine\n", Options{Key: "3", NoHeader: true, RightKey: "k"}, LeftKeyError{Key: "3", Column: 3, Fields: [][]byte{[]byte("k\tv")}, Delim: ','},
+			`the left file's key: column 3 of "3" does not exist: its first row has 1 column: "k\tv" (delimiter ",")`},
+		{"composite", "a;b;c\n1;2;3\n", Options{Key: "0,5,1", Delimiter: ';', RightKey: "k"},
+			LeftKeyError{Key: "0,5,1", Column: 5, Fields: [][]byte{[]byte("a"), []byte("b"), []byte("c")}, Header: true, Delim: ';'},
+			`the left file's key: column 5 of "0,5,1" does not exist: its header has 3 columns: "a", "b", "c" (delimiter ";")`},
+	} {
+		j, err := New(strings.NewReader(c.left), rp, &c.opts)
+		var e *LeftKeyError
+		if !errors.As(err, &e) {
+			if err == nil {
+				j.Close()
+			}
+			t.Errorf("%s: New = %v, want a *LeftKeyError", c.name, err)
+			continue
+		}
+		if e.Key != c.want.Key || e.Column != c.want.Column || e.Header != c.want.Header || e.Delim != c.want.Delim ||
+			!slices.EqualFunc(e.Fields, c.want.Fields, bytes.Equal) {
+			t.Errorf("%s: %+v, want %+v", c.name, *e, c.want)
+		}
+		if err.Error() != c.msg {
+			t.Errorf("%s: %q, want %q", c.name, err.Error(), c.msg)
+		}
+	}
+}
+
+// TestJoinEmptyLeft: an empty LEFT has no header and no key to resolve:
+// RIGHT's index is found by the key as given, no header is printed, and
+// only --right and --full print rows, RIGHT's unmatched ones with no LEFT
+// fields at all. A LEFT of a header alone prints the header, and for
+// --right and --full every RIGHT row with LEFT's fields empty.
+func TestJoinEmptyLeft(t *testing.T) {
+	rp := writeCSV(t, "k,v\n1,a\n2,b\n")
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	for _, c := range []struct {
+		left     string
+		noHeader bool
+		want     [6]string // by mode
+	}{
+		{"", false, [6]string{Inner: "", Left: "", Semi: "", Anti: "", Right: "1,a\n2,b\n", Full: "1,a\n2,b\n"}},
+		{"", true, [6]string{Right: "1,a\n2,b\n", Full: "1,a\n2,b\n"}},
+		{"k\n", false, [6]string{Inner: "k,k,v\n", Left: "k,k,v\n", Semi: "k\n", Anti: "k\n", Right: "k,k,v\n,1,a\n,2,b\n", Full: "k,k,v\n,1,a\n,2,b\n"}},
+		{"k", false, [6]string{Inner: "k,k,v\n", Left: "k,k,v\n", Semi: "k\n", Anti: "k\n", Right: "k,k,v\n,1,a\n,2,b\n", Full: "k,k,v\n,1,a\n,2,b\n"}},
+	} {
+		for mode := Inner; mode <= Full; mode++ {
+			key := "k"
+			if c.noHeader {
+				key = "0"
+			}
+			j, err := New(strings.NewReader(c.left), rp, &Options{Mode: mode, Key: key, NoHeader: c.noHeader, RightKey: "k"})
+			if err != nil {
+				t.Fatalf("LEFT %q, mode %d: %v", c.left, mode, err)
+			}
+			var out bytes.Buffer
+			rows, err := j.Run(context.Background(), &out)
+			j.Close()
+			wantRows := int64(strings.Count(c.want[mode], "\n"))
+			if c.left != "" {
+				wantRows-- // the header
+			}
+			if err != nil || out.String() != c.want[mode] || rows != wantRows {
+				t.Errorf("LEFT %q, no header %v, mode %d: %q, %d rows, %v; want %q, %d rows", c.left, c.noHeader, mode, out.String(), rows, err, c.want[mode], wantRows)
+			}
+		}
+	}
+	// With no RightKey, the key as given picks RIGHT's index.
+	j, err := New(strings.NewReader(""), rp, &Options{Mode: Full, Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	var e *NoIndexError
+	if _, err := New(strings.NewReader(""), rp, &Options{Mode: Full, Key: "v"}); !errors.As(err, &e) || e.Key != "v" {
+		t.Fatalf("an empty LEFT by a key RIGHT has no index by: %v, want a *NoIndexError by v", err)
+	}
+}
+
+// TestJoinRightBehind: RightBehind counts the bytes appended to RIGHT
+// since its index was built; their rows take no part in the join. Run
+// runs once.
+func TestJoinRightBehind(t *testing.T) {
+	rp := writeCSV(t, "k,v\n1,a\n")
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	f, err := os.OpenFile(rp, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("2,b\n1,c\n")
+	f.Close()
+	j, err := New(strings.NewReader("k\n1\n2\n"), rp, &Options{Mode: Full, Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if n := j.RightBehind(); n != 8 {
+		t.Errorf("RightBehind = %d, want 8", n)
+	}
+	var out bytes.Buffer
+	if rows, err := j.Run(context.Background(), &out); err != nil || rows != 2 || out.String() != "k,k,v\n1,1,a\n2,,\n" {
+		t.Fatalf("Run: %q, %d rows, %v", out.String(), rows, err)
+	}
+	if _, err := j.Run(context.Background(), io.Discard); err == nil {
+		t.Fatal("a second Run succeeded")
+	}
 }

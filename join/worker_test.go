@@ -1,0 +1,219 @@
+package join
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/csvidx/csvidx/index"
+)
+
+// joinRef is the in-test reference join: RIGHT's rows by key, in order.
+func joinRef(mode Mode, left [][2]string, right [][2]string) []string {
+	byKey := map[string][]int{}
+	for i, r := range right {
+		byKey[r[0]] = append(byKey[r[0]], i)
+	}
+	out := []string{"k,v,k,w"}
+	if mode == Semi || mode == Anti {
+		out = []string{"k,v"}
+	}
+	matched := map[int]bool{}
+	for _, l := range left {
+		rows := byKey[l[0]]
+		if l[0] == "" {
+			rows = nil // an empty key matches nothing
+		}
+		switch mode {
+		case Semi, Anti:
+			if (len(rows) > 0) == (mode == Semi) {
+				out = append(out, l[0]+","+l[1])
+			}
+			continue
+		}
+		for _, i := range rows {
+			matched[i] = true
+			out = append(out, l[0]+","+l[1]+","+right[i][0]+","+right[i][1])
+		}
+		if len(rows) == 0 && (mode == Left || mode == Full) {
+			out = append(out, l[0]+","+l[1]+",,")
+		}
+	}
+	if mode == Right || mode == Full {
+		for i, r := range right {
+			if !matched[i] {
+				out = append(out, ",,"+r[0]+","+r[1])
+			}
+		}
+	}
+	return out
+}
+
+// TestJoinWorkers: with several workers and many batches, a heavy key whose
+// rows overflow a worker's buffer, and every mode, the join's output is the
+// reference's, line for line and in order.
+func TestJoinWorkers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	r := rand.New(rand.NewPCG(30, 30))
+	var right [][2]string
+	var rb strings.Builder
+	rb.WriteString("k,w\n")
+	for i := range 30000 {
+		k := fmt.Sprint(r.IntN(3000))
+		if i%2 == 0 {
+			k = "heavy" // 15,000 rows: about 1.5 MiB of output a match
+		}
+		w := fmt.Sprintf("w%d-%s", i, strings.Repeat("x", r.IntN(60)))
+		right = append(right, [2]string{k, w})
+		rb.WriteString(k + "," + w + "\n")
+	}
+	rp := writeCSV(t, rb.String())
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	var left [][2]string
+	var lb strings.Builder
+	lb.WriteString("k,v\n")
+	for i := range 20000 {
+		k := fmt.Sprint(r.IntN(4000)) // some absent
+		switch i % 5000 {
+		case 7:
+			k = "heavy"
+		case 8:
+			k = ""
+		}
+		left = append(left, [2]string{k, fmt.Sprint(i)})
+		lb.WriteString(k + "," + fmt.Sprint(i) + "\n")
+	}
+	type config struct {
+		mode Mode
+		res  index.Resources
+	}
+	var configs []config
+	for _, mode := range []Mode{Inner, Left, Semi, Anti, Right, Full} {
+		configs = append(configs, config{mode, index.Resources{}})
+	}
+	// The bitmap of --right and --full in a file, past a limit of a byte.
+	configs = append(configs, config{Right, index.Resources{MemLimit: 1}}, config{Full, index.Resources{MemLimit: 1, TmpDir: t.TempDir()}})
+	for _, c := range configs {
+		mode := c.mode
+		j, err := New(strings.NewReader(lb.String()), rp, &Options{Mode: mode, Key: "k", Resources: c.res})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		rows, err := j.Run(context.Background(), &out)
+		j.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := joinRef(mode, left, right)
+		got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("mode %d: line %d: %q, want %q", mode, i, got[i], want[i])
+			}
+		}
+		if len(got) != len(want) || rows != int64(len(want)-1) {
+			t.Fatalf("mode %d: %d lines, %d rows; want %d lines", mode, len(got), rows, len(want))
+		}
+	}
+}
+
+// failWriter fails every write after the first n bytes.
+type failWriter struct{ n int }
+
+var errWrite = errors.New("disk full")
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		k := f.n
+		f.n = 0
+		return k, errWrite
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestJoinWriteFails: a write error stops the join and is returned, with
+// several workers in flight.
+func TestJoinWriteFails(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var rb, lb strings.Builder
+	rb.WriteString("k,w\n")
+	for i := range 1000 {
+		fmt.Fprintf(&rb, "%d,%d\n", i, i)
+	}
+	lb.WriteString("k\n")
+	for i := range 200000 {
+		fmt.Fprintf(&lb, "%d\n", i%1000)
+	}
+	rp := writeCSV(t, rb.String())
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	j, err := New(strings.NewReader(lb.String()), rp, &Options{Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := j.Run(context.Background(), &failWriter{n: 100 << 10}); !errors.Is(err, errWrite) {
+		t.Fatalf("Run into a failing writer: %v, want the write error", err)
+	}
+}
+
+// TestJoinOptions: the options that shape the output: prefixes on the
+// header's names, a LEFT without a header, a RIGHT without one (its column
+// numbers as names), empty keys with and without Nulls, LEFT in another
+// delimiter than RIGHT (RIGHT's rows re-encoded, its fields as written
+// otherwise), and RIGHT's index picked by its path or its directory.
+func TestJoinOptions(t *testing.T) {
+	dir := t.TempDir()
+	rp := filepath.Join(dir, "r.csv")
+	if err := os.WriteFile(rp, []byte("k,w\n1,a\n2,\"b;c\"\n,empty\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	np := filepath.Join(dir, "n.csv")
+	if err := os.WriteFile(np, []byte("1,a\n2,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build(t, np, &index.BuildOptions{Key: "0", NoHeader: true})
+	ip := filepath.Join(dir, "elsewhere.idx")
+	build(t, rp, &index.BuildOptions{Key: "w", IndexPath: ip})
+	idxDir := t.TempDir()
+	build(t, np, &index.BuildOptions{Key: "1", NoHeader: true, IndexDir: idxDir})
+	for _, c := range []struct {
+		name  string
+		left  string
+		right string
+		opts  Options
+		want  string
+	}{
+		{"prefixes", "k,v\n1,x\n", rp, Options{Key: "k", PrefixLeft: "l.", PrefixRight: "r."}, "l.k,l.v,r.k,r.w\n1,x,1,a\n"},
+		{"semi: LEFT's header as it is", "k,v\n1,x\n3,y\n", rp, Options{Mode: Semi, Key: "k", PrefixLeft: "l.", PrefixRight: "r."}, "k,v\n1,x\n"},
+		{"no header", "1,x\n2,y\n", rp, Options{Key: "0", NoHeader: true, RightKey: "k"}, "1,x,1,a\n2,y,2,\"b;c\"\n"},
+		{"RIGHT without a header", "k,v\n2,x\n", np, Options{Key: "k", RightKey: "0"}, "k,v,0,1\n2,x,2,b\n"},
+		{"RIGHT without a header, prefixed", "k,v\n2,x\n", np, Options{Key: "k", RightKey: "0", PrefixRight: "r"}, "k,v,r0,r1\n2,x,2,b\n"},
+		{"empty keys match nothing", "k,v\n,x\n", rp, Options{Mode: Left, Key: "k"}, "k,v,k,w\n,x,,\n"},
+		{"Nulls", "k,v\n,x\n", rp, Options{Mode: Left, Key: "k", Nulls: true}, "k,v,k,w\n,x,,empty\n"},
+		{"another delimiter", "k;v\n2;x\n", rp, Options{Key: "k", Delimiter: ';'}, "k;v;k;w\n2;x;2;\"b;c\"\n"},
+		{"RightIndex", "w\na\n", rp, Options{Key: "w", RightIndex: ip}, "w,k,w\na,1,a\n"},
+		{"RightIndexDir", "w\nb\n", np, Options{Key: "0", NoHeader: true, RightKey: "1", RightIndexDir: idxDir}, "b,2,b\n"},
+	} {
+		j, err := New(strings.NewReader(c.left), c.right, &c.opts)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		var out bytes.Buffer
+		_, err = j.Run(context.Background(), &out)
+		j.Close()
+		if err != nil || out.String() != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.name, out.String(), err, c.want)
+		}
+	}
+}
