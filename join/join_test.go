@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/source"
 )
 
 // TestRightChangingUnderJoins truncates and rewrites RIGHT while joins
@@ -111,7 +112,7 @@ func TestJoinNewErrors(t *testing.T) {
 	errRead := errors.New("read error")
 	compressed := func(format string) func(error) bool {
 		return func(err error) bool {
-			var e *index.CompressedError
+			var e *source.CompressedError
 			return errors.As(err, &e) && e.Path == "the left file" && e.Stream && e.Format == format
 		}
 	}
