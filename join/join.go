@@ -151,8 +151,8 @@ func New(left io.Reader, rightPath string, opts *Options) (_ *Join, err error) {
 	}
 	if n := len(ix.KeyColumns()); j.cols != nil && len(j.cols) != n {
 		ix.Close()
-		return nil, fmt.Errorf("%w: %q is %d columns of the left file, and the index of %s is by %d (%s)",
-			ErrLeftKey, j.opts.Key, len(j.cols), rightPath, n, ix.Definition().Key())
+		return nil, fmt.Errorf("%w: %q is %s of the left file, and the index of %s is by %d (%s)",
+			ErrLeftKey, j.opts.Key, columns(len(j.cols)), rightPath, n, ix.Definition().Key())
 	}
 	return j, nil
 }
@@ -335,4 +335,12 @@ func columnNames(n int) [][]byte {
 		names[i] = []byte(strconv.Itoa(i))
 	}
 	return names
+}
+
+// columns says n columns: "1 column", "2 columns".
+func columns(n int) string {
+	if n == 1 {
+		return "1 column"
+	}
+	return fmt.Sprintf("%d columns", n)
 }

@@ -146,7 +146,7 @@ func TestJoinNewErrors(t *testing.T) {
 		{"wider key", strings.NewReader("k,v\n1,a\n"), Options{Key: "k,v", RightKey: "k"}, is(ErrLeftKey),
 			`the join key: "k,v" is 2 columns of the left file, and the index of ` + rp + " is by 1 (k)"},
 		{"narrower key", strings.NewReader("k,v\n1,a\n"), Options{Key: "k", RightKey: "k,v"}, is(ErrLeftKey),
-			"the index of " + rp + " is by 2 (k,v)"},
+			`the join key: "k" is 1 column of the left file, and the index of ` + rp + " is by 2 (k,v)"},
 	} {
 		j, err := New(c.left, rp, &c.opts)
 		if err == nil {
