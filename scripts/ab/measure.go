@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -183,8 +181,7 @@ func timeGets(res *results, sides [2]*side, hello string, gets int) error {
 			if err != nil {
 				return err
 			}
-			h := sha256.Sum256([]byte(out))
-			sums[j] = hex.EncodeToString(h[:])
+			sums[j] = sha(out)
 		}
 		res.Bytes = append(res.Bytes, check{What: fmt.Sprintf("get %s output", q.key), Old: sums[0], New: sums[1]})
 		n, err := count(sides[1], res.CSV, q.key)
