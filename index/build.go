@@ -89,7 +89,7 @@ func Build(ctx context.Context, csvPath string, opts *BuildOptions) (_ *Info, er
 func mainHeader(csv *csvFile, sp *spec) (*format.Header, int, error) {
 	data := csv.data
 	if format := source.Compression(data); format != "" {
-		return nil, 0, &source.CompressedError{Path: csv.path, Format: format}
+		return nil, 0, &source.CompressedError{Path: csv.src.Name(), Format: format}
 	}
 	h := &format.Header{Delim: sp.delim}
 	start := 0

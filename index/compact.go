@@ -63,12 +63,12 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (_ *Info
 // merge that must build anew, the sort's).
 func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resources) error {
 	// Either file not usable is an error; without a tail there is nothing to do.
-	files, err := indexFiles(idxPath).openFiles(csv.path, false)
+	files, err := indexFiles(idxPath).openFiles(csv.src.Name(), false)
 	if err != nil {
 		return err
 	}
 	defer files.close()
-	if err := files.judge(csv.f, int64(len(csv.data))); err != nil {
+	if err := files.judge(csv.src.ReaderAt(), int64(len(csv.data))); err != nil {
 		return err
 	}
 	if err := files.needMain(); err != nil {
@@ -82,7 +82,7 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 	}
 	main, tail := files.main, files.tail
 	shape := res.writeShape()
-	return writeIndexFile(idxPath, csv.perm, shape, true, func(sink format.PageSink, fence func(uint64) error) (*format.Header, error) {
+	return writeIndexFile(idxPath, csv.src.Identity().Perm, shape, true, func(sink format.PageSink, fence func(uint64) error) (*format.Header, error) {
 		shadow, err := shadowedRecords(csv, main.h)
 		if err != nil {
 			return nil, err
@@ -143,7 +143,7 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, t
 	err = mapping.Guard(func() error {
 		h.HeadChecksum, h.TailChecksum = endHashes(csv.data[:h.Scanned])
 		return nil
-	}, csv.m)
+	}, csv.src.Map())
 	if err != nil {
 		return nil, ErrChanged // the entry point names the CSV
 	}

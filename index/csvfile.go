@@ -1,87 +1,43 @@
 package index
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"time"
-
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/internal/xxh3"
 	"github.com/csvidx/csvidx/source"
 )
 
-// csvFile is a CSV file opened and mapped for reading.
+// csvFile is a CSV as the readers and writers of its index work on it:
+// its source, a mapped file, and the bytes worked on, all of them or, for
+// a verify of the part an index covers, a prefix.
 type csvFile struct {
-	path    string
-	f       *os.File
-	m       *mapping.Map
-	data    []byte
-	perm    fs.FileMode // its permission bits, which the index files get
-	modTime time.Time   // when it was last written, as of opening
-	ctime   int64       // when its inode last changed, as of opening
-	ctimeOK bool        // whether ctime is known on this system
+	src  *source.File
+	data []byte // src.Bytes(), or a prefix; nil once released
 
-	releaseAfterScan bool       // a build that needs no byte of the CSV once scanned, so may release it during the sort
-	unmapped         chan error // set by release; the unmapping's result
+	releaseAfterScan bool // a build that needs no byte of the CSV once scanned, so may release it during the sort
 }
 
-// openCSV opens and maps the CSV at path.
+// openCSV opens and maps the CSV at path (see source.OpenFile).
 func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
-	f, st, err := source.OpenInput(path)
+	src, err := source.OpenFile(path, advice)
 	if err != nil {
 		return nil, err
 	}
-	m, err := mapping.File(f, st.Size(), advice)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("map %s: %w", path, err)
-	}
-	ctime, ok := source.ChangeTime(st)
-	return &csvFile{path: path, f: f, m: m, data: m.Bytes(), perm: st.Mode().Perm(), modTime: st.ModTime(), ctime: ctime, ctimeOK: ok}, nil
+	return &csvFile{src: src, data: src.Bytes()}, nil
 }
 
 // guard runs fn, which reads the CSV's mapped bytes, turning a fault on
 // them (the file shrank meanwhile) into an error wrapping ErrChanged.
-func (c *csvFile) guard(fn func() error) error {
-	err := mapping.Guard(fn, c.m)
-	if errors.Is(err, mapping.ErrFault) {
-		return fmt.Errorf("%s: %w", c.path, ErrChanged)
-	}
-	return err
-}
+func (c *csvFile) guard(fn func() error) error { return c.src.Guard(fn) }
 
-// release unmaps the CSV on a goroutine of its own, for a build that has
-// read all it needs of it: unmapping a file of gigabytes takes the kernel a
-// tenth of a second (4.68 GB), better spent while the records sort than at
-// the end. The build calls it once the sort has made its buffers (at the
-// first sorted batch): while the unmapping runs, the process can map no new
-// memory, and a sort that started with it waited for it with a core idle.
-// data is nil afterwards; close waits for the unmapping. Calls after the
-// first do nothing.
+// release unmaps the CSV once its bytes are no longer needed (see
+// source.File.Release).
 func (c *csvFile) release() {
-	if c.unmapped != nil {
-		return
-	}
-	m := c.m
-	c.data, c.unmapped = nil, make(chan error, 1)
-	go func() { c.unmapped <- m.Close() }()
+	c.src.Release()
+	c.data = nil
 }
 
-func (c *csvFile) close() error {
-	var err error
-	if c.unmapped != nil {
-		err = <-c.unmapped
-	} else {
-		err = c.m.Close()
-	}
-	if cerr := c.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func (c *csvFile) close() error { return c.src.Close() }
 
 // endHashes returns the checksums of the first and the last 64 KiB of
 // data.

@@ -9,6 +9,7 @@ import (
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
+	"github.com/csvidx/csvidx/source"
 )
 
 // Errors that callers can tell apart with errors.Is. The errors returned
@@ -30,7 +31,7 @@ var (
 	// it shrank or its first or last indexed bytes differ.
 	ErrStale = errors.New("stale")
 	// ErrChanged means the CSV or index shrank while being read.
-	ErrChanged = errors.New("file changed while being read")
+	ErrChanged = source.ErrChanged
 	// ErrColumn means the key column names no column of the CSV.
 	ErrColumn = keyspec.ErrColumn
 	// ErrKeyColumns means a key names more columns than an index's key

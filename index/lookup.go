@@ -264,7 +264,7 @@ func (ix *Index) emit(r Span, fn func([]byte) error) error {
 // (a file shrank under them) into an error that wraps ErrChanged. Every
 // read of [Index.Data] and every [Rows.Each] must run inside it.
 func (ix *Index) Guard(fn func() error) error {
-	maps := append([]*mapping.Map{ix.csv.m}, ix.main.maps()...)
+	maps := append([]*mapping.Map{ix.csv.src.Map()}, ix.main.maps()...)
 	err := mapping.Guard(fn, append(maps, ix.tail.maps()...)...)
 	if err == mapping.ErrFault {
 		return fmt.Errorf("%s or its index: %w", ix.csvPath, ErrChanged)

@@ -113,7 +113,7 @@ func (ix *Index) open() error {
 	if ix.csv, err = openCSV(ix.csvPath, mapping.Random); err != nil {
 		return err
 	}
-	if err := o.judge(ix.csv.f, int64(len(ix.csv.data))); err != nil {
+	if err := o.judge(ix.csv.src.ReaderAt(), int64(len(ix.csv.data))); err != nil {
 		return err
 	}
 	if o.mainIs == fileStale || o.tailIs == fileStale {
@@ -171,30 +171,29 @@ func (ix *Index) Info() *Info {
 // and change time (ctime, which no user can set back) are as they were at
 // open; csvidx get calls it before printing its last buffer of rows.
 func (ix *Index) Check() error {
-	st, err := ix.csv.f.Stat()
+	now, err := ix.csv.src.Current()
 	if err != nil {
 		return err
 	}
-	size, mapped := st.Size(), int64(len(ix.csv.data))
+	was := ix.csv.src.Identity()
+	size, mapped := now.Size, int64(len(ix.csv.data))
 	changed := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %w: %s", ix.csvPath, ErrChanged, fmt.Sprintf(format, args...))
 	}
 	switch {
 	case size < mapped:
 		return changed("it shrank from %d to %d bytes", mapped, size)
-	case size == mapped && !st.ModTime().Equal(ix.csv.modTime):
+	case size == mapped && !now.ModTime.Equal(was.ModTime):
 		return changed("it was written in place (modified at %s, opened as of %s)",
-			st.ModTime().Format(time.RFC3339Nano), ix.csv.modTime.Format(time.RFC3339Nano))
-	case size == mapped && ix.csv.ctimeOK:
-		if ctime, ok := source.ChangeTime(st); ok && ctime == ix.csv.ctime {
-			return nil // untouched: the fingerprints were checked at open
-		}
+			now.ModTime.Format(time.RFC3339Nano), was.ModTime.Format(time.RFC3339Nano))
+	case size == mapped && was.Same(now):
+		return nil // untouched: the fingerprints were checked at open
 	}
 	for _, p := range []*part{ix.main, ix.tail} {
 		if p == nil {
 			continue
 		}
-		if err := checkFresh(ix.csv.f, size, p.h, ix.csvPath, p.path); err != nil {
+		if err := checkFresh(ix.csv.src.ReaderAt(), size, p.h, ix.csvPath, p.path); err != nil {
 			return fmt.Errorf("%s: %w: the bytes its index covers changed (%w)", ix.csvPath, ErrChanged, err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/csvidx/csvidx/fence"
@@ -94,7 +93,7 @@ func (ix files) openFiles(csvPath string, withFence bool) (*opened, error) {
 
 // judge sets the verdicts of the files that could be read against the CSV
 // f, of size bytes now.
-func (o *opened) judge(f *os.File, size int64) error {
+func (o *opened) judge(f io.ReaderAt, size int64) error {
 	for _, p := range []struct {
 		part *part
 		is   *verdict
@@ -160,7 +159,7 @@ func openTail(path, csvPath string, main *part) (*part, error) {
 
 // checkFresh refuses an index whose CSV (f, now size bytes) shrank or
 // changed at either end of the part the index covers.
-func checkFresh(f *os.File, size int64, h *format.Header, csvPath, idxPath string) error {
+func checkFresh(f io.ReaderAt, size int64, h *format.Header, csvPath, idxPath string) error {
 	scanned := int64(h.Scanned)
 	stale := func(msg string, args ...any) error {
 		e := mustRebuild(csvPath, idxPath, h, fmt.Errorf("%s is %w: %s", idxPath, ErrStale, fmt.Sprintf(msg, args...)))
@@ -194,7 +193,7 @@ var readBufs = sync.Pool{New: func() any { return new([16 << 10]byte) }}
 
 // sumRange returns the XXH3-64 of the n bytes of f at off (of fewer, if
 // the file ends before).
-func sumRange(f *os.File, off, n int64) (uint64, error) {
+func sumRange(f io.ReaderAt, off, n int64) (uint64, error) {
 	buf := readBufs.Get().(*[16 << 10]byte)
 	defer readBufs.Put(buf)
 	h := xxh3.New()

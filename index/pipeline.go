@@ -60,7 +60,7 @@ func (p *pipeline) writeTail(ctx context.Context, path string) (*built, error) {
 func (p *pipeline) writeTo(ctx context.Context, path string, main bool) (*built, error) {
 	shape := p.res.writeShape()
 	var b *built
-	err := writeIndexFile(path, p.csv.perm, shape, main, func(sink format.PageSink, fence func(uint64) error) (*format.Header, error) {
+	err := writeIndexFile(path, p.csv.src.Identity().Perm, shape, main, func(sink format.PageSink, fence func(uint64) error) (*format.Header, error) {
 		p.fence = fence
 		var err error
 		if b, err = p.run(ctx, path, shape, sink); err != nil {
@@ -146,7 +146,7 @@ func (p *pipeline) run(ctx context.Context, path string, shape writerShape, sink
 			return err
 		}
 		return p.pack(ctx, srt, sink, b.h)
-	}, p.csv.m)
+	}, p.csv.src.Map())
 	if errors.Is(err, mapping.ErrFault) {
 		err = ErrChanged // the entry point names the CSV
 	}
@@ -176,7 +176,7 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 			return nil, err
 		}
 	}
-	s := chunked.Scan{Data: data, Map: csv.m, Delim: sp.delim, KeyCol: int(h.KeyCol), KeyCols: h.CompositeColumns(), Hash: testHash, Plan: plan, Progress: p.progress}
+	s := chunked.Scan{Data: data, Map: csv.src.Map(), Delim: sp.delim, KeyCol: int(h.KeyCol), KeyCols: h.CompositeColumns(), Hash: testHash, Plan: plan, Progress: p.progress}
 	r, err := s.Run(ctx, start, srt)
 	if err != nil {
 		return nil, err

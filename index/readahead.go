@@ -38,7 +38,7 @@ func (ix *Index) askRows(offs []uint64, from, to int) int {
 		for ; from < to && len(pages) < len(buf)-1; from++ {
 			pages = appendRowPages(pages, offs[from])
 		}
-		ix.csv.m.WillNeed(pages)
+		ix.csv.src.Map().WillNeed(pages)
 	}
 	return to
 }
@@ -105,5 +105,5 @@ func (ix *Index) prefetch(keys [][]byte) {
 		}
 	}
 	slices.Sort(offs)
-	ix.csv.m.WillNeed(offs)
+	ix.csv.src.Map().WillNeed(offs)
 }

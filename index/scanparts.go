@@ -44,7 +44,7 @@ func (p *pipeline) writeParts(ctx context.Context, parts []*scanPart, start int,
 	var bs []*built
 	var write func(j int) error
 	write = func(j int) error {
-		return writeIndexFile(parts[j].path, p.csv.perm, shape, main, func(sink format.PageSink, fence func(uint64) error) (*format.Header, error) {
+		return writeIndexFile(parts[j].path, p.csv.src.Identity().Perm, shape, main, func(sink format.PageSink, fence func(uint64) error) (*format.Header, error) {
 			parts[j].sink, parts[j].fence = sink, fence
 			if j+1 < k {
 				if err := write(j + 1); err != nil {
@@ -95,7 +95,7 @@ func (p *pipeline) runParts(ctx context.Context, parts []*scanPart, start int, s
 			srt.Close() // its memory is done with
 		}
 		return nil
-	}, p.csv.m)
+	}, p.csv.src.Map())
 	if errors.Is(err, mapping.ErrFault) {
 		err = ErrChanged // the entry point names the CSV
 	}
@@ -114,7 +114,7 @@ func (p *pipeline) scanParts(ctx context.Context, parts []*scanPart, start int, 
 	for j, sp := range parts {
 		keys[j], sinks[j] = sp.h.KeyColumns(), srts[j]
 	}
-	s := chunked.Scan{Data: p.csv.data, Map: p.csv.m, Delim: parts[0].h.Delim, Keys: keys, Hash: testHash, Plan: plan, Progress: p.progress}
+	s := chunked.Scan{Data: p.csv.data, Map: p.csv.src.Map(), Delim: parts[0].h.Delim, Keys: keys, Hash: testHash, Plan: plan, Progress: p.progress}
 	if len(parts) == 1 { // a scan of one key takes it as KeyCol or KeyCols
 		h := parts[0].h
 		s.Keys, s.KeyCol, s.KeyCols = nil, int(h.KeyCol), h.CompositeColumns()
@@ -148,7 +148,7 @@ func (p *pipeline) mainParts(specs []spec, paths []string) ([]*scanPart, int, er
 			parts[j], start = &scanPart{h: h, path: paths[j]}, s
 		}
 		return nil
-	}, p.csv.m)
+	}, p.csv.src.Map())
 	if errors.Is(err, mapping.ErrFault) {
 		err = ErrChanged
 	}

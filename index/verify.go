@@ -186,7 +186,7 @@ func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *Veri
 	if uint64(len(csv.data)) < scanned {
 		for _, j := range jobs {
 			j.res.Differences = append(j.res.Differences, fmt.Sprintf("%s shrank from %d to %d bytes since %s was built; rebuild the index",
-				csv.path, scanned, len(csv.data), j.p.path))
+				csv.src.Name(), scanned, len(csv.data), j.p.path))
 		}
 		return nil
 	}
@@ -203,7 +203,7 @@ func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *Veri
 		return err
 	}
 	for i, j := range jobs {
-		for _, d := range sinks[i].Report(csv.path, j.p.h, fresh[i].h) {
+		for _, d := range sinks[i].Report(csv.src.Name(), j.p.h, fresh[i].h) {
 			j.res.Differences = append(j.res.Differences, filepath.Base(j.p.path)+": "+d)
 		}
 		if j.fc != nil {

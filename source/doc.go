@@ -1,11 +1,14 @@
-// Package source is the door through which a CSV's bytes come in: the
-// checks that a path can be a CSV csvidx indexes (a regular file, plain
-// rather than compressed: OpenInput, Check, Compression) and what it needs
-// to know of it (ChangeTime). It imports nothing of csvidx but the
-// internal packages: package index, above it, reads every CSV through it.
+// Package source is the door through which a CSV's bytes come in. Today
+// it has one kind of source, a File: a regular file mapped whole, its
+// bytes zero-copy (Bytes), read at an offset (ReadAt), guarded against the
+// file shrinking under the mapping (Guard), and told from another version
+// of itself by its Identity (size, modification and change times). Before
+// a file is opened, OpenInput and Check say whether it can be a CSV that
+// csvidx indexes: a regular file, plain rather than compressed
+// (Compression).
 //
-// It is to hold one interface for the uncompressed bytes of a CSV by
-// offset, with a backend per kind of source (a mapped file first; a
-// compressed file and a remote object later): issue 39 moves the mapped
-// file here next.
+// It imports nothing of csvidx but the internal packages; package index,
+// above it, opens every CSV through it. The next step of issue 39 puts
+// the File behind an interface with a backend per kind of source (a
+// compressed file and a remote object next), chosen by Open.
 package source
