@@ -3,8 +3,10 @@
 // versions, written by a [PageWriter] (format 1) or a [DensePacker]
 // (format 2, a bit stream: bitio.go) and read by a [Reader], which finds a
 // key's rows in either version and checks every page it relies on; the
-// pages a writer hands to a [PageSink]; and the merge of a compaction
-// ([MergeDense]). It holds the bytes' meaning only:
+// pages a writer hands to a [PageSink]; the merge of a compaction
+// ([MergeDense], its main index decoded on a core of its own by
+// [ReadAhead]); and verify's comparison of an index with a fresh build
+// ([Comparison]). It holds the bytes' meaning only:
 // it imports nothing of package index, which opens, writes and locks the
 // files, nor of any package above index.
 //

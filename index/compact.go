@@ -119,8 +119,8 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, t
 	}
 	if threads > 1 {
 		// main is decoded on a core of its own while this one merges and packs.
-		ahead := readAhead(ms, main.m)
-		defer ahead.stop()
+		ahead := format.ReadAhead(ms, main.m)
+		defer ahead.Stop()
 		ms = ahead
 	}
 	var shadowed uint64

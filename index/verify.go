@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
@@ -132,8 +133,8 @@ func verifyIndexes(ctx context.Context, csvPath string, paths []string, opts *Ve
 			rs[i].Differences = append(rs[i].Differences, files.tailWhy.Error())
 		}
 		rs[i].Built = definitionOf(files.main.h)
-		fc := newFenceCheck(ix.fence)
-		defer fc.close()
+		fc := fence.NewCheck(ix.fence)
+		defer fc.Close()
 		mains = append(mains, verifyJob{res: rs[i], p: files.main, fc: fc})
 		if files.tail != nil {
 			tails = append(tails, verifyJob{res: rs[i], p: files.tail, extends: files.main.h})
@@ -163,7 +164,7 @@ type verifyJob struct {
 	res     *VerifyResult // the result of the index it belongs to
 	p       *part
 	extends *format.Header // for a tail, the main index it extends
-	fc      *fenceCheck    // for a main index, the check of its fence
+	fc      *fence.Check   // for a main index, the check of its fence
 }
 
 // scanOf returns the scan that rebuilds j's file: over the bytes it
@@ -207,7 +208,7 @@ func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *Veri
 			j.res.Differences = append(j.res.Differences, filepath.Base(j.p.path)+": "+d)
 		}
 		if j.fc != nil {
-			diffs, notes := j.fc.report(j.p.h.Generation, fresh[i].h.Generation)
+			diffs, notes := j.fc.Report(j.p.h.Generation, fresh[i].h.Generation)
 			j.res.Differences = append(j.res.Differences, diffs...)
 			j.res.Notes = append(j.res.Notes, notes...)
 		}
@@ -224,7 +225,7 @@ func (p *pipeline) rebuild(ctx context.Context, jobs []verifyJob, sinks []*forma
 	for i, j := range jobs {
 		parts[i] = &scanPart{main: j.extends, flat: !j.p.h.Dense(), path: j.p.path, sink: sinks[i]}
 		if j.fc != nil {
-			parts[i].fence = j.fc.add
+			parts[i].fence = j.fc.Add
 		}
 	}
 	var start int

@@ -1,11 +1,10 @@
-package index
+package format
 
 import (
 	"errors"
 	"slices"
 	"testing"
 
-	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/sorter"
 )
 
@@ -37,7 +36,7 @@ func (c *countingStream) Batch() ([]sorter.Record, error) {
 	return c.buf, nil
 }
 
-func drain(t *testing.T, s format.Batches) ([]sorter.Record, error) {
+func drain(t *testing.T, s Batches) ([]sorter.Record, error) {
 	t.Helper()
 	var all []sorter.Record
 	for {
@@ -55,9 +54,9 @@ func TestReadAheadSameRecords(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := readAhead(&countingStream{batches: 40, size: size})
+		a := ReadAhead(&countingStream{batches: 40, size: size})
 		got, err := drain(t, a)
-		a.stop()
+		a.Stop()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,8 +70,8 @@ func TestReadAheadSameRecords(t *testing.T) {
 }
 
 func TestReadAheadError(t *testing.T) {
-	a := readAhead(&countingStream{batches: 1000, size: 5000, failAfter: 100})
-	defer a.stop()
+	a := ReadAhead(&countingStream{batches: 1000, size: 5000, failAfter: 100})
+	defer a.Stop()
 	got, err := drain(t, a)
 	if !errors.Is(err, errStream) {
 		t.Fatalf("error %v, want %v", err, errStream)
@@ -85,10 +84,10 @@ func TestReadAheadError(t *testing.T) {
 // TestReadAheadStop stops a stream its reader has not finished, whose
 // goroutine is blocked on a full hand-over; stop must return, twice.
 func TestReadAheadStop(t *testing.T) {
-	a := readAhead(&countingStream{batches: 1 << 20, size: 1000})
+	a := ReadAhead(&countingStream{batches: 1 << 20, size: 1000})
 	if b, err := a.Batch(); err != nil || len(b) == 0 {
 		t.Fatalf("first batch: %d records, %v", len(b), err)
 	}
-	a.stop()
-	a.stop()
+	a.Stop()
+	a.Stop()
 }

@@ -1,7 +1,6 @@
-package index
+package format
 
 import (
-	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/sorter"
 )
@@ -15,12 +14,12 @@ const aheadBuffers = 3
 // costs tens of microseconds on a virtual machine.
 const aheadBatchRecords = 1 << 16
 
-// An aheadStream reads a batchStream on a goroutine of its own, a batch or
+// An Ahead reads a batchStream on a goroutine of its own, a batch or
 // two ahead of its reader, so that a compaction decodes the main index on
 // one core while it merges and packs on the other. Its batches are copies,
 // valid until the next call, as batchStream says. stop ends the goroutine;
 // the reader calls it before the stream's files are closed.
-type aheadStream struct {
+type Ahead struct {
 	batches chan aheadBatch
 	free    chan []sorter.Record
 	done    chan struct{}
@@ -34,17 +33,17 @@ type aheadBatch struct {
 	err  error
 }
 
-// readAhead starts reading s, whose batches come from maps: a fault on them
+// ReadAhead starts reading s, whose batches come from maps: a fault on them
 // (a file that shrank) ends the stream with mapping.ErrFault, as it would in
 // the reader's own mapping.Guard.
-func readAhead(s format.Batches, maps ...*mapping.Map) *aheadStream {
-	a := &aheadStream{
+func ReadAhead(s Batches, maps ...*mapping.Map) *Ahead {
+	a := &Ahead{
 		batches: make(chan aheadBatch, aheadBuffers-1),
 		free:    make(chan []sorter.Record, aheadBuffers),
 		done:    make(chan struct{}),
 	}
 	for range aheadBuffers {
-		a.free <- make([]sorter.Record, 0, aheadBatchRecords+format.MergeBatch)
+		a.free <- make([]sorter.Record, 0, aheadBatchRecords+MergeBatch)
 	}
 	go a.fill(s, maps)
 	return a
@@ -52,7 +51,7 @@ func readAhead(s format.Batches, maps ...*mapping.Map) *aheadStream {
 
 // fill copies the batches of s into free buffers and hands them over until s
 // ends, fails, or the reader stops.
-func (a *aheadStream) fill(s format.Batches, maps []*mapping.Map) {
+func (a *Ahead) fill(s Batches, maps []*mapping.Map) {
 	defer close(a.batches)
 	err := mapping.Guard(func() error {
 		for {
@@ -91,7 +90,7 @@ func (a *aheadStream) fill(s format.Batches, maps []*mapping.Map) {
 	}
 }
 
-func (a *aheadStream) Batch() ([]sorter.Record, error) {
+func (a *Ahead) Batch() ([]sorter.Record, error) {
 	if a.cur != nil {
 		a.free <- a.cur // never blocks: free holds every buffer
 		a.cur = nil
@@ -107,8 +106,8 @@ func (a *aheadStream) Batch() ([]sorter.Record, error) {
 	return r.recs, nil
 }
 
-// stop ends the goroutine and waits for it; it may be called more than once.
-func (a *aheadStream) stop() {
+// Stop ends the goroutine and waits for it; it may be called more than once.
+func (a *Ahead) Stop() {
 	if a.stopped {
 		return
 	}

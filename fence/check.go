@@ -1,4 +1,4 @@
-package index
+package fence
 
 import (
 	"errors"
@@ -7,52 +7,51 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
-// fenceCheck compares a fence file with the one a build makes, entry by
-// entry as the build makes them, in fixed memory (see fence.Comparison),
+// Check compares a fence file with the one a build makes, entry by
+// entry as the build makes them, in fixed memory (see Comparison),
 // and says what verify makes of the difference.
-type fenceCheck struct {
+type Check struct {
 	path string
-	f    *os.File          // nil when the file could not be opened
-	err  error             // why not
-	cmp  *fence.Comparison // nil without f
+	f    *os.File    // nil when the file could not be opened
+	err  error       // why not
+	cmp  *Comparison // nil without f
 }
 
-// newFenceCheck opens the fence file at path for comparison.
-func newFenceCheck(path string) *fenceCheck {
-	c := &fenceCheck{path: path}
+// NewCheck opens the fence file at path for comparison.
+func NewCheck(path string) *Check {
+	c := &Check{path: path}
 	f, st, err := mapping.Open(path) // a regular file, never a wait on a FIFO
 	if err != nil {
 		c.err = err
 		return c
 	}
-	c.f, c.cmp = f, fence.Compare(f, st.Size())
+	c.f, c.cmp = f, Compare(f, st.Size())
 	return c
 }
 
-// add takes the fresh fence's next entry and compares it with the file's.
-func (c *fenceCheck) add(first uint64) error {
+// Add takes the fresh fence's next entry and compares it with the file's.
+func (c *Check) Add(first uint64) error {
 	if c.cmp != nil {
 		c.cmp.Add(first)
 	}
 	return nil
 }
 
-// close closes the file.
-func (c *fenceCheck) close() {
+// Close closes the file.
+func (c *Check) Close() {
 	if c.f != nil {
 		c.f.Close()
 	}
 }
 
-// report says how the file, the fence of the main index with generation
+// Report says how the file, the fence of the main index with generation
 // gen, differs from the fence of a fresh build with generation fresh. A
 // missing fence, or one left by an interrupted writer for another index, is
 // a note: lookups ignore it.
-func (c *fenceCheck) report(gen, fresh uint64) (diffs, notes []string) {
+func (c *Check) Report(gen, fresh uint64) (diffs, notes []string) {
 	name := filepath.Base(c.path)
 	if errors.Is(c.err, fs.ErrNotExist) {
 		return nil, []string{name + " is missing: lookups search the index without it, more slowly (a build or compact writes it)"}
