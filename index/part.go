@@ -120,17 +120,10 @@ func (p *part) locate(h uint64) uint64      { return p.r.Locate(h) }
 func (p *part) searchKey(h uint64) uint64   { return p.r.SearchKey(h) }
 func (p *part) lowerBound(h uint64) uint64  { return p.r.LowerBound(h) }
 func (p *part) hashAt(i uint64) uint64      { return p.r.HashAt(i) }
-func (p *part) offsetAt(i uint64) uint64    { return p.r.OffsetAt(i) }
 func (p *part) firstKeyAt(pg uint64) uint64 { return p.r.FirstKeyAt(pg) }
-func (p *part) checkPage(pg uint64) error   { return p.reading(p.r.CheckPage(pg)) }
 
 func (p *part) offsets(h, at uint64, fn func([]uint64) error) error {
 	return p.reading(p.r.Offsets(h, at, fn))
-}
-
-func (p *part) densePageAt(pg uint64) (format.DensePage, error) {
-	d, err := p.r.DensePageAt(pg)
-	return d, p.reading(err)
 }
 
 // reading returns err, or for a *format.PageError of p's pages, the error
