@@ -101,8 +101,8 @@ const MaxColumn = 1<<31 - 1
 
 // Name returns the name of the key of cols: the header field of its
 // column, or for a composite key those of its columns as one CSV record;
-// nil when a column has no header field, or the record would be longer
-// than max bytes.
+// nil when a column has no header field, or the name would be longer than
+// max bytes (never cut short: a name cut short may name another column).
 func Name(cols []int, fields [][]byte, max int) []byte {
 	names := make([][]byte, len(cols))
 	for i, c := range cols {
@@ -112,6 +112,9 @@ func Name(cols []int, fields [][]byte, max int) []byte {
 		names[i] = fields[c]
 	}
 	if len(cols) == 1 {
+		if len(names[0]) > max {
+			return nil
+		}
 		return names[0]
 	}
 	rec := scan.AppendRecord(nil, names, ',')

@@ -278,6 +278,8 @@ func TestName(t *testing.T) {
 		{name: "AtMax", cols: []int{0, 1}, fields: header("aaaa", "bbbb"), max: 9, want: []byte("aaaa,bbbb")},
 		{name: "PastMax", cols: []int{0, 1}, fields: header("aaaa", "bbbb"), max: 8},
 		{name: "PastMaxByQuotes", cols: []int{0, 1}, fields: header(`a"`, "b"), max: 6}, // "a""",b is 7
+		{name: "OneAtMax", cols: []int{0}, fields: header("aaaa"), max: 4, want: []byte("aaaa")},
+		{name: "OnePastMax", cols: []int{0}, fields: header("aaaaa"), max: 4}, // never cut short
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := Name(c.cols, c.fields, c.max)
