@@ -5,14 +5,19 @@
 // above it, joins a CSV stream with an indexed CSV through its row API
 // ([Index.Rows]).
 //
+// It reads every CSV through package source, writes and reads the bytes
+// package format defines, resolves keys with package keyspec, and scans
+// and sorts with packages scan, scan/chunked and sorter; it imports
+// nothing above it (join, the command line, the Python binding).
+//
 // The CSV stays as it is. Next to it, FILE.csvidx holds the rows' offsets
 // sorted by the XXH3-64 hash of their key, on 4 KiB pages that each carry a
 // CRC. [Build] and [Compact] write a main index in format 2: for each
 // fingerprint (the hash's top bits), a run of its rows' offsets coded in a
 // bit stream, about 4 bytes per row. A tail, the rows appended since, keeps
 // format 1: 16-byte (hash, offset) records. Both are read, so an index
-// written before format 2 keeps working; format.go describes the bytes. A
-// file may have an index per key (see Several indexes, below).
+// written before format 2 keeps working; package format describes the
+// bytes. A file may have an index per key (see Several indexes, below).
 //
 // [Build] writes an index atomically, [BuildIndexes] several in one scan;
 // [Open] maps one together with the CSV, refusing it when it is broken or
