@@ -161,14 +161,14 @@ func (r *Reader) CheckPage(pg uint64) error {
 		return r.corrupt("record %d, on record page %d, does not come after the record before it", pg*RecordsPerPage+uint64(slot), pg)
 	}
 	if pg > 0 && k > 0 {
-		// The page before must be intact for its last record to be
-		// compared: else that page is the one to blame.
 		before := r.data[PageSize*pg:][:PageSize]
-		if !r.checked.Has(pg-1) && !crcpage.Intact(before) {
-			return r.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg-1, PageSize*pg, PageSize*(1+pg))
-		}
 		prev := before[RecordSize*(RecordsPerPage-1):][:RecordSize]
 		if !recordLess(prev, page[:RecordSize]) {
+			// The record compared with is on the page before: when that
+			// page is damaged, it is the one to blame.
+			if !r.checked.Has(pg-1) && !crcpage.Intact(before) {
+				return r.corrupt("checksum mismatch in record page %d (bytes %d to %d)", pg-1, PageSize*pg, PageSize*(1+pg))
+			}
 			return r.corrupt("record %d, the first of record page %d, does not come after the last of the page before", pg*RecordsPerPage, pg)
 		}
 	}

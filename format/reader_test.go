@@ -851,3 +851,26 @@ func TestCheckPageBlamesThePageBefore(t *testing.T) {
 		t.Fatalf("CheckPage(0), an intact page: %v", err)
 	}
 }
+
+// TestCheckPageLeavesThePageBefore: damage on the page before that spares
+// its last record, the one CheckPage compares with, does not fail page pg:
+// a lookup whose run is on page pg alone still answers.
+func TestCheckPageLeavesThePageBefore(t *testing.T) {
+	recs := make([]sorter.Record, 3*RecordsPerPage)
+	for i := range recs {
+		recs[i] = sorter.Record{Hash: uint64(i+1) << 20, Offset: uint64(i)}
+	}
+	data := writeFlat(t, recs)
+	h, err := DecodeHeader(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[RecordPos(RecordsPerPage+3)+9] ^= 1 // an offset on record page 1, not its last record
+	r := NewReader(data, h, nil)
+	if err := r.CheckPage(2); err != nil {
+		t.Fatalf("CheckPage(2) = %v, want nil: page 1's last record is intact", err)
+	}
+	if err := r.CheckPage(1); err == nil {
+		t.Fatal("CheckPage(1), a damaged page: nil")
+	}
+}
