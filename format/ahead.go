@@ -5,19 +5,19 @@ import (
 	"github.com/csvidx/csvidx/sorter"
 )
 
-// aheadBuffers is how many batches a readAhead stream holds: one the reader
+// aheadBuffers is how many batches an Ahead holds: one the reader
 // has, one waiting, one being filled.
 const aheadBuffers = 3
 
-// aheadBatchRecords is how many records, about, an aheadStream hands over
+// aheadBatchRecords is how many records, about, an Ahead hands over
 // at a time: the batches of many pages, since waking the other goroutine
 // costs tens of microseconds on a virtual machine.
 const aheadBatchRecords = 1 << 16
 
-// An Ahead reads a batchStream on a goroutine of its own, a batch or
+// An Ahead reads a Batches on a goroutine of its own, a batch or
 // two ahead of its reader, so that a compaction decodes the main index on
 // one core while it merges and packs on the other. Its batches are copies,
-// valid until the next call, as batchStream says. stop ends the goroutine;
+// valid until the next call, as Batches says. Stop ends the goroutine;
 // the reader calls it before the stream's files are closed.
 type Ahead struct {
 	batches chan aheadBatch
@@ -90,6 +90,8 @@ func (a *Ahead) fill(s Batches, maps []*mapping.Map) {
 	}
 }
 
+// Batch returns the next batch, as Batches does: a copy, valid until the
+// next call; nil at the end.
 func (a *Ahead) Batch() ([]sorter.Record, error) {
 	if a.cur != nil {
 		a.free <- a.cur // never blocks: free holds every buffer

@@ -205,7 +205,7 @@ const (
 	MinFPBits      = 32      // the fewest fingerprint bits of format 2 (see index's fingerprintBits)
 )
 
-// PageCRC returns the checksum of page, which must be pageSize bytes long
+// PageCRC returns the checksum of page, which must be PageSize bytes long
 // (see crcpage.Sum).
 func PageCRC(page []byte) uint32 { return crcpage.Sum(page) }
 

@@ -13,9 +13,9 @@ import (
 
 // Header is the decoded header page; the fields are described in format.go.
 type Header struct {
-	Version      uint32 // versionFlat (the zero value writes it) or versionDense
-	FPBits       uint8  // F, for versionDense: the bits of a key's fingerprint
-	OffBits      uint8  // W, for versionDense: the bits of a row's offset
+	Version      uint32 // VersionFlat (the zero value writes it) or VersionDense
+	FPBits       uint8  // F, for VersionDense: the bits of a key's fingerprint
+	OffBits      uint8  // W, for VersionDense: the bits of a row's offset
 	Flags        uint32
 	Delim        byte
 	KeyCol       uint32
@@ -34,10 +34,10 @@ type Header struct {
 	HeadChecksum uint64
 	TailChecksum uint64
 	KeyName      []byte
-	KeyCols      []uint32 // a composite key's columns (flagComposite), in the key's order; keyCol is the first
+	KeyCols      []uint32 // a composite key's columns (FlagComposite), in the key's order; KeyCol is the first
 }
 
-// Encode writes h into page (pageSize bytes, zero on entry) and seals it
+// Encode writes h into page (PageSize bytes, zero on entry) and seals it
 // with its CRC.
 func (h *Header) Encode(page []byte) {
 	le := binary.LittleEndian
@@ -188,6 +188,7 @@ func (h *Header) FormatVersion() uint32 {
 // Size returns the length an index file with this header must have.
 func (h *Header) Size() uint64 { return PageSize * (1 + h.Pages) }
 
+// AllZero reports whether every byte of b is zero: reserved bytes must be.
 func AllZero(b []byte) bool {
 	for _, c := range b {
 		if c != 0 {

@@ -14,15 +14,18 @@ type PageSet struct {
 // pageBlock is a bitmap of 4096 pages, 512 bytes.
 type pageBlock [64]atomic.Uint64
 
+// NewPageSet returns an empty set of the page numbers below pages.
 func NewPageSet(pages uint64) PageSet {
 	return PageSet{blocks: make([]atomic.Pointer[pageBlock], (pages+4095)/4096)}
 }
 
+// Has reports whether page pg is in the set.
 func (s *PageSet) Has(pg uint64) bool {
 	b := s.blocks[pg/4096].Load()
 	return b != nil && b[pg/64%64].Load()&(1<<(pg%64)) != 0
 }
 
+// Add puts page pg in the set.
 func (s *PageSet) Add(pg uint64) {
 	slot := &s.blocks[pg/4096]
 	b := slot.Load()

@@ -14,7 +14,8 @@ import (
 // version, checking the CRC of every record page it relies on (once per
 // Reader: index files are replaced, never written in place). A page that
 // is not what the format says is a *PageError. Reads of the memory are the
-// caller's to guard.
+// caller's to guard. A Reader is safe for concurrent use: it only reads,
+// and its set of checked pages is atomic.
 type Reader struct {
 	data    []byte // the whole file
 	h       *Header
@@ -30,7 +31,8 @@ type Finder interface {
 }
 
 // NewReader returns a Reader of data, a whole index file whose header is
-// h, searched through fence when it is not nil.
+// h, searched through fence when it is not nil (an untyped nil: a nil
+// *fence.Fence in a Finder is not nil, and is called).
 func NewReader(data []byte, h *Header, fence Finder) *Reader {
 	return &Reader{data: data, h: h, fence: fence, checked: NewPageSet(h.Pages)}
 }

@@ -16,11 +16,11 @@ type PageSink interface {
 	WritePage(n uint64, page []byte) error
 }
 
-// A SlotSink is a pageSink that lets the writer fill each record page where
+// A SlotSink is a PageSink that lets the writer fill each record page where
 // the sink writes it from, saving a copy of every page.
 type SlotSink interface {
 	PageSink
-	// Slot returns the memory of the next record page: pageSize bytes,
+	// Slot returns the memory of the next record page: PageSize bytes,
 	// holding anything.
 	Slot() []byte
 	// Filled takes the record page in the last slot, complete; record

@@ -25,7 +25,10 @@ type Rows struct {
 // Rows returns a handle on ix's rows for one goroutine.
 func (ix *Index) Rows() (*Rows, error) {
 	r := &Rows{ix: ix}
-	return r, ix.main.h.InitScanner(&r.s, ix.csv.data)
+	if err := ix.main.h.InitScanner(&r.s, ix.csv.data); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // Each calls fn with the span of each row whose key is key, in file

@@ -63,8 +63,8 @@ type Options struct {
 	// and its index (see JoinReadAhead).
 	ReadAhead ReadAhead
 	// Resources bound the join: Threads is its workers (0: one per core);
-	// MemLimit bounds the bitmap of RIGHT's rows that JoinRight and
-	// JoinFull keep, beyond which it lives in a temporary file in TmpDir
+	// MemLimit bounds the bitmap of RIGHT's rows that Right and
+	// Full keep, beyond which it lives in a temporary file in TmpDir
 	// (default: the directory of RIGHT's index). The join's other memory
 	// is a few MiB per worker, whatever the files' sizes.
 	Resources index.Resources
@@ -79,9 +79,9 @@ const (
 	// readAheadShare of RIGHT's and its index's pages: past that point,
 	// lookups on a cold cache would read more, one random page at a time,
 	// than reading the files in order does.
-	ReadAheadAuto ReadAhead = iota
-	ReadAheadNever
-	ReadAheadAlways
+	ReadAheadAuto   ReadAhead = iota
+	ReadAheadNever            // never: each lookup reads the pages it touches
+	ReadAheadAlways           // at once, from the start of the join
 )
 
 // A Join is one join of a stream of CSV records, LEFT, with an indexed
@@ -291,11 +291,11 @@ var ErrLeftKey = errors.New("the join key")
 // LEFT's dialect: LEFT's header then RIGHT's (with their prefixes), and
 // each row as LEFT's fields then the matching RIGHT row's, every row ending
 // with '\n'. Rows come in LEFT's order, and for each LEFT row its matches
-// in RIGHT's file order; for JoinRight and JoinFull, the RIGHT rows no LEFT
+// in RIGHT's file order; for Right and Full, the RIGHT rows no LEFT
 // row matched follow in RIGHT's order. Fields are copied as written; a
 // RIGHT row is re-encoded only when RIGHT's delimiter is not LEFT's. It
 // returns the number of data rows written. Memory does not grow with
-// either file, but for JoinRight and JoinFull's bitmap of RIGHT's rows.
+// either file, but for Right and Full's bitmap of RIGHT's rows.
 // Run may be called once.
 func (j *Join) Run(ctx context.Context, w io.Writer) (rows int64, err error) {
 	r := j.run

@@ -27,7 +27,7 @@ type joinRun struct {
 	null       []byte   // the key whose fields are all empty
 	emptyLeft  []byte   // LEFT's fields, empty
 	emptyRight []byte   // RIGHT's fields, empty
-	matched    *rowBits // the RIGHT rows a LEFT row matched, for JoinRight and JoinFull
+	matched    *rowBits // the RIGHT rows a LEFT row matched, for Right and Full
 	workers    int
 	ahead      int64     // each worker's lookups after which RIGHT is read ahead, or 0 for never
 	aheadOnce  sync.Once // reads RIGHT ahead once, whichever worker gets there first
@@ -86,7 +86,7 @@ func (r *joinRun) run() error {
 }
 
 // setUp makes what every row takes: the empty sides, the null key and, for
-// JoinRight and JoinFull, the bitmap.
+// Right and Full, the bitmap.
 func (r *joinRun) setUp() error {
 	r.emptyLeft = bytes.Repeat([]byte{r.delim}, max(r.leftFields, 1)-1)
 	r.emptyRight = bytes.Repeat([]byte{r.delim}, max(r.right.fields, 1)-1)

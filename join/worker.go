@@ -266,7 +266,7 @@ func (w *joinWorker) writeRecord(rec []byte, terminated bool) {
 }
 
 // writeHeader adds the output's header: LEFT's header record first, whose
-// names are names, verbatim for JoinSemi and JoinAnti; else its names then
+// names are names, verbatim for Semi and Anti; else its names then
 // RIGHT's (its column numbers when it has no header), with their prefixes.
 func (w *joinWorker) writeHeader(first []byte, firstTerminated bool, names [][]byte) {
 	if w.opts.Mode == Semi || w.opts.Mode == Anti {

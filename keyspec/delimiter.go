@@ -6,12 +6,12 @@ import (
 )
 
 // DelimiterError is the error for a key that names no column of the CSV's
-// header (ErrColumn) or that no row has (ErrNoKeys), when the header is one
+// header (ErrColumn) or that no row has (index.ErrNoKeys), when the header is one
 // field that holds another common delimiter: the file is most likely
 // separated by Guess, not by the delimiter it was read with.
 type DelimiterError struct {
 	// Err says what is wrong, without the fix; it wraps ErrColumn or
-	// ErrNoKeys.
+	// index.ErrNoKeys.
 	Err error
 	// Guess is the delimiter the header's one field holds.
 	Guess byte

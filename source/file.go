@@ -80,7 +80,8 @@ func (f *File) Bytes() []byte { return f.data }
 func (f *File) Map() *mapping.Map { return f.m }
 
 // ReadAt reads len(p) bytes at off from the file itself, not its mapping:
-// a file that shrank is an io.EOF, not a fault.
+// a file that shrank is an io.EOF, not a fault. A local read is not
+// cancelled: ctx is for the sources that wait on a network.
 func (f *File) ReadAt(_ context.Context, p []byte, off int64) (int, error) {
 	return f.f.ReadAt(p, off)
 }
