@@ -10,6 +10,8 @@ import (
 // csvFile is a CSV as the readers and writers of its index work on it:
 // its source, a mapped file, and the bytes worked on, all of them or, for
 // a verify of the part an index covers, a prefix.
+// Copies (a prefix's) share the source: release on one releases the
+// bytes of all, so only a build, which makes none, releases.
 type csvFile struct {
 	src  *source.File
 	data []byte // src.Bytes(), or a prefix; nil once released
