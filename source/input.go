@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 )
@@ -13,6 +14,9 @@ import (
 // maps it and reads it at random, which a pipe or a device cannot give.
 func OpenInput(path string) (*os.File, fs.FileInfo, error) {
 	f, st, err := mapping.Open(path)
+	if errors.Is(err, fs.ErrNotExist) && isURL(path) {
+		err = fmt.Errorf("%w: it is a URL, and csvidx reads local files; download it first", err)
+	}
 	if errors.Is(err, mapping.ErrNotRegular) {
 		if dir, serr := os.Stat(path); serr == nil && dir.IsDir() {
 			err = fmt.Errorf("%w: give the path of a CSV file", err)
@@ -21,6 +25,22 @@ func OpenInput(path string) (*os.File, fs.FileInfo, error) {
 		}
 	}
 	return f, st, err
+}
+
+// isURL reports whether path begins as a URL does, with a scheme and "://"
+// ("s3://", "https://"): the words of a user who expects a remote file to
+// be read, when no local file has that name.
+func isURL(path string) bool {
+	scheme, _, ok := strings.Cut(path, "://")
+	if !ok || scheme == "" {
+		return false
+	}
+	for i, c := range scheme { // RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return true
 }
 
 // Check returns what stops the CSV at path from having an index at

@@ -2,6 +2,7 @@ package source
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,5 +49,34 @@ func TestCheck(t *testing.T) {
 	}
 	if err := Check(filepath.Join(dir, "nope")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Check(missing) = %v", err)
+	}
+}
+
+// TestOpenInputURL: a URL that names no local file says it is a URL,
+// still fs.ErrNotExist; a local file whose path looks like one opens; a
+// path that only holds "://" later on is not a URL.
+func TestOpenInputURL(t *testing.T) {
+	for _, u := range []string{"s3://bucket/x.csv", "https://example.com/x.csv", "gs+x.1://b/k"} {
+		_, _, err := OpenInput(u)
+		if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "it is a URL") {
+			t.Errorf("OpenInput(%q) = %v", u, err)
+		}
+	}
+	for _, p := range []string{"dir/a://b.csv", "1x://y", "://z"} {
+		if _, _, err := OpenInput(p); strings.Contains(fmt.Sprint(err), "URL") {
+			t.Errorf("OpenInput(%q) = %v: not a URL", p, err)
+		}
+	}
+	dir := t.TempDir()
+	local := filepath.Join(dir, "s3:", "", "b.csv") // s3:/b.csv, a local file
+	if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(local, []byte("k\n"), 0o644)
+	t.Chdir(dir)
+	if f, _, err := OpenInput("s3://b.csv"); err != nil {
+		t.Errorf("OpenInput of a local s3:/b.csv by the name s3://b.csv: %v", err)
+	} else {
+		f.Close()
 	}
 }
