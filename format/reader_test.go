@@ -827,10 +827,10 @@ func TestReaderForgedPage(t *testing.T) {
 	}
 }
 
-// TestCheckPageBlamesThePageBefore: a damaged last record on the page
-// before, whose CRC then fails, is reported as that page's checksum
-// mismatch, not as page pg's records out of order.
-func TestCheckPageBlamesThePageBefore(t *testing.T) {
+// threeFlatPages returns a format 1 file of three full record pages, of
+// increasing hashes, and its header.
+func threeFlatPages(t *testing.T) ([]byte, *Header) {
+	t.Helper()
 	recs := make([]sorter.Record, 3*RecordsPerPage)
 	for i := range recs {
 		recs[i] = sorter.Record{Hash: uint64(i+1) << 20, Offset: uint64(i)}
@@ -840,9 +840,17 @@ func TestCheckPageBlamesThePageBefore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data, h
+}
+
+// TestCheckPageBlamesThePageBefore: a damaged last record on the page
+// before, whose CRC then fails, is reported as that page's checksum
+// mismatch, not as page pg's records out of order.
+func TestCheckPageBlamesThePageBefore(t *testing.T) {
+	data, h := threeFlatPages(t)
 	last := RecordPos(2*RecordsPerPage - 1) // the last record of record page 1
 	data[last+7] = 0xff                     // its hash, now above page 2's first
-	err = NewReader(data, h, nil).CheckPage(2)
+	err := NewReader(data, h, nil).CheckPage(2)
 	var pe *PageError
 	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, "checksum mismatch in record page 1 ") {
 		t.Fatalf("CheckPage(2) = %v, want page 1's checksum mismatch", err)
@@ -856,15 +864,7 @@ func TestCheckPageBlamesThePageBefore(t *testing.T) {
 // its last record, the one CheckPage compares with, does not fail page pg:
 // a lookup whose run is on page pg alone still answers.
 func TestCheckPageLeavesThePageBefore(t *testing.T) {
-	recs := make([]sorter.Record, 3*RecordsPerPage)
-	for i := range recs {
-		recs[i] = sorter.Record{Hash: uint64(i+1) << 20, Offset: uint64(i)}
-	}
-	data := writeFlat(t, recs)
-	h, err := DecodeHeader(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, h := threeFlatPages(t)
 	data[RecordPos(RecordsPerPage+3)+9] ^= 1 // an offset on record page 1, not its last record
 	r := NewReader(data, h, nil)
 	if err := r.CheckPage(2); err != nil {

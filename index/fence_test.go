@@ -80,9 +80,9 @@ func testFenceSameAnswers(t *testing.T) {
 				step <<= 64 - m.h.FPBits
 			}
 			for pg := uint64(0); pg < m.h.Pages; pg++ { // every page's first key, and its neighbours
-				h := m.firstKeyAt(pg)
+				h := m.r.FirstKeyAt(pg)
 				if !m.h.Dense() {
-					h = m.hashAt(pg * format.RecordsPerPage)
+					h = m.r.HashAt(pg * format.RecordsPerPage)
 				}
 				for _, x := range []uint64{h - step, h, h + step} {
 					if a, b := candidatesOf(t, with.main, x), candidatesOf(t, without.main, x); !slices.Equal(a, b) {

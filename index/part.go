@@ -116,11 +116,8 @@ func (p *part) askPages(hashes []uint64) {
 // The record pages' reads, as p's: see format.Reader. A page that is not
 // what the format says is an index to rebuild (see reading).
 
-func (p *part) locate(h uint64) uint64      { return p.r.Locate(h) }
-func (p *part) searchKey(h uint64) uint64   { return p.r.SearchKey(h) }
-func (p *part) lowerBound(h uint64) uint64  { return p.r.LowerBound(h) }
-func (p *part) hashAt(i uint64) uint64      { return p.r.HashAt(i) }
-func (p *part) firstKeyAt(pg uint64) uint64 { return p.r.FirstKeyAt(pg) }
+func (p *part) locate(h uint64) uint64    { return p.r.Locate(h) }
+func (p *part) searchKey(h uint64) uint64 { return p.r.SearchKey(h) }
 
 func (p *part) offsets(h, at uint64, fn func([]uint64) error) error {
 	return p.reading(p.r.Offsets(h, at, fn))

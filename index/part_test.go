@@ -48,8 +48,8 @@ func TestLowerBound(t *testing.T) {
 			defer ix.Close()
 			n := int(ix.main.h.Records)
 			probe := func(h uint64) {
-				want := uint64(sort.Search(n, func(i int) bool { return ix.main.hashAt(uint64(i)) >= h }))
-				if got := ix.main.lowerBound(h); got != want {
+				want := uint64(sort.Search(n, func(i int) bool { return ix.main.r.HashAt(uint64(i)) >= h }))
+				if got := ix.main.r.LowerBound(h); got != want {
 					t.Fatalf("lowerBound(%#x) = %d, want %d", h, got, want)
 				}
 			}
@@ -57,7 +57,7 @@ func TestLowerBound(t *testing.T) {
 				probe(h)
 			}
 			for i := 0; i < n; i += 1 + r.IntN(40) {
-				h := ix.main.hashAt(uint64(i))
+				h := ix.main.r.HashAt(uint64(i))
 				probe(h)
 				probe(h + 1)
 				probe(h - 1)

@@ -1,6 +1,6 @@
 // Package source is the door through which a CSV's bytes come in. Today
 // it has one kind of source, a File: a regular file mapped whole, its
-// bytes zero-copy (Bytes), read at an offset (ReadAt), guarded against the
+// bytes zero-copy (Bytes), read at an offset (ReaderAt), guarded against the
 // file shrinking under the mapping (Guard), and told from another version
 // of itself by its Identity (size, modification and change times). Before
 // a file is opened, OpenInput and Check say whether it can be a CSV that

@@ -1,7 +1,6 @@
 package source
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -68,9 +67,6 @@ func OpenFile(path string, advice mapping.Advice) (*File, error) {
 // Name returns the path the file was opened by.
 func (f *File) Name() string { return f.name }
 
-// Size returns the file's size as of opening: the length of Bytes.
-func (f *File) Size() int64 { return f.id.Size }
-
 // Bytes returns the file's mapped bytes, as of opening; nil once released.
 // Read them inside Guard.
 func (f *File) Bytes() []byte { return f.data }
@@ -79,14 +75,8 @@ func (f *File) Bytes() []byte { return f.data }
 // that span several mappings.
 func (f *File) Map() *mapping.Map { return f.m }
 
-// ReadAt reads len(p) bytes at off from the file itself, not its mapping:
-// a file that shrank is an io.EOF, not a fault. A local read is not
-// cancelled: ctx is for the sources that wait on a network.
-func (f *File) ReadAt(_ context.Context, p []byte, off int64) (int, error) {
-	return f.f.ReadAt(p, off)
-}
-
-// ReaderAt returns the file as an io.ReaderAt, read as ReadAt reads it.
+// ReaderAt returns the file itself as an io.ReaderAt, not its mapping: a
+// file that shrank is an io.EOF there, not a fault.
 func (f *File) ReaderAt() io.ReaderAt { return f.f }
 
 // Identity returns the file's identity as of opening.
