@@ -126,8 +126,9 @@ func (p *part) offsets(h, at uint64, fn func([]uint64) error) error {
 // reading returns err, or for a *format.PageError of p's pages, the error
 // of an index that must be rebuilt, with what the page error says.
 func (p *part) reading(err error) error {
-	var pe *format.PageError
-	if errors.As(err, &pe) && pe.Reader == p.r {
+	// A Reader returns its page errors as they are, unwrapped: no errors.As,
+	// which reflects, on the path of every lookup that fn stops.
+	if pe, ok := err.(*format.PageError); ok && pe.Reader == p.r {
 		return p.corrupt("%s", pe.Msg)
 	}
 	return err

@@ -377,3 +377,41 @@ func TestCompactIntoFormat2(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactDamagedPart: a damaged record page of the main index or of the
+// tail stops a compaction with an index to rebuild that names the damaged
+// file and page: the merge's page errors are worded by the file they came
+// from (part.reading), and nothing is replaced.
+func TestCompactDamagedPart(t *testing.T) {
+	for _, which := range []string{"main", "tail"} {
+		t.Run(which, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(7, 7))
+			_, first, rest := splitCSV(r, 3000, true)
+			p := writeCSV(t, first)
+			build(t, p, &BuildOptions{Key: "1"})
+			appendCSV(t, p, rest)
+			runUpdate(t, p, &UpdateOptions{NoCompact: true})
+			path := DefaultIndexPath(p)
+			if which == "tail" {
+				path = tailPath(path)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data[format.PageSize+100] ^= 0xff // record page 0, its CRC now wrong
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Compact(context.Background(), p, nil)
+			var re *RebuildError
+			if !errors.As(err, &re) || !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path+": corrupt") ||
+				!strings.Contains(err.Error(), "record page 0") {
+				t.Fatalf("Compact over a damaged %s: %v, want an index to rebuild naming %s and its record page 0", which, err, path)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(after, data) {
+				t.Fatalf("the damaged %s was replaced", which)
+			}
+		})
+	}
+}
