@@ -9,7 +9,6 @@ import (
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
-	"github.com/csvidx/csvidx/source"
 )
 
 // BuildOptions say what to index and how. The zero value indexes nothing:
@@ -88,9 +87,6 @@ func Build(ctx context.Context, csvPath string, opts *BuildOptions) (_ *Info, er
 // data records start.
 func mainHeader(csv *csvFile, sp *spec) (*format.Header, int, error) {
 	data := csv.data
-	if format := source.Compression(data); format != "" {
-		return nil, 0, &source.CompressedError{Path: csv.src.Name(), Format: format}
-	}
 	h := &format.Header{Delim: sp.delim}
 	start := 0
 	var fields [][]byte

@@ -68,7 +68,7 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 		return err
 	}
 	defer files.close()
-	if err := files.judge(csv.src.ReaderAt(), int64(len(csv.data))); err != nil {
+	if err := files.judge(csv.at(ctx), int64(len(csv.data))); err != nil {
 		return err
 	}
 	if err := files.needMain(); err != nil {

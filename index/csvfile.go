@@ -1,6 +1,10 @@
 package index
 
 import (
+	"context"
+	"fmt"
+	"io"
+
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/internal/xxh3"
@@ -8,32 +12,42 @@ import (
 )
 
 // csvFile is a CSV as the readers and writers of its index work on it:
-// its source, a mapped file, and the bytes worked on, all of them or, for
+// its source, mapped, and the bytes worked on, all of them or, for
 // a verify of the part an index covers, a prefix.
 // Copies (a prefix's) share the source: release on one releases the
 // bytes of all, so only a build, which makes none, releases.
 type csvFile struct {
-	src  *source.File
+	src  source.Mapped
 	data []byte // src.Bytes(), or a prefix; nil once released
 
 	releaseAfterScan bool // a build that needs no byte of the CSV once scanned, so may release it during the sort
 }
 
-// openCSV opens and maps the CSV at path (see source.OpenFile).
+// openCSV opens the CSV at path (see source.Open), which must be mapped:
+// the lookups and the scans read its bytes in memory.
 func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
-	src, err := source.OpenFile(path, advice)
+	src, err := source.Open(path, advice)
 	if err != nil {
 		return nil, err
 	}
-	return &csvFile{src: src, data: src.Bytes()}, nil
+	m, ok := src.(source.Mapped)
+	if !ok {
+		src.Close()
+		return nil, fmt.Errorf("%s: csvidx reads only CSV files it can map", path)
+	}
+	return &csvFile{src: m, data: m.Bytes()}, nil
 }
+
+// at returns the source as an io.ReaderAt (for the freshness checks),
+// giving up at ctx's cancellation.
+func (c *csvFile) at(ctx context.Context) io.ReaderAt { return source.ReaderAt(ctx, c.src) }
 
 // guard runs fn, which reads the CSV's mapped bytes, turning a fault on
 // them (the file shrank meanwhile) into an error wrapping ErrChanged.
 func (c *csvFile) guard(fn func() error) error { return c.src.Guard(fn) }
 
 // release unmaps the CSV once its bytes are no longer needed (see
-// source.File.Release).
+// source.Mapped).
 func (c *csvFile) release() {
 	c.src.Release()
 	c.data = nil

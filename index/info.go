@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/format"
+	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/source"
 )
 
@@ -161,15 +163,15 @@ func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
 	if o.mainIs == fileAbsent || o.mainIs == fileBroken || o.tailIs == fileBroken {
 		return nil, cmp.Or(o.mainWhy, o.tailWhy)
 	}
-	f, st, err := source.OpenInput(csvPath) // after the index files: the CSV only grows
+	src, err := source.Open(csvPath, mapping.Random) // after the index files: the CSV only grows
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if err := o.judge(f, st.Size()); err != nil {
+	defer src.Close()
+	if err := o.judge(source.ReaderAt(context.Background(), src), src.Size()); err != nil {
 		return nil, err
 	}
-	info := newInfo(csvPath, idxPath, o.main.h, int64(len(o.main.data)), st.Size())
+	info := newInfo(csvPath, idxPath, o.main.h, int64(len(o.main.data)), src.Size())
 	info.Fence, info.FenceIgnored = ix.fence, fenceIgnored(ix.fence, o.fenceWhy)
 	var stale error
 	switch {

@@ -58,11 +58,10 @@ type writerLock struct {
 // other writer can change them.
 // Then it removes the temporary files a killed writer may have left.
 func lockIndex(csvPath, idxPath string, noWait bool) (*writerLock, error) {
-	f, csv, err := source.OpenInput(csvPath)
+	csv, err := source.Stat(csvPath)
 	if err != nil {
 		return nil, err
 	}
-	f.Close()
 	return lockFiles(indexFiles(idxPath), csv, noWait)
 }
 

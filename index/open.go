@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -113,7 +114,7 @@ func (ix *Index) open() error {
 	if ix.csv, err = openCSV(ix.csvPath, mapping.Random); err != nil {
 		return err
 	}
-	if err := o.judge(ix.csv.src.ReaderAt(), int64(len(ix.csv.data))); err != nil {
+	if err := o.judge(ix.csv.at(context.Background()), int64(len(ix.csv.data))); err != nil {
 		return err
 	}
 	if o.mainIs == fileStale || o.tailIs == fileStale {
@@ -193,7 +194,7 @@ func (ix *Index) Check() error {
 		if p == nil {
 			continue
 		}
-		if err := checkFresh(ix.csv.src.ReaderAt(), size, p.h, ix.csvPath, p.path); err != nil {
+		if err := checkFresh(ix.csv.at(context.Background()), size, p.h, ix.csvPath, p.path); err != nil {
 			return fmt.Errorf("%s: %w: the bytes its index covers changed (%w)", ix.csvPath, ErrChanged, err)
 		}
 	}

@@ -28,11 +28,10 @@ type severalLocks struct {
 // lockFirst takes the lock of CSV.csvidx for a writer of several indexes
 // of h's CSV.
 func lockFirst(h Home, noWait bool) (*severalLocks, error) {
-	f, csv, err := source.OpenInput(h.csvPath)
+	csv, err := source.Stat(h.csvPath)
 	if err != nil {
 		return nil, err
 	}
-	f.Close()
 	ls := newLocks(h, csv, noWait)
 	if err := ls.lockRest([]string{h.DefaultIndexPath()}); err != nil {
 		ls.unlock()

@@ -98,7 +98,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (_ *Update
 	}
 	defer csv.close()
 	size := int64(len(csv.data))
-	if err := files.judge(csv.src.ReaderAt(), size); err != nil {
+	if err := files.judge(csv.at(ctx), size); err != nil {
 		return nil, err
 	}
 	if err := files.needMain(); err != nil {

@@ -75,7 +75,7 @@ func UpdateAll(ctx context.Context, csvPath string, opts *UpdateOptions) (_ []*U
 	}
 	defer csv.close()
 	for _, files := range all {
-		if err := files.judge(csv.src.ReaderAt(), int64(len(csv.data))); err != nil {
+		if err := files.judge(csv.at(ctx), int64(len(csv.data))); err != nil {
 			return nil, err
 		}
 		if err := files.needMain(); err != nil {

@@ -3,7 +3,6 @@ package source
 import (
 	"bytes"
 	"fmt"
-	"io"
 )
 
 // Compressed input is told by its first bytes, whatever the file's name, so
@@ -76,15 +75,4 @@ func Compression(data []byte) string {
 		}
 	}
 	return ""
-}
-
-// checkPlain returns a *CompressedError if the file f, at path, starts
-// with a compressed format's magic.
-func checkPlain(f io.ReaderAt, path string) error {
-	var head [magicLen]byte
-	n, _ := f.ReadAt(head[:], 0)
-	if format := Compression(head[:n]); format != "" {
-		return &CompressedError{Path: path, Format: format}
-	}
-	return nil
 }

@@ -1,14 +1,18 @@
-// Package source is the door through which a CSV's bytes come in. Today
-// it has one kind of source, a File: a regular file mapped whole, its
-// bytes zero-copy (Bytes), read at an offset (ReaderAt), guarded against the
-// file shrinking under the mapping (Guard), and told from another version
-// of itself by its Identity (size, modification and change times). Before
-// a file is opened, OpenInput and Check say whether it can be a CSV that
-// csvidx indexes: a regular file, plain rather than compressed
-// (Compression).
+// Package source is the door through which a CSV's bytes come in. A
+// Source is the CSV's plain bytes by offset, fixed at opening, with what
+// tells its version from another (Identity) and where a scan may cut it
+// (Splits); Open picks the backend that reads a name. Today there is one
+// backend, File: a local regular file mapped whole, which is also Mapped,
+// its bytes zero-copy (Bytes), guarded against the file shrinking under the
+// mapping (Guard). A URL and compressed data are refused with errors that
+// say so (Compression tells the formats by their magic); the backends that
+// read them (a compressed file whose ReadAt serves plain offsets, a remote
+// object) are to come behind the same interface.
+//
+// Stat and Check say whether a path can be a CSV that csvidx indexes
+// without mapping it: writers stat the CSV before they take their lock,
+// and readers that find no index ask why.
 //
 // It imports nothing of csvidx but the internal packages; package index,
-// above it, opens every CSV through it. The next step of issue 39 puts
-// the File behind an interface with a backend per kind of source (a
-// compressed file and a remote object next), chosen by Open.
+// above it, opens every CSV through Open.
 package source

@@ -1,9 +1,9 @@
 package source
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"time"
@@ -49,6 +49,8 @@ type File struct {
 	unmapped chan error // set by Release; the unmapping's result
 }
 
+var _ Mapped = (*File)(nil)
+
 // OpenFile opens and maps the CSV at path, a regular file (see
 // OpenInput), with advice for the kernel's read-ahead.
 func OpenFile(path string, advice mapping.Advice) (*File, error) {
@@ -75,9 +77,42 @@ func (f *File) Bytes() []byte { return f.data }
 // that span several mappings.
 func (f *File) Map() *mapping.Map { return f.m }
 
-// ReaderAt returns the file itself as an io.ReaderAt, not its mapping: a
-// file that shrank is an io.EOF there, not a fault.
-func (f *File) ReaderAt() io.ReaderAt { return f.f }
+// Size returns the file's size as of opening.
+func (f *File) Size() int64 { return f.id.Size }
+
+// ReadAt reads the file itself, not its mapping: a file that shrank is an
+// io.EOF there, not a fault. A local read does not wait on ctx.
+func (f *File) ReadAt(_ context.Context, p []byte, off int64) (int, error) {
+	return f.f.ReadAt(p, off)
+}
+
+// Splits returns cut points target bytes apart (at least one byte):
+// a plain file reads as well from any offset.
+func (f *File) Splits(target int64) []int64 {
+	target = max(target, 1)
+	cuts := make([]int64, 0, 1+f.id.Size/target)
+	for off := int64(0); off < max(f.id.Size, 1); off += target {
+		cuts = append(cuts, off)
+	}
+	return cuts
+}
+
+// checkPlain returns a *CompressedError if the file starts with a
+// compressed format's magic; it reads the mapping's first page, which a
+// reader of the file reads anyway (for its checksum), not the file.
+func (f *File) checkPlain() error {
+	var format string
+	if err := f.Guard(func() error {
+		format = Compression(f.data[:min(len(f.data), magicLen)])
+		return nil
+	}); err != nil {
+		return err
+	}
+	if format != "" {
+		return &CompressedError{Path: f.name, Format: format}
+	}
+	return nil
+}
 
 // Identity returns the file's identity as of opening.
 func (f *File) Identity() Identity { return f.id }

@@ -2,7 +2,9 @@ package source
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,7 +24,8 @@ func writeFile(t *testing.T, data string) string {
 }
 
 // TestOpenFile: the bytes, size, name and permission bits of the file as
-// opened; ReaderAt reads the file itself; a directory is refused.
+// opened; ReadAt reads the file itself, io.EOF past its end; a directory
+// is refused.
 func TestOpenFile(t *testing.T) {
 	const data = "k,v\n1,a\n2,b\n"
 	p := writeFile(t, data)
@@ -35,8 +38,11 @@ func TestOpenFile(t *testing.T) {
 		t.Fatalf("Bytes %q, Size %d, Name %q, Perm %v", f.Bytes(), f.Identity().Size, f.Name(), f.Identity().Perm)
 	}
 	buf := make([]byte, 3)
-	if n, err := f.ReaderAt().ReadAt(buf, 8); n != 3 || err != nil || string(buf) != "2,b" {
-		t.Fatalf("ReaderAt().ReadAt = %d, %v, %q", n, err, buf)
+	if n, err := f.ReadAt(context.Background(), buf, 8); n != 3 || err != nil || string(buf) != "2,b" {
+		t.Fatalf("ReadAt = %d, %v, %q", n, err, buf)
+	}
+	if n, err := f.ReadAt(context.Background(), buf, int64(len(data))-1); n != 1 || err != io.EOF {
+		t.Fatalf("ReadAt past the end = %d, %v; want 1, io.EOF", n, err)
 	}
 	if _, err := OpenFile(filepath.Dir(p), mapping.Random); !errors.Is(err, mapping.ErrNotRegular) {
 		t.Fatalf("OpenFile(a directory) = %v", err)

@@ -14,9 +14,7 @@ import (
 // maps it and reads it at random, which a pipe or a device cannot give.
 func OpenInput(path string) (*os.File, fs.FileInfo, error) {
 	f, st, err := mapping.Open(path)
-	if errors.Is(err, fs.ErrNotExist) && isURL(path) {
-		err = fmt.Errorf("%w: it is a URL, and csvidx reads local files; download it first", err)
-	}
+	err = urlHint(err, path)
 	if errors.Is(err, mapping.ErrNotRegular) {
 		if dir, serr := os.Stat(path); serr == nil && dir.IsDir() {
 			err = fmt.Errorf("%w: give the path of a CSV file", err)
@@ -25,6 +23,23 @@ func OpenInput(path string) (*os.File, fs.FileInfo, error) {
 		}
 	}
 	return f, st, err
+}
+
+// OpenStream opens the file at path to be read once from its start, as
+// join reads LEFT: any file that can be read, a FIFO or a device too, with
+// OpenInput's words for a URL that names no local file.
+func OpenStream(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	return f, urlHint(err, path)
+}
+
+// urlHint adds to err, an error opening path, that path is a URL when it
+// is one and no local file has that name.
+func urlHint(err error, path string) error {
+	if errors.Is(err, fs.ErrNotExist) && isURL(path) {
+		return fmt.Errorf("%w: it is a URL, and csvidx reads local files; download it first", err)
+	}
+	return err
 }
 
 // isURL reports whether path begins as a URL does, with a scheme and "://"
@@ -48,10 +63,9 @@ func isURL(path string) bool {
 // or nil. Readers call it when they find no index, so that the error is
 // about the CSV, not an index to build, which would not work either.
 func Check(path string) error {
-	f, _, err := OpenInput(path)
+	src, err := Open(path, mapping.Random)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	return checkPlain(f, path)
+	return src.Close()
 }

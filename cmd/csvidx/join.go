@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"syscall"
 
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/join"
+	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 )
 
@@ -135,7 +135,7 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	}
 	var left io.Reader = s.in
 	if leftPath != "-" {
-		f, err := os.Open(leftPath)
+		f, err := source.OpenStream(leftPath)
 		if err != nil {
 			return fmt.Errorf("the left file: %w", err)
 		}

@@ -90,7 +90,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"unsafe"
@@ -98,6 +97,7 @@ import (
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/join"
 	"github.com/csvidx/csvidx/scan"
+	"github.com/csvidx/csvidx/source"
 )
 
 // abiVersion changes whenever a function's signature or meaning does, so the
@@ -278,7 +278,7 @@ func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delim
 			return err
 		}
 		defer o.abandon()
-		lf, err := os.Open(goString(left))
+		lf, err := source.OpenStream(goString(left))
 		if err != nil {
 			return err
 		}

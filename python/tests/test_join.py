@@ -340,3 +340,11 @@ def test_join_right_truncated_is_an_error_not_a_hang(tmp_path):
     except subprocess.TimeoutExpired:
         pytest.fail("a join of a truncated RIGHT hung")
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stdout + p.stderr
+
+
+def test_join_left_url_says_csvidx_reads_local_files(files):
+    orders, users, tmp = files
+    out = str(tmp / "out.csv")
+    msg = one_line_error(lambda: csvidx.join("https://example.com/orders.csv", users.path, "uid", out))
+    assert "it is a URL, and csvidx reads local files; download it first" in msg, msg
+    assert not os.path.exists(out)

@@ -1,0 +1,105 @@
+package source
+
+import (
+	"context"
+	"io"
+	"io/fs"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+)
+
+// A Source is the bytes of a CSV, uncompressed, by offset: what every
+// reader and writer of an index reads the CSV through. A local file is
+// one (File); a compressed file and a remote object are to come, each a
+// Source whose ReadAt serves the offsets of the CSV's plain bytes.
+//
+// A Source is a version of the CSV fixed at opening: Size and Identity
+// are as of then, and Current tells whether the CSV is still that version.
+// Its methods are safe for concurrent use, but Close.
+type Source interface {
+	// Name returns the path or URL the source was opened by.
+	Name() string
+	// Size returns how many bytes the CSV holds, as of opening.
+	Size() int64
+	// ReadAt reads len(p) bytes from offset off, as io.ReaderAt does
+	// (fewer only with an error; io.EOF past Size), giving up at ctx's
+	// cancellation where the reading may wait (a remote source).
+	ReadAt(ctx context.Context, p []byte, off int64) (int, error)
+	// Identity returns what tells this version of the CSV from another,
+	// as of opening.
+	Identity() Identity
+	// Current returns the identity of the CSV now.
+	Current() (Identity, error)
+	// Splits returns cut points in [0, Size), ascending and starting at 0,
+	// about target bytes apart, where reading from the cut costs no more
+	// than reading from any other offset near it: anywhere in a plain
+	// file, a block's or a frame's start in a compressed one. A scan of
+	// several workers cuts the CSV there (records are found from a cut by
+	// guessing; see package chunked).
+	Splits(target int64) []int64
+	// Close releases the source.
+	Close() error
+}
+
+// Mapped is a Source whose bytes are mapped in memory whole: a local
+// plain file, read zero-copy. The fast paths of lookups and scans use it.
+type Mapped interface {
+	Source
+	// Bytes returns the mapped bytes, as of opening; nil once released.
+	// Read them inside Guard.
+	Bytes() []byte
+	// Map returns the mapping, for advice to the kernel and for guards
+	// that span several mappings.
+	Map() *mapping.Map
+	// Guard runs fn, which reads Bytes, turning a fault on them (the file
+	// shrank meanwhile) into an error wrapping ErrChanged.
+	Guard(fn func() error) error
+	// Release unmaps the bytes early, for a reader that needs no more of
+	// them; Close waits for the unmapping.
+	Release()
+	// Stat returns what the file is now.
+	Stat() (fs.FileInfo, error)
+}
+
+// Open opens the CSV at name through the backend that reads it: today a
+// local regular file of plain CSV, mapped whole with advice for the
+// kernel's read-ahead. A URL that names no local file and a compressed
+// file are errors that say so (a *CompressedError for the latter), as is
+// anything but a regular file.
+func Open(name string, advice mapping.Advice) (Source, error) {
+	f, err := OpenFile(name, advice)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.checkPlain(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Stat returns what the CSV at path is, with Open's errors for a path that
+// cannot be a CSV (see OpenInput), without reading any of it: writers
+// check their index's paths against it before they take their lock, and
+// open the CSV once they hold it.
+func Stat(path string) (fs.FileInfo, error) {
+	f, st, err := OpenInput(path)
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	return st, nil
+}
+
+// ReaderAt returns src as an io.ReaderAt whose reads give up at ctx's
+// cancellation, for readers written for one (the freshness checks).
+func ReaderAt(ctx context.Context, src Source) io.ReaderAt {
+	return readerAt{ctx, src}
+}
+
+type readerAt struct {
+	ctx context.Context
+	src Source
+}
+
+func (r readerAt) ReadAt(p []byte, off int64) (int, error) { return r.src.ReadAt(r.ctx, p, off) }
