@@ -23,5 +23,13 @@ CGO_ENABLED=0 go build -o "$work/csvidx" ./cmd/csvidx
 export CSVIDX_BENCH_CSV=$csv CSVIDX_BENCH_KEYS=$work/keys.txt
 go test ./index -run '^$' -bench '^BenchmarkBuild$' -benchtime 3x -cpuprofile "$work/build.pprof" -o "$work/index.test"
 go test ./index -run '^$' -bench '^BenchmarkLookup$' -benchtime 1s -cpuprofile "$work/lookup.pprof" -o "$work/index.test"
-go tool pprof -proto "$work/index.test" "$work/build.pprof" "$work/lookup.pprof" > cmd/csvidx/default.pgo
+head -n $((ROWS / 10 + 1)) "$csv" > "$work/left.csv"
+awk -v n=$((ROWS / 20)) 'BEGIN { print "user_id,name,country"; for (i = 1; i <= n; i++) print i ",user " i "," (i % 6) }' > "$work/users.csv"
+"$work/csvidx" build "$work/users.csv" --key user_id
+export CSVIDX_BENCH_JOIN_LEFT=$work/left.csv CSVIDX_BENCH_JOIN_RIGHT=$work/users.csv CSVIDX_BENCH_JOIN_KEY=user_id
+go test ./join -run '^$' -bench '^BenchmarkJoin$' -benchtime 3x -cpuprofile "$work/join.pprof" -o "$work/join.test"
+# The profiles name functions, not binaries: one merged profile serves every package of the binary.
+go tool pprof -proto "$work/index.test" "$work/build.pprof" "$work/lookup.pprof" > "$work/index.pgo"
+go tool pprof -proto "$work/join.test" "$work/join.pprof" > "$work/join.pgo"
+go tool pprof -proto "$work/index.pgo" "$work/join.pgo" > cmd/csvidx/default.pgo
 echo "wrote cmd/csvidx/default.pgo"
