@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/edsrzf/mmap-go v1.2.0
+	github.com/klauspost/compress v1.20.5
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9

@@ -6,8 +6,9 @@
 # pages, which must be what the commands' help makes now. It takes
 # a few minutes (2.3 on a 2-core VM from a cold Go build cache, 1.5 with a
 # warm one) and prints a line as each stage starts.
-# As root it installs what the Python tests need from Debian
-# (python3-pandas, python3-pytest); .ci/run calls this same script.
+# As root it installs what the tests need from Debian (python3-pandas,
+# python3-pytest, and the compressors the compressed sources are compared
+# with: tabix's bgzip, zstd, pigz); .ci/run calls this same script.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -19,15 +20,16 @@ step() {
 }
 
 echo "test.sh: every test of csvidx in $stages stages; this takes a few minutes"
-if ! /usr/bin/python3 -c 'import pandas, pytest' 2> /dev/null; then
+if ! /usr/bin/python3 -c 'import pandas, pytest' 2> /dev/null || ! command -v bgzip zstd pzstd pigz > /dev/null; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
-		echo "test.sh: installing Debian's python3-pandas and python3-pytest (apt-get)"
-		apt-get update -qq && apt-get install -y -qq python3-pandas python3-pytest > /dev/null
+		echo "test.sh: installing Debian's python3-pandas, python3-pytest, tabix (bgzip), zstd and pigz (apt-get)"
+		apt-get update -qq && apt-get install -y -qq python3-pandas python3-pytest tabix zstd pigz > /dev/null
 	else
-		echo "test.sh: the Python binding's tests need Debian's python3-pandas and python3-pytest: run as root to install them, or apt-get install them" >&2
+		echo "test.sh: the tests need Debian's python3-pandas, python3-pytest, tabix (bgzip), zstd and pigz: run as root to install them, or apt-get install them" >&2
 		exit 1
 	fi
 fi
+export CSVIDX_REQUIRE_TOOLS=1 # the differential tests of compressed sources fail, not skip, without their compressors
 
 step "Go tests (go test ./...)"
 go test ./...

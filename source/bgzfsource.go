@@ -1,0 +1,192 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/klauspost/compress/flate"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+)
+
+// A BGZFFile is a Source over a local BGZF file: its plain bytes by
+// offset, each read inflating the members that hold them (see bgzf.go),
+// found through the table of its members.
+type BGZFFile struct {
+	name   string
+	f      *os.File
+	id     Identity // the compressed file's
+	blocks []Block  // with the end (see ScanBGZF)
+	cache  blockCache
+	flates sync.Pool // flate readers, reset for each member
+}
+
+var _ Source = (*BGZFFile)(nil)
+
+// OpenBGZF opens the BGZF file at path, reading through blocks, its
+// members' table (see ScanBGZF), or through a table it makes by walking
+// the members' headers when blocks is nil.
+func OpenBGZF(path string, blocks []Block) (*BGZFFile, error) {
+	f, st, err := OpenInput(path)
+	if err != nil {
+		return nil, err
+	}
+	if blocks == nil {
+		mapping.WillNeedFile(path, st.Size())
+		if blocks, err = ScanBGZF(f, st.Size(), path); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return &BGZFFile{name: path, f: f, id: identityOf(st), blocks: blocks}, nil
+}
+
+// Name returns the path the file was opened by.
+func (s *BGZFFile) Name() string { return s.name }
+
+// Size returns the size of the plain stream.
+func (s *BGZFFile) Size() int64 { return s.blocks[len(s.blocks)-1].Plain }
+
+// Blocks returns the members' table, with its end (see ScanBGZF).
+func (s *BGZFFile) Blocks() []Block { return s.blocks }
+
+// Identity returns the compressed file's identity as of opening.
+func (s *BGZFFile) Identity() Identity { return s.id }
+
+// Current returns the compressed file's identity now.
+func (s *BGZFFile) Current() (Identity, error) {
+	st, err := s.f.Stat()
+	if err != nil {
+		return Identity{}, err
+	}
+	return identityOf(st), nil
+}
+
+// Splits returns the plain starts of members about target bytes apart:
+// a member is where inflating can begin.
+func (s *BGZFFile) Splits(target int64) []int64 {
+	cuts := []int64{0}
+	for _, b := range s.blocks[:len(s.blocks)-1] {
+		if b.Plain >= cuts[len(cuts)-1]+max(target, 1) {
+			cuts = append(cuts, b.Plain)
+		}
+	}
+	return cuts
+}
+
+// Close closes the file.
+func (s *BGZFFile) Close() error { return s.f.Close() }
+
+// ReadAt reads the plain bytes [off, off+len(p)), inflating the members
+// that hold them (or taking them from the few it keeps).
+func (s *BGZFFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	size := s.Size()
+	if off < 0 {
+		return 0, &CorruptError{s.name, 0, "a read before the start"}
+	}
+	n := 0
+	for n < len(p) && off < size {
+		i := blockAt(s.blocks, off)
+		plain, err := s.block(i)
+		if err != nil {
+			return n, err
+		}
+		c := copy(p[n:], plain[off-s.blocks[i].Plain:])
+		n += c
+		off += int64(c)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// block returns the plain bytes of member i.
+func (s *BGZFFile) block(i int) ([]byte, error) {
+	if b := s.cache.get(i); b != nil {
+		return b, nil
+	}
+	b, err := s.inflate(i)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(i, b)
+	return b, nil
+}
+
+// inflate reads member i and inflates it, checking its header against the
+// table and its plain bytes against its CRC-32 and ISIZE.
+func (s *BGZFFile) inflate(i int) ([]byte, error) {
+	at, next := s.blocks[i], s.blocks[i+1]
+	comp := make([]byte, next.Comp-at.Comp)
+	if _, err := s.f.ReadAt(comp, at.Comp); err != nil {
+		if err == io.EOF {
+			return nil, &CorruptError{s.name, at.Comp, "the file ends inside a block (it shrank?)"}
+		}
+		return nil, err
+	}
+	bsize, err := bgzfBlockSize(comp)
+	if err != nil || bsize > len(comp) {
+		return nil, &CorruptError{s.name, at.Comp, "the block is not where the index says"}
+	}
+	member := comp[:bsize]
+	xlen := int(binary.LittleEndian.Uint16(member[10:]))
+	crc, isize := trailerOf(member)
+	want := next.Plain - at.Plain
+	if int64(isize) != want {
+		return nil, &CorruptError{s.name, at.Comp, "the block's size is not the one the index says"}
+	}
+	plain := make([]byte, want)
+	fr, _ := s.flates.Get().(io.ReadCloser)
+	src := bytes.NewReader(member[12+xlen : len(member)-bgzfTrailer])
+	if fr == nil {
+		fr = flate.NewReader(src)
+	} else {
+		fr.(flate.Resetter).Reset(src, nil)
+	}
+	defer s.flates.Put(fr)
+	if _, err := io.ReadFull(fr, plain); err != nil {
+		return nil, &CorruptError{s.name, at.Comp, "the block does not inflate: " + err.Error()}
+	}
+	var extra [1]byte
+	if n, _ := fr.Read(extra[:]); n != 0 || crc32.ChecksumIEEE(plain) != crc {
+		return nil, &CorruptError{s.name, at.Comp, "the block's checksum does not match"}
+	}
+	return plain, nil
+}
+
+// blockCache keeps the plain bytes of the last members inflated, for reads
+// of neighbouring rows: a few, round robin.
+type blockCache struct {
+	mu    sync.Mutex
+	ids   [cachedBlocks]int
+	bufs  [cachedBlocks][]byte
+	next  int
+	valid int
+}
+
+const cachedBlocks = 8
+
+func (c *blockCache) get(i int) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for j := range c.valid {
+		if c.ids[j] == i {
+			return c.bufs[j]
+		}
+	}
+	return nil
+}
+
+func (c *blockCache) put(i int, b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ids[c.next], c.bufs[c.next] = i, b
+	c.next = (c.next + 1) % cachedBlocks
+	c.valid = min(c.valid+1, cachedBlocks)
+}
