@@ -14,52 +14,66 @@ import (
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
-// A BGZFFile is a Source over a local BGZF file: its plain bytes by
-// offset, each read inflating the members that hold them (see bgzf.go),
-// found through the table of its members.
-type BGZFFile struct {
+// A Framed is a Source over a local compressed file made of frames that
+// decode alone: BGZF's members (bgzf.go) or zstd's frames (zstd.go). Its
+// plain bytes are read by offset, each read decoding the frames that hold
+// them, found through the table of the frames (a Block each), with the
+// last few decoded kept for the reads that follow.
+type Framed struct {
 	name   string
 	f      *os.File
 	id     Identity // the compressed file's
 	blocks []Block  // with the end (see ScanBGZF)
 	cache  blockCache
-	flates sync.Pool // flate readers, reset for each member
+	decode func(s *Framed, i int, frame []byte) ([]byte, error) // frame i's plain bytes, checked against the frame's own checks
+	flates sync.Pool                                            // BGZF: flate readers, reset for each member
 }
 
-var _ Source = (*BGZFFile)(nil)
+var _ Source = (*Framed)(nil)
 
-// OpenBGZF opens the BGZF file at path, reading through blocks, its
-// members' table (see ScanBGZF), or through a table it makes by walking
-// the members' headers when blocks is nil.
-func OpenBGZF(path string, blocks []Block) (*BGZFFile, error) {
+// openFramed opens the compressed file at path, whose frames blocks lists,
+// or scan lists when blocks is nil.
+func openFramed(path string, blocks []Block, scan func(io.ReaderAt, int64, string) ([]Block, error)) (*Framed, error) {
 	f, st, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
 	if blocks == nil {
 		mapping.WillNeedFile(path, st.Size())
-		if blocks, err = ScanBGZF(f, st.Size(), path); err != nil {
+		if blocks, err = scan(f, st.Size(), path); err != nil {
 			f.Close()
 			return nil, err
 		}
 	}
-	return &BGZFFile{name: path, f: f, id: identityOf(st), blocks: blocks}, nil
+	return &Framed{name: path, f: f, id: identityOf(st), blocks: blocks}, nil
+}
+
+// OpenBGZF opens the BGZF file at path, reading through blocks, its
+// members' table (see ScanBGZF), or through a table it makes by walking
+// the members' headers when blocks is nil.
+func OpenBGZF(path string, blocks []Block) (*Framed, error) {
+	s, err := openFramed(path, blocks, ScanBGZF)
+	if err != nil {
+		return nil, err
+	}
+	s.decode = (*Framed).inflate
+	return s, nil
 }
 
 // Name returns the path the file was opened by.
-func (s *BGZFFile) Name() string { return s.name }
+func (s *Framed) Name() string { return s.name }
 
 // Size returns the size of the plain stream.
-func (s *BGZFFile) Size() int64 { return s.blocks[len(s.blocks)-1].Plain }
+func (s *Framed) Size() int64 { return s.blocks[len(s.blocks)-1].Plain }
 
-// Blocks returns the members' table, with its end (see ScanBGZF).
-func (s *BGZFFile) Blocks() []Block { return s.blocks }
+// Blocks returns the frames' table, with its end (see ScanBGZF).
+func (s *Framed) Blocks() []Block { return s.blocks }
 
 // Identity returns the compressed file's identity as of opening.
-func (s *BGZFFile) Identity() Identity { return s.id }
+func (s *Framed) Identity() Identity { return s.id }
 
 // Current returns the compressed file's identity now.
-func (s *BGZFFile) Current() (Identity, error) {
+func (s *Framed) Current() (Identity, error) {
 	st, err := s.f.Stat()
 	if err != nil {
 		return Identity{}, err
@@ -67,9 +81,9 @@ func (s *BGZFFile) Current() (Identity, error) {
 	return identityOf(st), nil
 }
 
-// Splits returns the plain starts of members about target bytes apart:
-// a member is where inflating can begin.
-func (s *BGZFFile) Splits(target int64) []int64 {
+// Splits returns the plain starts of frames about target bytes apart:
+// a frame is where decoding can begin.
+func (s *Framed) Splits(target int64) []int64 {
 	cuts := []int64{0}
 	for _, b := range s.blocks[:len(s.blocks)-1] {
 		if b.Plain >= cuts[len(cuts)-1]+max(target, 1) {
@@ -80,11 +94,11 @@ func (s *BGZFFile) Splits(target int64) []int64 {
 }
 
 // Close closes the file.
-func (s *BGZFFile) Close() error { return s.f.Close() }
+func (s *Framed) Close() error { return s.f.Close() }
 
-// ReadAt reads the plain bytes [off, off+len(p)), inflating the members
+// ReadAt reads the plain bytes [off, off+len(p)), decoding the frames
 // that hold them (or taking them from the few it keeps).
-func (s *BGZFFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+func (s *Framed) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	size := s.Size()
 	if off < 0 {
 		return 0, &CorruptError{s.name, 0, "a read before the start"}
@@ -106,30 +120,35 @@ func (s *BGZFFile) ReadAt(ctx context.Context, p []byte, off int64) (int, error)
 	return n, nil
 }
 
-// block returns the plain bytes of member i.
-func (s *BGZFFile) block(i int) ([]byte, error) {
+// block returns the plain bytes of frame i.
+func (s *Framed) block(i int) ([]byte, error) {
 	if b := s.cache.get(i); b != nil {
 		return b, nil
 	}
-	b, err := s.inflate(i)
-	if err != nil {
-		return nil, err
-	}
-	s.cache.put(i, b)
-	return b, nil
-}
-
-// inflate reads member i and inflates it, checking its header against the
-// table and its plain bytes against its CRC-32 and ISIZE.
-func (s *BGZFFile) inflate(i int) ([]byte, error) {
 	at, next := s.blocks[i], s.blocks[i+1]
-	comp := make([]byte, next.Comp-at.Comp)
-	if _, err := s.f.ReadAt(comp, at.Comp); err != nil {
+	frame := make([]byte, next.Comp-at.Comp)
+	if _, err := s.f.ReadAt(frame, at.Comp); err != nil {
 		if err == io.EOF {
 			return nil, &CorruptError{s.name, at.Comp, "the file ends inside a block (it shrank?)"}
 		}
 		return nil, err
 	}
+	b, err := s.decode(s, i, frame)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) != next.Plain-at.Plain {
+		return nil, &CorruptError{s.name, at.Comp, "the block's size is not the one the index says"}
+	}
+	s.cache.put(i, b)
+	return b, nil
+}
+
+// inflate inflates BGZF member i, comp (with any empty members after it),
+// checking its header against the table and its plain bytes against its
+// CRC-32 and ISIZE.
+func (s *Framed) inflate(i int, comp []byte) ([]byte, error) {
+	at, next := s.blocks[i], s.blocks[i+1]
 	bsize, err := bgzfBlockSize(comp)
 	if err != nil || bsize > len(comp) {
 		return nil, &CorruptError{s.name, at.Comp, "the block is not where the index says"}

@@ -1,0 +1,117 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// zstdFile compresses data with the shell command cmd (reading the plain
+// file $IN, writing $OUT) and returns the compressed file's path.
+func zstdFile(t *testing.T, data []byte, tool, cmd string) string {
+	t.Helper()
+	needTool(t, tool)
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "a.csv"), filepath.Join(dir, "a.csv.zst")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command("sh", "-c", cmd)
+	c.Env = append(os.Environ(), "IN="+in, "OUT="+out)
+	if b, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v: %s", cmd, err, b)
+	}
+	return out
+}
+
+// TestZstd: the files zstd and pzstd write, in one frame or many, with or
+// without the plain size in the frame header, with skippable frames, and
+// concatenated, read back whole and at random offsets as the plain bytes.
+func TestZstd(t *testing.T) {
+	data := csvText(30000, 5)
+	half := len(data) / 2
+	for _, c := range []struct {
+		name, tool, cmd string
+		frames          int // at least
+	}{
+		{"OneFrame", "zstd", `zstd -q -3 -c "$IN" > "$OUT"`, 1},
+		{"NoContentSize", "zstd", `cat "$IN" | zstd -q -3 -c > "$OUT"`, 1},
+		{"Pzstd", "pzstd", `pzstd -q -p 2 -c "$IN" > "$OUT"`, 1},
+		{"Concatenated", "zstd", `head -c ` + itoa(half) + ` "$IN" | zstd -q -c > "$OUT" && tail -c +` + itoa(half+1) + ` "$IN" | zstd -q -c >> "$OUT"`, 2},
+		{"Blocks", "zstd", `split -b 100000 "$IN" "$IN.part." && for p in "$IN".part.*; do zstd -q --no-check -c "$p"; done > "$OUT"`, 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			zs := zstdFile(t, data, c.tool, c.cmd)
+			s, err := OpenZstd(zs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.Size() != int64(len(data)) || len(s.Blocks())-1 < c.frames {
+				t.Fatalf("Size %d (want %d), %d frames", s.Size(), len(data), len(s.Blocks())-1)
+			}
+			ctx := context.Background()
+			got, err := io.ReadAll(io.NewSectionReader(ReaderAt(ctx, s), 0, s.Size()))
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("the whole stream: %v, equal %v", err, bytes.Equal(got, data))
+			}
+			r := rand.New(rand.NewPCG(6, 6))
+			for range 200 {
+				off := r.Int64N(int64(len(data)))
+				p := make([]byte, r.IntN(300000))
+				n, err := s.ReadAt(ctx, p, off)
+				want := data[off:min(int64(len(data)), off+int64(len(p)))]
+				if n != len(want) || !bytes.Equal(p[:n], want) || (n < len(p)) != (err == io.EOF) {
+					t.Fatalf("ReadAt(%d bytes at %d) = %d, %v", len(p), off, n, err)
+				}
+			}
+		})
+	}
+}
+
+// TestZstdDamage: a flipped byte inside a frame (checksummed) and a frame
+// the table misplaces are *CorruptErrors; a truncated file is one when
+// walked.
+func TestZstdDamage(t *testing.T) {
+	data := csvText(20000, 7)
+	zs := zstdFile(t, data, "zstd", `split -b 200000 "$IN" "$IN.part." && for p in "$IN".part.*; do zstd -q -c "$p"; done > "$OUT"`)
+	good, err := OpenZstd(zs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := good.Blocks()
+	good.Close()
+	comp, _ := os.ReadFile(zs)
+	dir := filepath.Dir(zs)
+	var ce *CorruptError
+	for _, at := range []int64{blocks[1].Comp + 100, blocks[1].Comp + 2, blocks[2].Comp - 2} {
+		bad := bytes.Clone(comp)
+		bad[at] ^= 0x21
+		p := filepath.Join(dir, "bad.zst")
+		os.WriteFile(p, bad, 0o644)
+		s, err := OpenZstd(p, blocks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, len(data))
+		n, err := s.ReadAt(context.Background(), buf, 0)
+		s.Close()
+		if !errors.As(err, &ce) || !bytes.Equal(buf[:n], data[:n]) {
+			t.Errorf("flipped byte %d: ReadAt = %d, %v; want a *CorruptError", at, n, err)
+		}
+	}
+	cut := filepath.Join(dir, "cut.zst")
+	os.WriteFile(cut, comp[:blocks[2].Comp+50], 0o644)
+	if _, err := OpenZstd(cut, nil); !errors.As(err, &ce) {
+		t.Errorf("walking a truncated file: %v", err)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
