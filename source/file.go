@@ -25,8 +25,8 @@ type Identity struct {
 	Perm    fs.FileMode // the file's permission bits, which its index files get
 }
 
-// identityOf returns the identity st describes.
-func identityOf(st fs.FileInfo) Identity {
+// IdentityOf returns the identity st describes.
+func IdentityOf(st fs.FileInfo) Identity {
 	ctime, ok := ChangeTime(st)
 	return Identity{Size: st.Size(), ModTime: st.ModTime(), Ctime: ctime, CtimeOK: ok, Perm: st.Mode().Perm()}
 }
@@ -63,7 +63,7 @@ func OpenFile(path string, advice mapping.Advice) (*File, error) {
 		f.Close()
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
-	return &File{name: path, f: f, m: m, data: m.Bytes(), id: identityOf(st)}, nil
+	return &File{name: path, f: f, m: m, data: m.Bytes(), id: IdentityOf(st)}, nil
 }
 
 // Name returns the path the file was opened by.
@@ -123,7 +123,7 @@ func (f *File) Current() (Identity, error) {
 	if err != nil {
 		return Identity{}, err
 	}
-	return identityOf(st), nil
+	return IdentityOf(st), nil
 }
 
 // Stat returns what the file is now.

@@ -1,4 +1,4 @@
-package source
+package compressed
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/csvidx/csvidx/source"
 )
 
 // needTool returns the path of the command name, which a differential
@@ -88,7 +90,7 @@ func TestBGZF(t *testing.T) {
 		t.Fatalf("%d blocks for %d bytes", len(s.Blocks()), len(data))
 	}
 	ctx := context.Background()
-	got, err := io.ReadAll(io.NewSectionReader(ReaderAt(ctx, s), 0, s.Size()))
+	got, err := io.ReadAll(io.NewSectionReader(source.ReaderAt(ctx, s), 0, s.Size()))
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("the whole stream: %v, equal %v", err, bytes.Equal(got, data))
 	}

@@ -1,4 +1,4 @@
-package source
+package compressed
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/csvidx/csvidx/source"
 )
 
 // zstdFile compresses data with the shell command cmd (reading the plain
@@ -58,7 +60,7 @@ func TestZstd(t *testing.T) {
 				t.Fatalf("Size %d (want %d), %d frames", s.Size(), len(data), len(s.Blocks())-1)
 			}
 			ctx := context.Background()
-			got, err := io.ReadAll(io.NewSectionReader(ReaderAt(ctx, s), 0, s.Size()))
+			got, err := io.ReadAll(io.NewSectionReader(source.ReaderAt(ctx, s), 0, s.Size()))
 			if err != nil || !bytes.Equal(got, data) {
 				t.Fatalf("the whole stream: %v, equal %v", err, bytes.Equal(got, data))
 			}

@@ -1,4 +1,4 @@
-package source
+package compressed
 
 import (
 	"bytes"
@@ -12,9 +12,10 @@ import (
 	"github.com/klauspost/compress/flate"
 
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/source"
 )
 
-// A Framed is a Source over a local compressed file made of frames that
+// A Framed is a source.Source over a local compressed file made of frames that
 // decode alone: BGZF's members (bgzf.go) or zstd's frames (zstd.go). Its
 // plain bytes are read by offset, each read decoding the frames that hold
 // them, found through the table of the frames (a Block each), with the
@@ -22,19 +23,19 @@ import (
 type Framed struct {
 	name   string
 	f      *os.File
-	id     Identity // the compressed file's
-	blocks []Block  // with the end (see ScanBGZF)
+	id     source.Identity // the compressed file's
+	blocks []Block         // with the end (see ScanBGZF)
 	cache  blockCache
 	decode func(s *Framed, i int, frame []byte) ([]byte, error) // frame i's plain bytes, checked against the frame's own checks
 	flates sync.Pool                                            // BGZF: flate readers, reset for each member
 }
 
-var _ Source = (*Framed)(nil)
+var _ source.Source = (*Framed)(nil)
 
 // openFramed opens the compressed file at path, whose frames blocks lists,
 // or scan lists when blocks is nil.
 func openFramed(path string, blocks []Block, scan func(io.ReaderAt, int64, string) ([]Block, error)) (*Framed, error) {
-	f, st, err := OpenInput(path)
+	f, st, err := source.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +46,7 @@ func openFramed(path string, blocks []Block, scan func(io.ReaderAt, int64, strin
 			return nil, err
 		}
 	}
-	return &Framed{name: path, f: f, id: identityOf(st), blocks: blocks}, nil
+	return &Framed{name: path, f: f, id: source.IdentityOf(st), blocks: blocks}, nil
 }
 
 // OpenBGZF opens the BGZF file at path, reading through blocks, its
@@ -70,15 +71,15 @@ func (s *Framed) Size() int64 { return s.blocks[len(s.blocks)-1].Plain }
 func (s *Framed) Blocks() []Block { return s.blocks }
 
 // Identity returns the compressed file's identity as of opening.
-func (s *Framed) Identity() Identity { return s.id }
+func (s *Framed) Identity() source.Identity { return s.id }
 
 // Current returns the compressed file's identity now.
-func (s *Framed) Current() (Identity, error) {
+func (s *Framed) Current() (source.Identity, error) {
 	st, err := s.f.Stat()
 	if err != nil {
-		return Identity{}, err
+		return source.Identity{}, err
 	}
-	return identityOf(st), nil
+	return source.IdentityOf(st), nil
 }
 
 // Splits returns the plain starts of frames about target bytes apart:
