@@ -54,19 +54,20 @@
 // A scan reads its CSV through an [Input], which hands out windows: pieces
 // of the CSV with their offsets. A CSV in memory, usually a mapping of the
 // whole file (Scan.Data, or a [Mapped] input), is one window at offset 0:
-// it is read in place, its mapping populated ahead of the scan and guarded
-// against faults as before. Any other input, such as a [ReaderInput] over a
-// compressed or remote file's io.ReaderAt, is read a window at a time
-// (Plan.WindowBytes: by default a chunk and the guess's reach past it), a
-// fresh scanner over each, every offset handed to a sink being the
-// window's plus the scanner's. A record that runs to the end of its window
-// short of the input's end (unterminated: a quote still open, a \r whose
-// \n is in the next window) is not taken: it is read again from its start
-// in the next window, which doubles while the record starts where the
-// window's scan did. So every record is read whole, and the records, the
-// offsets and the tally are those of a scan of the whole CSV in one slice;
-// a record must fit in memory, once (a quote that never closes makes the
-// rest of the input one record). A guess reads a window from two bytes
-// before its boundary to guessWindow past it, and searches further windows
-// only for a first newline beyond it.
+// it is read in place, as one slice, its mapping populated ahead of the
+// scan and a worker's faults on it turned into errors. Any other input,
+// such as a [ReaderInput] over the io.ReaderAt of a compressed or remote
+// file, is read a window at a time (Plan.WindowBytes: by default a chunk
+// and the guess's reach past it, up to 4 MiB), with a fresh scanner over
+// each; the offsets handed to the sinks are the window's plus the
+// scanner's. A record that runs to the end of its window short of the
+// input's end (a quote still open, a \r whose \n is in the next window) is
+// not taken but read again from its start in the next window, which
+// doubles while the record starts where the window's scan did. So every
+// record is read whole, and the records, their offsets and the tally are
+// those of a scan of the whole CSV in one slice; a record must fit in
+// memory (a quote that never closes makes the rest of the input one
+// record). A guess reads a window from two bytes before its boundary to
+// guessWindow past it, and further windows only to find a first newline
+// beyond that.
 package chunked

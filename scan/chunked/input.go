@@ -60,11 +60,12 @@ func (m *Mapped) Release(Window) {}
 // has: the source shrank, or lied about its size.
 var ErrShortRead = errors.New("the source ended before the input's size: it shrank")
 
-// maxPooled is the largest buffer a ReaderInput keeps for reuse, and
-// maxFree how many it keeps: a window doubled for a record of many MiB is
-// left to the garbage collector.
+// maxPooled is the largest buffer a ReaderInput keeps for reuse (a scan's
+// window, see defaultWindow, with room to spare), and maxFree how many it
+// keeps: a window doubled for a record of many MiB is left to the garbage
+// collector.
 const (
-	maxPooled = maxChunk + guessWindow + 1
+	maxPooled = defaultWindow + guessWindow
 	maxFree   = 2 * maxPerCore
 )
 
@@ -118,20 +119,28 @@ func (in *ReaderInput) Release(w Window) {
 	}
 }
 
-// get returns a buffer of n bytes: a free one if one is large enough.
+// get returns a buffer of n bytes: the smallest free one large enough, if
+// any, so that a guess's small window does not take a scan's large one.
 func (in *ReaderInput) get(n int) []byte {
 	in.mu.Lock()
+	best := -1
 	for i, b := range in.free {
-		if cap(b) >= n {
-			last := len(in.free) - 1
-			in.free[i], in.free[last] = in.free[last], nil
-			in.free = in.free[:last]
-			in.mu.Unlock()
-			return b[:n]
+		if cap(b) >= n && (best < 0 || cap(b) < cap(in.free[best])) {
+			best = i
 		}
 	}
+	var b []byte
+	if best >= 0 {
+		last := len(in.free) - 1
+		b = in.free[best]
+		in.free[best], in.free[last] = in.free[last], nil
+		in.free = in.free[:last]
+	}
 	in.mu.Unlock()
-	return make([]byte, n)
+	if b == nil {
+		return make([]byte, n)
+	}
+	return b[:n]
 }
 
 // put keeps b for get, unless too large or enough are kept.

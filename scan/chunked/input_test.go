@@ -36,7 +36,8 @@ func TestReaderInputWindow(t *testing.T) {
 }
 
 // TestReaderInputReuses: a released window's buffer serves a later window
-// it can hold, and a buffer past maxPooled is not kept.
+// it can hold, the smallest that can, and a buffer past maxPooled is not
+// kept.
 func TestReaderInputReuses(t *testing.T) {
 	data := make([]byte, maxPooled+10)
 	in := NewReaderAt(bytes.NewReader(data), int64(len(data)))
@@ -49,14 +50,23 @@ func TestReaderInputReuses(t *testing.T) {
 	if w, err = in.Window(50, 60); err != nil || &w.Data[0] != first {
 		t.Fatalf("the second window's buffer is not the first's (%v)", err)
 	}
+	large, err := in.Window(0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Release(large)
+	in.Release(w)
+	if w, err = in.Window(5, 10); err != nil || &w.Data[0] != first {
+		t.Fatalf("a window of 10 bytes took a buffer of %d, not the one of 100 (%v)", cap(w.Data), err)
+	}
 	in.Release(w)
 	big, err := in.Window(0, len(data))
 	if err != nil {
 		t.Fatal(err)
 	}
 	in.Release(big)
-	if len(in.free) != 1 {
-		t.Fatalf("%d buffers kept; want the small one alone", len(in.free))
+	if len(in.free) != 2 || cap(in.free[0])+cap(in.free[1]) != 1100 {
+		t.Fatalf("%d buffers kept; want the two small ones", len(in.free))
 	}
 }
 

@@ -23,7 +23,7 @@ type Plan struct {
 	PauseAt int
 	// WindowBytes is the bytes a scan reads at a time from a windowed
 	// [Input]; 0 for a chunk and as much past it as a guess reads
-	// (guessWindow), or 4 MiB for a sequential scan. Tests make it small.
+	// (guessWindow), up to 4 MiB. Tests make it small.
 	WindowBytes int
 }
 

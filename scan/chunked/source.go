@@ -6,8 +6,11 @@ import (
 	"github.com/csvidx/csvidx/internal/mapping"
 )
 
-// defaultWindow is the bytes a scan reads at a time from a windowed input
-// when its plan has no chunks to size the windows by (see Scan.window).
+// defaultWindow is the most bytes a scan reads at a time from a windowed
+// input unless its plan says otherwise (see Scan.window): the windows in
+// use, a worker's each and the stitcher's, are not counted in the plan's
+// memory, and a record cut at a window's end is read again, so they are
+// neither as large as the largest chunks nor small.
 const defaultWindow = 4 << 20
 
 // mem returns the CSV and its mapping when it is in memory (Data, or a
@@ -32,13 +35,13 @@ func (s *Scan) size() int {
 
 // window returns the bytes a scan asks a windowed input for at a time: the
 // plan's, or a chunk and as much as a guess reads past it, so that a
-// worker reads its chunk in one window.
+// worker reads its chunk in one window, up to defaultWindow.
 func (s *Scan) window() int {
 	switch {
 	case s.Plan.WindowBytes > 0:
 		return s.Plan.WindowBytes
 	case s.Plan.ChunkBytes > 0:
-		return s.Plan.ChunkBytes + guessWindow
+		return min(s.Plan.ChunkBytes+guessWindow, defaultWindow)
 	}
 	return defaultWindow
 }
