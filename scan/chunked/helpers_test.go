@@ -45,7 +45,8 @@ func sorted(t testing.TB, srt *sorter.Sorter) []sorter.Record {
 // not get wrong: quoted fields holding newlines, \r\n and "" escapes,
 // \r\n and \n terminators, blank lines of both kinds, fields longer than
 // small windows, records of unusual lengths, now and then a byte order
-// mark, and a last record left unterminated, or in an unclosed quote.
+// mark (at the start, or as data at a record's start), and a last record
+// left unterminated, or in an unclosed quote.
 func csvLike(r *rand.Rand, rows int, delim byte) []byte {
 	var b bytes.Buffer
 	if r.IntN(8) == 0 {
@@ -53,6 +54,9 @@ func csvLike(r *rand.Rand, rows int, delim byte) []byte {
 	}
 	nl := []string{"\n", "\r\n"}
 	for range r.IntN(rows + 1) {
+		if r.IntN(30) == 0 {
+			b.Write(scan.BOM) // data, but where a window may start
+		}
 		cols := 4
 		if r.IntN(5) == 0 {
 			cols = 1 + r.IntN(6)
