@@ -37,11 +37,17 @@ func guessStart(data []byte, b, limit int, delim byte, cols int) int {
 	if i < 0 {
 		return end
 	}
-	window := data[:min(len(data), b+guessWindow)]
+	return guessFrom(data[:min(len(data), b+guessWindow)], b, end, b+i, delim, cols)
+}
+
+// guessFrom is guessStart once the first newline at or after b-1 is known
+// to end before end: first is just past it. window is the data up to
+// guessWindow bytes past b, or to the data's end.
+func guessFrom(window []byte, b, end, first int, delim byte, cols int) int {
 	outside, ok := scan.EndOutsideQuotes(window, b-1, delim)
 	switch {
 	case !ok:
-		outside = b + i // the first newline at or after b-1 ends a record
+		outside = first // the first newline at or after b-1 ends a record
 	case outside > end:
 		return end // the record holding b-1 runs past the chunk
 	}

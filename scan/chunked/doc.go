@@ -1,5 +1,5 @@
-// Package chunked scans a CSV held in memory on several cores at once and
-// hands the index records of its keyed rows, in file order, to a [Sink]
+// Package chunked scans a CSV on several cores at once and hands the index
+// records of its keyed rows, in file order, to a [Sink]
 // (the sorter of an index build). A scan of several keys (Scan.Keys) reads
 // each record once and hands each key's records to a sink of its own, so
 // that one pass over a file builds several indexes.
@@ -48,4 +48,26 @@
 // takes more than the share. The stitching, the sink's Add, and the index
 // writing are sequential; the stitching copies no records (the sink takes
 // the workers' groups over).
+//
+// # Inputs and windows
+//
+// A scan reads its CSV through an [Input], which hands out windows: pieces
+// of the CSV with their offsets. A CSV in memory, usually a mapping of the
+// whole file (Scan.Data, or a [Mapped] input), is one window at offset 0:
+// it is read in place, as one slice, its mapping populated ahead of the
+// scan and a worker's faults on it turned into errors. Any other input,
+// such as a [ReaderInput] over the io.ReaderAt of a compressed or remote
+// file, is read a window at a time (Plan.WindowBytes: by default a chunk
+// and the guess's reach past it, up to 4 MiB), with a fresh scanner over
+// each; the offsets handed to the sinks are the window's plus the
+// scanner's. A record that runs to the end of its window short of the
+// input's end (a quote still open, a \r whose \n is in the next window) is
+// not taken but read again from its start in the next window, which
+// doubles while the record starts where the window's scan did. So every
+// record is read whole, and the records, their offsets and the tally are
+// those of a scan of the whole CSV in one slice; a record must fit in
+// memory (a quote that never closes makes the rest of the input one
+// record). A guess reads a window from two bytes before its boundary to
+// guessWindow past it, and further windows only to find a first newline
+// beyond that.
 package chunked

@@ -21,6 +21,10 @@ type Plan struct {
 	// PauseAt is the number of wrong guesses among the last 16 that pause
 	// the scanning from guesses (see admission); 0 never pauses.
 	PauseAt int
+	// WindowBytes is the bytes a scan reads at a time from a windowed
+	// [Input]; 0 for a chunk and as much past it as a guess reads
+	// (guessWindow), up to 4 MiB. Tests make it small.
+	WindowBytes int
 }
 
 // Tuning forces on a plan what [NewPlan] would otherwise choose from the

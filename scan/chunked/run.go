@@ -52,10 +52,14 @@ type chunkResult struct {
 }
 
 // newRun prepares a parallel scan of s's records from start to sinks.
-func (s *Scan) newRun(start int, sinks []Sink) *run {
+func (s *Scan) newRun(start int, sinks []Sink) (*run, error) {
 	p := s.Plan
-	r := &run{s: s, sinks: sinks, start: start, chunks: 1 + (len(s.Data)-1-start)/p.ChunkBytes,
-		cols:     usualFields(s.Data, start, s.Delim),
+	cols, err := s.usualFieldsAt(start)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{s: s, sinks: sinks, start: start, chunks: 1 + (s.size()-1-start)/p.ChunkBytes,
+		cols:     cols,
 		tokens:   make(chan struct{}, p.Threads*chunksPerWorker),
 		jobs:     make(chan int),
 		admitted: &admission{threads: int32(p.Threads), pauseAt: p.PauseAt},
@@ -66,7 +70,7 @@ func (s *Scan) newRun(start int, sinks []Sink) *run {
 	}
 	r.groups = make(chan []*sorter.Group, cap(r.tokens)+p.Threads)
 	r.stitched.Store(int64(start))
-	return r
+	return r, nil
 }
 
 func (r *run) bound(k int) int { return r.start + k*r.s.Plan.ChunkBytes }
@@ -161,20 +165,22 @@ func (r *run) scanChunk(k int, recs [][]sorter.Record, fromGuess bool) chunkResu
 	s, hold, limit := r.s, r.s.Plan.ChunkRecords, r.limit(k)
 	c := chunkResult{from: r.start, unscanned: !fromGuess, t: Tally{Resume: -1}}
 	c.err = s.guard(func() error {
+		var err error
 		if k > 0 {
-			c.from = guessStart(s.Data, r.bound(k), limit, s.Delim, r.cols)
+			if c.from, err = s.guess(r.bound(k), limit, r.cols); err != nil {
+				return err
+			}
 		}
 		if !fromGuess {
 			return nil
 		}
-		var err error
 		adds := make([]adder, len(recs))
 		for j := range recs {
 			recs[j] = recs[j][:0:min(cap(recs[j]), hold)]
 			adds[j] = collect(&recs[j], hold)
 		}
-		if s.Map != nil {
-			s.Map.Populate(c.from, limit)
+		if _, m, _ := s.mem(); m != nil {
+			m.Populate(c.from, limit)
 		}
 		c.stop, c.t, err = s.scanRange(c.from, limit, recs, adds)
 		if err == errChunkFull {
@@ -189,7 +195,7 @@ func (r *run) scanChunk(k int, recs [][]sorter.Record, fromGuess bool) chunkResu
 // where the chunk really starts, and hands the records to the sink: a
 // worker's, when its guess was right, else its own scan's.
 func (r *run) stitch(ctx context.Context) (Result, error) {
-	s := r.s
+	s, size := r.s, r.s.size()
 	res := Result{Tally: Tally{Resume: -1}, Stats: Stats{Chunks: r.chunks}}
 	expect := r.start // where the next chunk really starts
 	bufs, adds := newBuffers(len(r.sinks), batchRecords), toSinks(r.sinks)
@@ -220,7 +226,7 @@ func (r *run) stitch(ctx context.Context) (Result, error) {
 		res.add(c.t)
 		expect = c.stop
 		r.stitched.Store(int64(expect))
-		inputDone(r.sinks, int64(expect-r.start), int64(len(s.Data)-r.start))
+		inputDone(r.sinks, int64(expect-r.start), int64(size-r.start))
 		if c.groups != nil {
 			select {
 			case r.groups <- c.groups:
@@ -229,7 +235,7 @@ func (r *run) stitch(ctx context.Context) (Result, error) {
 		}
 		<-r.tokens
 		if s.Progress != nil {
-			s.Progress(int64(min(expect, len(s.Data))), int64(len(s.Data)))
+			s.Progress(int64(min(expect, size)), int64(size))
 		}
 		if err := ctx.Err(); err != nil {
 			return res, err

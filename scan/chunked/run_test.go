@@ -77,7 +77,10 @@ func TestRunScansCounted(t *testing.T) {
 		data := garbage(r, 200, 300)
 		tu := Tuning{ChunkBytes: 7, ChunkRecords: []int{0, 2}[i%2], PauseAt: 1, NeverPause: i/2%2 == 0}
 		s := &Scan{Data: data, Delim: ',', KeyCol: 1, Plan: NewPlan(2, 1<<20, 0, tu)}
-		run := s.newRun(0, []Sink{newSorter(t)})
+		run, err := s.newRun(0, []Sink{newSorter(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
 		res, err := run.scan(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -117,35 +120,43 @@ func TestRunCancelled(t *testing.T) {
 
 // TestScanChunkTruncated: a CSV cut short after it was mapped makes a
 // worker's guess, and its scan, fail with mapping.ErrFault, never kill the
-// process with SIGBUS.
+// process with SIGBUS: given as Data and Map, or as a Mapped input.
 func TestScanChunkTruncated(t *testing.T) {
 	var b bytes.Buffer
 	for b.Len() < 256<<10 {
 		fmt.Fprintf(&b, "%d,k\n", b.Len())
 	}
-	p := filepath.Join(t.TempDir(), "t.csv")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := mapping.File(f, int64(b.Len()), mapping.Sequential)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	s := &Scan{Data: m.Bytes(), Map: m, Delim: ',', Plan: Plan{Threads: 2, ChunkBytes: 20 << 10, ChunkRecords: 100}}
-	run := s.newRun(40<<10, []Sink{nil}) // chunk 3 is [100 KiB, 120 KiB); newRun reads the data's start
-	if err := os.Truncate(p, 0); err != nil {
-		t.Fatal(err)
-	}
-	for _, fromGuess := range []bool{false, true} {
-		c := run.scanChunk(3, [][]sorter.Record{nil}, fromGuess)
-		if !errors.Is(c.err, mapping.ErrFault) {
-			t.Fatalf("scanning from the guess %v: %v; want mapping.ErrFault", fromGuess, c.err)
+	for _, asInput := range []bool{false, true} {
+		p := filepath.Join(t.TempDir(), "t.csv")
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		m, err := mapping.File(f, int64(b.Len()), mapping.Sequential)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		s := &Scan{Data: m.Bytes(), Map: m, Delim: ',', Plan: Plan{Threads: 2, ChunkBytes: 20 << 10, ChunkRecords: 100}}
+		if asInput {
+			s.Data, s.Map, s.Input = nil, nil, &Mapped{Data: m.Bytes(), Map: m}
+		}
+		run, err := s.newRun(40<<10, []Sink{nil}) // chunk 3 is [100 KiB, 120 KiB); newRun reads the data's start
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(p, 0); err != nil {
+			t.Fatal(err)
+		}
+		for _, fromGuess := range []bool{false, true} {
+			c := run.scanChunk(3, [][]sorter.Record{nil}, fromGuess)
+			if !errors.Is(c.err, mapping.ErrFault) {
+				t.Fatalf("as an input %v, scanning from the guess %v: %v; want mapping.ErrFault", asInput, fromGuess, c.err)
+			}
 		}
 	}
 }
@@ -167,7 +178,11 @@ func TestScanChunkHoldsAtMost(t *testing.T) {
 	for _, most := range []int{1, 7, 1000, 12345, 49999, 50000, 50001} {
 		s.Plan = Plan{Threads: 2, ChunkBytes: b.Len() + 1, ChunkRecords: most} // one chunk
 		bufs := [][]sorter.Record{make([]sorter.Record, 0, 5)}
-		c := s.newRun(0, []Sink{nil}).scanChunk(0, bufs, true)
+		run, err := s.newRun(0, []Sink{nil})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := run.scanChunk(0, bufs, true)
 		recs := bufs[0]
 		if c.err != nil {
 			t.Fatal(c.err)

@@ -10,11 +10,14 @@ import (
 	"github.com/csvidx/csvidx/sorter"
 )
 
-// A Scan reads the records of a CSV in memory and makes an index record
-// (the key's hash, the record's offset) of every one that has the key
-// field.
+// A Scan reads the records of a CSV and makes an index record (the key's
+// hash, the record's offset) of every one that has the key field.
 type Scan struct {
-	// Data is the CSV.
+	// Input, when set, is the CSV (Data and Map are then ignored): a
+	// [Mapped] one is read in place like Data, any other a window at a
+	// time (see the package documentation).
+	Input Input
+	// Data is the CSV, when Input is nil.
 	Data []byte
 	// Map is Data's mapping, if it is one (nil otherwise): the scan
 	// populates it ahead of reading, and a worker that faults on it (the
@@ -40,7 +43,7 @@ type Scan struct {
 	// Plan splits the scan between workers.
 	Plan Plan
 	// Progress, when set, is called now and then with the CSV bytes
-	// scanned so far and len(Data).
+	// scanned so far and the CSV's size.
 	Progress func(done, total int64)
 }
 
@@ -83,7 +86,7 @@ const (
 	progressEvery = 64 << 20 // CSV bytes between progress reports and cancellation checks
 )
 
-// Run scans the records of s.Data that start at or after from (where a
+// Run scans the records of the CSV that start at or after from (where a
 // record starts: after the header, say) and hands their index records to
 // sink in file order: with s.Plan's workers, or sequentially for one thread
 // or a file of one chunk. It stops at ctx's cancellation.
@@ -100,10 +103,13 @@ func (s *Scan) RunKeys(ctx context.Context, from int, sinks []Sink) (Result, err
 	if n := max(1, len(s.Keys)); len(sinks) != n {
 		return Result{}, fmt.Errorf("chunked: %d sinks for %d keys", len(sinks), n)
 	}
-	if s.Plan.Threads <= 1 || len(s.Data)-from <= s.Plan.ChunkBytes {
+	if s.Plan.Threads <= 1 || s.size()-from <= s.Plan.ChunkBytes {
 		return s.sequential(ctx, from, sinks)
 	}
-	r := s.newRun(from, sinks)
+	r, err := s.newRun(from, sinks)
+	if err != nil {
+		return Result{}, err
+	}
 	return r.scan(ctx)
 }
 
@@ -137,16 +143,18 @@ func inputDone(sinks []Sink, done, total int64) {
 func (s *Scan) sequential(ctx context.Context, from int, sinks []Sink) (Result, error) {
 	res := Result{Tally: Tally{Resume: -1}, Stats: Stats{Chunks: 1}}
 	bufs, adds := newBuffers(len(sinks), batchRecords), toSinks(sinks)
+	_, m, _ := s.mem()
+	size := s.size()
 	pos := from
 	for limit := from + progressEvery; ; limit += progressEvery {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if limit >= len(s.Data) {
+		if limit >= size {
 			limit = math.MaxInt
 		}
-		if s.Map != nil {
-			s.Map.Populate(pos, limit) // one system call, not a fault every few pages
+		if m != nil {
+			m.Populate(pos, limit) // one system call, not a fault every few pages
 		}
 		stop, t, err := s.scanRange(pos, limit, bufs, adds)
 		if err != nil {
@@ -154,20 +162,21 @@ func (s *Scan) sequential(ctx context.Context, from int, sinks []Sink) (Result, 
 		}
 		res.add(t)
 		pos = stop
-		inputDone(sinks, int64(pos-from), int64(len(s.Data)-from))
+		inputDone(sinks, int64(pos-from), int64(size-from))
 		if limit == math.MaxInt {
 			return res, nil
 		}
 		if s.Progress != nil {
-			s.Progress(int64(pos), int64(len(s.Data)))
+			s.Progress(int64(pos), int64(size))
 		}
 	}
 }
 
-// guard runs fn, turning a fault on s.Map into mapping.ErrFault.
+// guard runs fn, turning a fault on the CSV's mapping, if it is one, into
+// mapping.ErrFault.
 func (s *Scan) guard(fn func() error) error {
-	if s.Map == nil {
-		return fn()
+	if _, m, _ := s.mem(); m != nil {
+		return mapping.Guard(fn, m)
 	}
-	return mapping.Guard(fn, s.Map)
+	return fn()
 }
