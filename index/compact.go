@@ -68,7 +68,7 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 		return err
 	}
 	defer files.close()
-	if err := files.judge(csv.at(ctx), int64(len(csv.data))); err != nil {
+	if err := files.judge(csv.at(ctx), int64(csv.size)); err != nil {
 		return err
 	}
 	if err := files.needMain(); err != nil {
@@ -92,9 +92,7 @@ func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resour
 			// The index has grown past what main's fingerprints can tell
 			// apart: build the index of the bytes the two cover anew,
 			// as a build of them does.
-			covered := *csv
-			covered.data = csv.data[:tail.h.Scanned]
-			pl := &pipeline{csv: &covered, spec: specOf(main.h), res: res, fence: fence}
+			pl := &pipeline{csv: csv.prefix(int(tail.h.Scanned)), spec: specOf(main.h), res: res, fence: fence}
 			b, err := pl.run(ctx, idxPath, shape, sink)
 			if err != nil {
 				return nil, err
@@ -143,7 +141,7 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, t
 	err = mapping.Guard(func() error {
 		h.HeadChecksum, h.TailChecksum = endHashes(csv.data[:h.Scanned])
 		return nil
-	}, csv.src.Map())
+	}, csv.mapping())
 	if err != nil {
 		return nil, ErrChanged // the entry point names the CSV
 	}

@@ -13,12 +13,14 @@ import (
 
 // csvFile is a CSV as the readers and writers of its index work on it:
 // its source, mapped, and the bytes worked on, all of them or, for
-// a verify of the part an index covers, a prefix.
+// a verify of the part an index covers, a prefix (size of them).
 // Copies (a prefix's) share the source: release on one releases the
 // bytes of all, so only a build, which makes none, releases.
 type csvFile struct {
-	src  source.Mapped
-	data []byte // src.Bytes(), or a prefix; nil once released
+	src  source.Source
+	mem  source.Mapped // src, mapped
+	data []byte        // mem.Bytes(), or a prefix; nil once released
+	size int           // the bytes worked on: len(data) until released
 
 	releaseAfterScan bool // a build that needs no byte of the CSV once scanned, so may release it during the sort
 }
@@ -35,8 +37,19 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 		src.Close()
 		return nil, fmt.Errorf("%s: csvidx reads only CSV files it can map", path)
 	}
-	return &csvFile{src: m, data: m.Bytes()}, nil
+	return &csvFile{src: m, mem: m, data: m.Bytes(), size: len(m.Bytes())}, nil
 }
+
+// prefix returns the CSV's first n bytes, which the CSV must hold, as a
+// csvFile of its own sharing the source.
+func (c *csvFile) prefix(n int) *csvFile {
+	p := *c
+	p.data, p.size = c.data[:n], n
+	return &p
+}
+
+// mapping returns the CSV's mapping, for guards and advice.
+func (c *csvFile) mapping() *mapping.Map { return c.mem.Map() }
 
 // at returns the source as an io.ReaderAt (for the freshness checks),
 // giving up at ctx's cancellation.
@@ -44,12 +57,12 @@ func (c *csvFile) at(ctx context.Context) io.ReaderAt { return source.ReaderAt(c
 
 // guard runs fn, which reads the CSV's mapped bytes, turning a fault on
 // them (the file shrank meanwhile) into an error wrapping ErrChanged.
-func (c *csvFile) guard(fn func() error) error { return c.src.Guard(fn) }
+func (c *csvFile) guard(fn func() error) error { return c.mem.Guard(fn) }
 
 // release unmaps the CSV once its bytes are no longer needed (see
 // source.Mapped).
 func (c *csvFile) release() {
-	c.src.Release()
+	c.mem.Release()
 	c.data = nil
 }
 

@@ -214,7 +214,7 @@ func differ(p *part, got, want uint64) bool {
 // without its terminator, and the CSV has grown since: the row may have
 // been completed, and its key changed.
 func (ix *Index) grown(p *part, off uint64) bool {
-	return off == p.h.Resume && p.h.Resume < p.h.Scanned && uint64(len(ix.csv.data)) > p.h.Scanned
+	return off == p.h.Resume && p.h.Resume < p.h.Scanned && uint64(ix.csv.size) > p.h.Scanned
 }
 
 // still reports whether the record of p at off, whose hash is key's, still
@@ -264,7 +264,7 @@ func (ix *Index) emit(r Span, fn func([]byte) error) error {
 // (a file shrank under them) into an error that wraps ErrChanged. Every
 // read of [Index.Data] and every [Rows.Each] must run inside it.
 func (ix *Index) Guard(fn func() error) error {
-	maps := append([]*mapping.Map{ix.csv.src.Map()}, ix.main.maps()...)
+	maps := append([]*mapping.Map{ix.csv.mapping()}, ix.main.maps()...)
 	err := mapping.Guard(fn, append(maps, ix.tail.maps()...)...)
 	if err == mapping.ErrFault {
 		return fmt.Errorf("%s or its index: %w", ix.csvPath, ErrChanged)

@@ -114,7 +114,7 @@ func (ix *Index) open() error {
 	if ix.csv, err = openCSV(ix.csvPath, mapping.Random); err != nil {
 		return err
 	}
-	if err := o.judge(ix.csv.at(context.Background()), int64(len(ix.csv.data))); err != nil {
+	if err := o.judge(ix.csv.at(context.Background()), int64(ix.csv.size)); err != nil {
 		return err
 	}
 	if o.mainIs == fileStale || o.tailIs == fileStale {
@@ -150,12 +150,12 @@ func (ix *Index) furthest() *format.Header {
 // BytesBehind returns how many bytes the CSV had grown by, when the index
 // was opened, since it was last indexed: rows there are not in the index.
 func (ix *Index) BytesBehind() int64 {
-	return int64(len(ix.csv.data)) - int64(ix.furthest().Scanned)
+	return int64(ix.csv.size) - int64(ix.furthest().Scanned)
 }
 
 // Info describes the open index.
 func (ix *Index) Info() *Info {
-	info := newInfo(ix.csvPath, ix.idxPath, ix.main.h, int64(len(ix.main.data)), int64(len(ix.csv.data)))
+	info := newInfo(ix.csvPath, ix.idxPath, ix.main.h, int64(len(ix.main.data)), int64(ix.csv.size))
 	info.addTail(ix.tail)
 	info.setState()
 	info.Default = ix.isDefault
@@ -177,7 +177,7 @@ func (ix *Index) Check() error {
 		return err
 	}
 	was := ix.csv.src.Identity()
-	size, mapped := now.Size, int64(len(ix.csv.data))
+	size, mapped := now.Size, int64(ix.csv.size)
 	changed := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %w: %s", ix.csvPath, ErrChanged, fmt.Sprintf(format, args...))
 	}

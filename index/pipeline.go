@@ -136,7 +136,7 @@ func removeDerived(idxPath string) error {
 // for an index file at path whose writer buffers as shape says (the zero
 // shape for a sink that writes nothing).
 func (p *pipeline) run(ctx context.Context, path string, shape writerShape, sink format.PageSink) (*built, error) {
-	plan, so := p.res.plan(path, shape, int64(len(p.csv.data)))
+	plan, so := p.res.plan(path, shape, int64(p.csv.size))
 	srt := sorter.New(so)
 	defer srt.Close()
 	var b *built
@@ -146,7 +146,7 @@ func (p *pipeline) run(ctx context.Context, path string, shape writerShape, sink
 			return err
 		}
 		return p.pack(ctx, srt, sink, b.h)
-	}, p.csv.src.Map())
+	}, p.csv.mapping())
 	if errors.Is(err, mapping.ErrFault) {
 		err = ErrChanged // the entry point names the CSV
 	}
@@ -169,14 +169,14 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 	var h *format.Header
 	var start int
 	if p.main != nil {
-		h, start = tailHeader(p.main, len(data))
+		h, start = tailHeader(p.main, csv.size)
 	} else {
 		var err error
 		if h, start, err = mainHeader(csv, &sp); err != nil {
 			return nil, err
 		}
 	}
-	s := chunked.Scan{Data: data, Map: csv.src.Map(), Delim: sp.delim, KeyCol: int(h.KeyCol), KeyCols: h.CompositeColumns(), Hash: testHash, Plan: plan, Progress: p.progress}
+	s := chunked.Scan{Data: data, Map: csv.mapping(), Delim: sp.delim, KeyCol: int(h.KeyCol), KeyCols: h.CompositeColumns(), Hash: testHash, Plan: plan, Progress: p.progress}
 	r, err := s.Run(ctx, start, srt)
 	if err != nil {
 		return nil, err
@@ -188,14 +188,14 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 // with threads workers, in which its key is key j, and returns what the
 // pipeline built.
 func (p *pipeline) scanned(h *format.Header, r chunked.Result, j, threads int) (*built, error) {
-	data := p.csv.data
-	h.Scanned = uint64(len(data))
+	data, size := p.csv.data, p.csv.size
+	h.Scanned = uint64(size)
 	h.HeadChecksum, h.TailChecksum = endHashes(data)
 	if p.main == nil && r.Rows > 0 && r.Short[j] == r.Rows {
 		return nil, noKeyColumn(p.csv, h.Delim, h)
 	}
 	h.Rows, h.ShortRows, h.Blanks = r.Rows, r.Short[j], h.Blanks+r.Blanks
-	h.Resume = uint64(len(data))
+	h.Resume = uint64(size)
 	if r.Resume >= 0 {
 		h.Resume = uint64(r.Resume)
 	}
@@ -203,7 +203,7 @@ func (p *pipeline) scanned(h *format.Header, r chunked.Result, j, threads int) (
 		h.Resume = h.HeaderStart // an unterminated header: the next scan starts over
 	}
 	if p.progress != nil {
-		p.progress(int64(len(data)), int64(len(data)))
+		p.progress(int64(size), int64(size))
 	}
 	st := &BuildStats{Threads: threads, Chunks: r.Chunks, Repairs: r.Repairs, Skipped: r.Skipped, Full: r.Full, InOrder: r.InOrder}
 	return &built{h: h, scan: st}, nil

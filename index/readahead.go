@@ -38,7 +38,7 @@ func (ix *Index) askRows(offs []uint64, from, to int) int {
 		for ; from < to && len(pages) < len(buf)-1; from++ {
 			pages = appendRowPages(pages, offs[from])
 		}
-		ix.csv.src.Map().WillNeed(pages)
+		ix.csv.mapping().WillNeed(pages)
 	}
 	return to
 }
@@ -61,7 +61,7 @@ var osPage = uint64(os.Getpagesize())
 func (ix *Index) touchRows(offs []uint64) {
 	var sum byte
 	for _, off := range offs {
-		if off < uint64(len(ix.csv.data)) {
+		if off < uint64(ix.csv.size) {
 			sum += ix.csv.data[off]
 		}
 	}
@@ -105,5 +105,5 @@ func (ix *Index) prefetch(keys [][]byte) {
 		}
 	}
 	slices.Sort(offs)
-	ix.csv.src.Map().WillNeed(offs)
+	ix.csv.mapping().WillNeed(offs)
 }

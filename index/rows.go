@@ -82,7 +82,7 @@ func (ix *Index) Definition() *Definition { return definitionOf(ix.main.h) }
 // any link: its path and what it is ("the CSV", or "index", "tail file",
 // "fence file", "lock file").
 func (ix *Index) FileOf(fi fs.FileInfo) (path, what string, ok bool) {
-	if st, err := ix.csv.src.Stat(); err == nil && os.SameFile(fi, st) {
+	if st, err := ix.csv.mem.Stat(); err == nil && os.SameFile(fi, st) {
 		return ix.csvPath, "the CSV", true
 	}
 	for _, f := range indexFiles(ix.idxPath).roles() {
@@ -117,7 +117,7 @@ func (ix *Index) ReadAhead(ctx context.Context) {
 		n    int64 // the bytes to read: the CSV's that its index covers
 	}
 	var files []file
-	if covered := ix.Covered(); uncached(ix.csv.src.Map(), covered) {
+	if covered := ix.Covered(); uncached(ix.csv.mapping(), covered) {
 		files = append(files, file{ix.csvPath, int64(covered)})
 	}
 	for _, p := range []*part{ix.main, ix.tail} {

@@ -502,7 +502,7 @@ func TestRowsReadAhead(t *testing.T) {
 	ix := openIndex(t, p, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	ix.csv.src.Map().Evict(p) // so that there is something to read
+	ix.csv.mapping().Evict(p) // so that there is something to read
 	ix.ReadAhead(ctx)
 	ix.ReadAhead(ctx)
 	for _, k := range []string{"u1", "missing"} {
@@ -511,13 +511,13 @@ func TestRowsReadAhead(t *testing.T) {
 		}
 	}
 
-	if err := ix.csv.src.Map().Evict(p); err != nil {
+	if err := ix.csv.mapping().Evict(p); err != nil {
 		t.Logf("no eviction here (%v): ReadAhead only runs", err)
 		ix.ReadAhead(context.Background())
 		return
 	}
 	pages := (ix.Covered() + os.Getpagesize() - 1) / os.Getpagesize()
-	if n, err := ix.csv.src.Map().ResidentIn(ix.Covered()); err != nil || n > pages/2 {
+	if n, err := ix.csv.mapping().ResidentIn(ix.Covered()); err != nil || n > pages/2 {
 		t.Logf("eviction left %d of %d pages in memory (%v): ReadAhead only runs", n, pages, err)
 		ix.ReadAhead(context.Background())
 		return
@@ -527,7 +527,7 @@ func TestRowsReadAhead(t *testing.T) {
 	ix.ReadAhead(ctx)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		n, err := ix.csv.src.Map().ResidentIn(ix.Covered())
+		n, err := ix.csv.mapping().ResidentIn(ix.Covered())
 		if err != nil {
 			t.Fatal(err)
 		}

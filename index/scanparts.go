@@ -70,7 +70,7 @@ func (p *pipeline) writeParts(ctx context.Context, parts []*scanPart, start int,
 // its part's sink, with its fence. The parts' writers buffer as shape says
 // (the zero shape for sinks that write nothing).
 func (p *pipeline) runParts(ctx context.Context, parts []*scanPart, start int, shape writerShape) ([]*built, error) {
-	plan, opts := p.res.planKeys(parts[0].path, shape, int64(len(p.csv.data)), len(parts))
+	plan, opts := p.res.planKeys(parts[0].path, shape, int64(p.csv.size), len(parts))
 	srts := make([]*sorter.Sorter, len(parts))
 	for j := range srts {
 		o := opts
@@ -95,7 +95,7 @@ func (p *pipeline) runParts(ctx context.Context, parts []*scanPart, start int, s
 			srt.Close() // its memory is done with
 		}
 		return nil
-	}, p.csv.src.Map())
+	}, p.csv.mapping())
 	if errors.Is(err, mapping.ErrFault) {
 		err = ErrChanged // the entry point names the CSV
 	}
@@ -114,7 +114,7 @@ func (p *pipeline) scanParts(ctx context.Context, parts []*scanPart, start int, 
 	for j, sp := range parts {
 		keys[j], sinks[j] = sp.h.KeyColumns(), srts[j]
 	}
-	s := chunked.Scan{Data: p.csv.data, Map: p.csv.src.Map(), Delim: parts[0].h.Delim, Keys: keys, Hash: testHash, Plan: plan, Progress: p.progress}
+	s := chunked.Scan{Data: p.csv.data, Map: p.csv.mapping(), Delim: parts[0].h.Delim, Keys: keys, Hash: testHash, Plan: plan, Progress: p.progress}
 	if len(parts) == 1 { // a scan of one key takes it as KeyCol or KeyCols
 		h := parts[0].h
 		s.Keys, s.KeyCol, s.KeyCols = nil, int(h.KeyCol), h.CompositeColumns()
@@ -148,7 +148,7 @@ func (p *pipeline) mainParts(specs []spec, paths []string) ([]*scanPart, int, er
 			parts[j], start = &scanPart{h: h, path: paths[j]}, s
 		}
 		return nil
-	}, p.csv.src.Map())
+	}, p.csv.mapping())
 	if errors.Is(err, mapping.ErrFault) {
 		err = ErrChanged
 	}

@@ -244,7 +244,7 @@ func (h Home) Locate(by string) (_ string, err error) {
 			if errors.Is(err, ErrChanged) {
 				return "", err
 			}
-			if serr := checkFresh(csv.at(context.Background()), int64(len(csv.data)), k.h, csvPath, k.Path); serr != nil {
+			if serr := checkFresh(csv.at(context.Background()), int64(csv.size), k.h, csvPath, k.Path); serr != nil {
 				return "", serr // the header by was resolved against is not the one indexed
 			}
 			// by names no column in this index's dialect: perhaps in another's.

@@ -97,7 +97,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (_ *Update
 		return nil, err
 	}
 	defer csv.close()
-	size := int64(len(csv.data))
+	size := int64(csv.size)
 	if err := files.judge(csv.at(ctx), size); err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func indexAppended(ctx context.Context, csv *csvFile, files *opened, idxPath str
 // rebuild or tail), and returns the pipeline that does it: for a tail, one
 // that extends the main index.
 func planUpdate(csv *csvFile, files *opened, opts *UpdateOptions) (*UpdateResult, *pipeline) {
-	size := int64(len(csv.data))
+	size := int64(csv.size)
 	covered := int64(files.furthest().Scanned)
 	res := &UpdateResult{Action: "none", NewBytes: size - covered}
 	h := files.main.h

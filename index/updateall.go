@@ -75,7 +75,7 @@ func UpdateAll(ctx context.Context, csvPath string, opts *UpdateOptions) (_ []*U
 	}
 	defer csv.close()
 	for _, files := range all {
-		if err := files.judge(csv.at(ctx), int64(len(csv.data))); err != nil {
+		if err := files.judge(csv.at(ctx), int64(csv.size)); err != nil {
 			return nil, err
 		}
 		if err := files.needMain(); err != nil {
@@ -130,7 +130,7 @@ func updateIndexes(ctx context.Context, csv *csvFile, paths []string, all []*ope
 		parts := make([]*scanPart, len(group))
 		for k, i := range group {
 			main := all[i].main.h
-			h, _ := tailHeader(main, len(csv.data))
+			h, _ := tailHeader(main, csv.size)
 			parts[k] = &scanPart{h: h, main: main, path: tailPath(paths[i])}
 		}
 		bs, err := p.writeParts(ctx, parts, int(all[group[0]].main.h.Resume), false)

@@ -184,21 +184,20 @@ func (j verifyJob) scanOf() scanKey {
 // differs to each job's result.
 func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *VerifyOptions) error {
 	scanned := jobs[0].p.h.Scanned
-	if uint64(len(csv.data)) < scanned {
+	if uint64(csv.size) < scanned {
 		for _, j := range jobs {
 			j.res.Differences = append(j.res.Differences, fmt.Sprintf("%s shrank from %d to %d bytes since %s was built; rebuild the index",
-				csv.src.Name(), scanned, len(csv.data), j.p.path))
+				csv.src.Name(), scanned, csv.size, j.p.path))
 		}
 		return nil
 	}
-	covered := *csv
-	covered.data = csv.data[:scanned]
+	covered := csv.prefix(int(scanned))
 	sinks := make([]*format.Comparison, len(jobs))
 	for i, j := range jobs {
 		j.p.m.Advise(mapping.Sequential) // the comparison reads the file from end to end
 		sinks[i] = format.NewComparison(j.p.data)
 	}
-	pl := &pipeline{csv: &covered, res: opts.Resources, progress: opts.Progress}
+	pl := &pipeline{csv: covered, res: opts.Resources, progress: opts.Progress}
 	fresh, err := pl.rebuild(ctx, jobs, sinks)
 	if err != nil {
 		return err
@@ -212,7 +211,7 @@ func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *Veri
 			j.res.Differences = append(j.res.Differences, diffs...)
 			j.res.Notes = append(j.res.Notes, notes...)
 		}
-		j.res.BytesBehind = int64(len(csv.data)) - int64(scanned)
+		j.res.BytesBehind = int64(csv.size) - int64(scanned)
 	}
 	return nil
 }
@@ -244,7 +243,7 @@ func (p *pipeline) rebuild(ctx context.Context, jobs []verifyJob, sinks []*forma
 		start = from
 	} else {
 		for i, j := range jobs {
-			parts[i].h, start = tailHeader(j.extends, len(p.csv.data))
+			parts[i].h, start = tailHeader(j.extends, p.csv.size)
 		}
 	}
 	return p.runParts(ctx, parts, start, writerShape{})
