@@ -86,7 +86,7 @@ func Build(ctx context.Context, csvPath string, opts *BuildOptions) (_ *Info, er
 // record, if it has one, and resolves the key column. It returns where the
 // data records start.
 func mainHeader(csv *csvFile, sp *spec) (*format.Header, int, error) {
-	data := csv.data
+	data := csv.head
 	h := &format.Header{Delim: sp.delim}
 	start := 0
 	var fields [][]byte
@@ -126,7 +126,7 @@ func noKeyColumn(csv *csvFile, delim byte, h *format.Header) error {
 	what := "no header"
 	var fields [][]byte
 	if h.HeaderEnd > 0 {
-		fields, _, _ = scan.Fields(csv.data, int(h.HeaderStart), delim)
+		fields, _, _ = scan.Fields(csv.head, int(h.HeaderStart), delim)
 		what = "the header has " + keyspec.Describe(fields)
 	}
 	if h.Flags&format.FlagComposite != 0 {
@@ -158,7 +158,7 @@ var ErrLineEnds = errors.New("lines end with a lone carriage return")
 // whole file would read as one record, which no silent one-record index
 // may hide.
 func checkTerminators(csv *csvFile, delim byte, h *format.Header) error {
-	data := csv.data
+	data := csv.head
 	start, end := int(h.HeaderStart), int(h.HeaderEnd)
 	if end == 0 {
 		s, err := scan.New(data, delim, 0)

@@ -8,6 +8,8 @@ import (
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/internal/xxh3"
+	"github.com/csvidx/csvidx/scan"
+	"github.com/csvidx/csvidx/scan/chunked"
 	"github.com/csvidx/csvidx/source"
 )
 
@@ -18,9 +20,10 @@ import (
 // bytes of all, so only a build, which makes none, releases.
 type csvFile struct {
 	src  source.Source
-	mem  source.Mapped // src, mapped
-	data []byte        // mem.Bytes(), or a prefix; nil once released
-	size int           // the bytes worked on: len(data) until released
+	mem  source.Mapped // src when it is mapped, else nil
+	data []byte        // mem.Bytes(), or a prefix; nil once released, or when not mapped
+	size int           // the bytes worked on: len(data) until released, when mapped
+	head []byte        // data, or when not mapped the CSV's first records (see openSource)
 
 	releaseAfterScan bool // a build that needs no byte of the CSV once scanned, so may release it during the sort
 }
@@ -37,19 +40,116 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 		src.Close()
 		return nil, fmt.Errorf("%s: csvidx reads only CSV files it can map", path)
 	}
-	return &csvFile{src: m, mem: m, data: m.Bytes(), size: len(m.Bytes())}, nil
+	return mapped(m), nil
+}
+
+// mapped returns the csvFile of a mapped source.
+func mapped(m source.Mapped) *csvFile {
+	return &csvFile{src: m, mem: m, data: m.Bytes(), size: len(m.Bytes()), head: m.Bytes()}
+}
+
+// openSource opens the CSV at path as openCSV does, or, when its source is
+// not mapped (a compressed file), as a csvFile without data whose head
+// holds its first two records (or all of it) as delim cuts them: what a
+// build reads of it before the scan, which reads it a window at a time.
+func openSource(path string, advice mapping.Advice, delim byte) (*csvFile, error) {
+	src, err := source.Open(path, advice)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := src.(source.Mapped); ok {
+		return mapped(m), nil
+	}
+	c := &csvFile{src: src, size: int(src.Size())}
+	if c.head, err = readHead(src, delim); err != nil {
+		src.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// headStart is the bytes readHead reads first, doubling them until they
+// hold two whole records.
+const headStart = 64 << 10
+
+// readHead reads the first bytes of src, enough to hold its first two
+// records whole, or all of it.
+func readHead(src source.Source, delim byte) ([]byte, error) {
+	for n := int64(headStart); ; n *= 2 {
+		buf := make([]byte, min(n, src.Size()))
+		if _, err := src.ReadAt(context.Background(), buf, 0); err != nil {
+			return nil, err
+		}
+		if int64(len(buf)) == src.Size() || holdsRecords(buf, delim, 2) {
+			return buf, nil
+		}
+	}
+}
+
+// holdsRecords reports whether data holds k records that end before its
+// last byte: a record that reaches it may go on past it.
+func holdsRecords(data []byte, delim byte, k int) bool {
+	s, err := scan.New(data, delim, 0)
+	if err != nil {
+		return true // the delimiter is refused later, whatever the bytes
+	}
+	for range k {
+		if !s.Next() || !s.Terminated() || s.End() >= len(data) {
+			return false
+		}
+	}
+	return true
+}
+
+// input returns what a scan reads the CSV through: its bytes and mapping
+// in place when it is mapped, else windows read from the source.
+func (c *csvFile) input(s *chunked.Scan) {
+	if c.mem != nil {
+		s.Data, s.Map = c.data, c.mapping()
+		return
+	}
+	s.Input = chunked.NewReaderAt(source.ReaderAt(context.Background(), c.src), int64(c.size))
+}
+
+// ends returns the checksums of the first and the last 64 KiB of the
+// bytes worked on (see endHashes).
+func (c *csvFile) ends() (head, tail uint64, err error) {
+	if c.mem != nil {
+		head, tail = endHashes(c.data)
+		return head, tail, nil
+	}
+	n := min(c.size, format.EndHashLen)
+	first, last := make([]byte, n), make([]byte, n)
+	r := source.ReaderAt(context.Background(), c.src)
+	if _, err := r.ReadAt(first, 0); err != nil {
+		return 0, 0, err
+	}
+	if _, err := r.ReadAt(last, int64(c.size-n)); err != nil {
+		return 0, 0, err
+	}
+	return xxh3.Hash(first), xxh3.Hash(last), nil
 }
 
 // prefix returns the CSV's first n bytes, which the CSV must hold, as a
 // csvFile of its own sharing the source.
 func (c *csvFile) prefix(n int) *csvFile {
 	p := *c
-	p.data, p.size = c.data[:n], n
+	p.size = n
+	if c.mem != nil {
+		p.data = c.data[:n]
+	}
+	p.head = c.head[:min(len(c.head), n)]
 	return &p
 }
 
-// mapping returns the CSV's mapping, for guards and advice.
-func (c *csvFile) mapping() *mapping.Map { return c.mem.Map() }
+// mapping returns the CSV's mapping, for guards and advice; nil when it
+// is not mapped.
+func (c *csvFile) mapping() *mapping.Map {
+	if c.mem == nil {
+		return nil
+	}
+	return c.mem.Map()
+}
 
 // at returns the source as an io.ReaderAt (for the freshness checks),
 // giving up at ctx's cancellation.
@@ -57,13 +157,20 @@ func (c *csvFile) at(ctx context.Context) io.ReaderAt { return source.ReaderAt(c
 
 // guard runs fn, which reads the CSV's mapped bytes, turning a fault on
 // them (the file shrank meanwhile) into an error wrapping ErrChanged.
-func (c *csvFile) guard(fn func() error) error { return c.mem.Guard(fn) }
+func (c *csvFile) guard(fn func() error) error {
+	if c.mem == nil {
+		return fn()
+	}
+	return c.mem.Guard(fn)
+}
 
 // release unmaps the CSV once its bytes are no longer needed (see
 // source.Mapped).
 func (c *csvFile) release() {
-	c.mem.Release()
-	c.data = nil
+	if c.mem != nil {
+		c.mem.Release()
+		c.data, c.head = nil, nil
+	}
 }
 
 func (c *csvFile) close() error { return c.src.Close() }

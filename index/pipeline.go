@@ -165,7 +165,6 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 		return nil, err
 	}
 	csv, sp := p.csv, p.spec
-	data := csv.data
 	var h *format.Header
 	var start int
 	if p.main != nil {
@@ -176,7 +175,8 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 			return nil, err
 		}
 	}
-	s := chunked.Scan{Data: data, Map: csv.mapping(), Delim: sp.delim, KeyCol: int(h.KeyCol), KeyCols: h.CompositeColumns(), Hash: testHash, Plan: plan, Progress: p.progress}
+	s := chunked.Scan{Delim: sp.delim, KeyCol: int(h.KeyCol), KeyCols: h.CompositeColumns(), Hash: testHash, Plan: plan, Progress: p.progress}
+	csv.input(&s)
 	r, err := s.Run(ctx, start, srt)
 	if err != nil {
 		return nil, err
@@ -188,9 +188,12 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 // with threads workers, in which its key is key j, and returns what the
 // pipeline built.
 func (p *pipeline) scanned(h *format.Header, r chunked.Result, j, threads int) (*built, error) {
-	data, size := p.csv.data, p.csv.size
+	size := p.csv.size
 	h.Scanned = uint64(size)
-	h.HeadChecksum, h.TailChecksum = endHashes(data)
+	var err error
+	if h.HeadChecksum, h.TailChecksum, err = p.csv.ends(); err != nil {
+		return nil, err
+	}
 	if p.main == nil && r.Rows > 0 && r.Short[j] == r.Rows {
 		return nil, noKeyColumn(p.csv, h.Delim, h)
 	}
@@ -199,7 +202,7 @@ func (p *pipeline) scanned(h *format.Header, r chunked.Result, j, threads int) (
 	if r.Resume >= 0 {
 		h.Resume = uint64(r.Resume)
 	}
-	if p.main == nil && h.HeaderEnd > 0 && data[h.HeaderEnd-1] != '\n' {
+	if p.main == nil && h.HeaderEnd > 0 && p.csv.head[h.HeaderEnd-1] != '\n' {
 		h.Resume = h.HeaderStart // an unterminated header: the next scan starts over
 	}
 	if p.progress != nil {

@@ -114,7 +114,8 @@ func (p *pipeline) scanParts(ctx context.Context, parts []*scanPart, start int, 
 	for j, sp := range parts {
 		keys[j], sinks[j] = sp.h.KeyColumns(), srts[j]
 	}
-	s := chunked.Scan{Data: p.csv.data, Map: p.csv.mapping(), Delim: parts[0].h.Delim, Keys: keys, Hash: testHash, Plan: plan, Progress: p.progress}
+	s := chunked.Scan{Delim: parts[0].h.Delim, Keys: keys, Hash: testHash, Plan: plan, Progress: p.progress}
+	p.csv.input(&s)
 	if len(parts) == 1 { // a scan of one key takes it as KeyCol or KeyCols
 		h := parts[0].h
 		s.Keys, s.KeyCol, s.KeyCols = nil, int(h.KeyCol), h.CompositeColumns()
