@@ -2,11 +2,14 @@ package index
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/csvidx/csvidx/scan/chunked"
@@ -71,4 +74,80 @@ func TestBuildCompressedEqualsPlain(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGetCompressed: lookups in a compressed CSV, each candidate row read
+// through the source, give every key's rows (the generator's oracle), its
+// count and the header, as the plain CSV's; the row API refuses it.
+func TestGetCompressed(t *testing.T) {
+	old := rowWindowBytes
+	defer func() { rowWindowBytes = old }()
+	r := rand.New(rand.NewPCG(41, 41))
+	for i, c := range compressions {
+		rowWindowBytes = []int{3, 16 << 10}[i%2] // a window shorter than any row: read again, doubled
+		g := makeCSV(r, 2000+r.IntN(8000), 1, ',', i%2 == 0, i == 1)
+		t.Run(c.name, func(t *testing.T) {
+			comp := compressTool(t, []byte(g.data), c.tool, c.cmd, c.file)
+			build(t, comp, &BuildOptions{Key: "1", NoHeader: i%2 != 0, Resources: Resources{Threads: 2}})
+			ix, err := Open(comp, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			keys := map[string]bool{"absent key": true}
+			for _, row := range g.rows {
+				if row.hasKey {
+					keys[row.key] = true
+				}
+			}
+			for _, k := range nastyKeys {
+				keys[k] = true
+			}
+			for key := range keys {
+				if got, want := get(t, ix, key), g.want(key); got != want {
+					t.Fatalf("key %q: got %q, want %q", key, got, want)
+				}
+				if n, err := ix.Count([]byte(key)); err != nil || n != g.count(key) {
+					t.Fatalf("Count(%q) = %d, %v; want %d", key, n, err, g.count(key))
+				}
+			}
+			some := make([][]byte, 0, 50)
+			var want []string
+			for _, row := range g.rows[:min(len(g.rows), 200)] {
+				if row.hasKey && !slices.Contains(want, row.key) && len(some) < 50 {
+					some = append(some, []byte(row.key))
+					want = append(want, row.key)
+				}
+			}
+			var got bytes.Buffer
+			if err := ix.Get(some, func(row []byte) error { got.Write(row); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != g.wantAll(want) {
+				t.Fatalf("Get of %d keys: the rows differ from the plain file's", len(some))
+			}
+			h, err := ix.Header()
+			if err != nil || string(h) != g.header {
+				t.Fatalf("Header = %q, %v; want %q", h, err, g.header)
+			}
+			if _, err := ix.Rows(); !errors.Is(err, errNotMapped) {
+				t.Fatalf("Rows of a compressed CSV: %v", err)
+			}
+		})
+	}
+}
+
+// wantAll returns the rows a lookup of all of keys must print: in file
+// order, each once.
+func (g *genCSV) wantAll(keys []string) string {
+	var b strings.Builder
+	for _, row := range g.rows {
+		if row.hasKey && slices.Contains(keys, row.key) {
+			b.WriteString(row.text)
+			if !strings.HasSuffix(row.text, "\n") {
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.String()
 }

@@ -46,7 +46,10 @@ func (ix *Index) eachFile(fn func(m *mapping.Map, path string, n *int) error, r 
 		path string
 		n    *int
 	}
-	files := []file{{ix.csv.mapping(), ix.csvPath, &r.CSV}, {ix.main.m, ix.main.path, &r.Index}}
+	files := []file{{ix.main.m, ix.main.path, &r.Index}}
+	if ix.csv.mem != nil {
+		files = append(files, file{ix.csv.mapping(), ix.csvPath, &r.CSV})
+	}
 	if ix.tail != nil {
 		files = append(files, file{ix.tail.m, ix.tail.path, &r.Index})
 	}

@@ -22,6 +22,9 @@ func (ix *Index) Lookup(key []byte, fn func(row []byte) error) error {
 // Get calls fn, as [Index.Lookup] does, with every row whose key is one of
 // keys: in file order, each row once, however often its key is repeated.
 func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
+	if ix.csv.mem == nil {
+		return ix.getRead(keys, fn)
+	}
 	return ix.Guard(func() error {
 		var s scan.Scanner
 		if err := ix.main.h.InitScanner(&s, ix.csv.data); err != nil {
@@ -61,6 +64,9 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 // parsing them costs; an absent key's count reads no row at all in nearly
 // every lookup.
 func (ix *Index) Count(key []byte) (n int64, err error) {
+	if ix.csv.mem == nil {
+		return ix.countRead(key)
+	}
 	err = ix.Guard(func() error {
 		var s scan.Scanner
 		if err := ix.main.h.InitScanner(&s, ix.csv.data); err != nil {
@@ -107,10 +113,15 @@ func (ix *Index) Header() ([]byte, error) {
 		return nil, nil
 	}
 	var row []byte
-	err := ix.Guard(func() error {
-		row = bytes.Clone(ix.csv.data[h.HeaderStart:h.HeaderEnd])
-		return nil
-	})
+	var err error
+	if ix.csv.mem == nil {
+		row, err = ix.headerRead()
+	} else {
+		err = ix.Guard(func() error {
+			row = bytes.Clone(ix.csv.data[h.HeaderStart:h.HeaderEnd])
+			return nil
+		})
+	}
 	if len(row) > 0 && row[len(row)-1] != '\n' {
 		row = append(row, '\n')
 	}

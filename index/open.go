@@ -111,7 +111,7 @@ func (ix *Index) open() error {
 	if o.mainIs == fileAbsent || o.mainIs == fileBroken || o.tailIs == fileBroken {
 		return cmp.Or(o.mainWhy, o.tailWhy)
 	}
-	if ix.csv, err = openCSV(ix.csvPath, mapping.Random); err != nil {
+	if ix.csv, err = openSource(ix.csvPath, mapping.Random, ix.main.h.Delim); err != nil {
 		return err
 	}
 	if err := o.judge(ix.csv.at(context.Background()), int64(ix.csv.size)); err != nil {

@@ -24,6 +24,9 @@ type Rows struct {
 
 // Rows returns a handle on ix's rows for one goroutine.
 func (ix *Index) Rows() (*Rows, error) {
+	if ix.csv.mem == nil {
+		return nil, errNotMapped
+	}
 	r := &Rows{ix: ix}
 	if err := ix.main.h.InitScanner(&r.s, ix.csv.data); err != nil {
 		return nil, err
@@ -60,6 +63,9 @@ func (ix *Index) HeaderAt() (start, end int, ok bool) {
 // from, which must be a record's start, to the end of what the index
 // covers.
 func (ix *Index) Scan(from int) (*scan.Scanner, error) {
+	if ix.csv.mem == nil {
+		return nil, errNotMapped
+	}
 	s := new(scan.Scanner)
 	if err := ix.main.h.InitScanner(s, ix.csv.data); err != nil {
 		return nil, err
@@ -117,7 +123,7 @@ func (ix *Index) ReadAhead(ctx context.Context) {
 		n    int64 // the bytes to read: the CSV's that its index covers
 	}
 	var files []file
-	if covered := ix.Covered(); uncached(ix.csv.mapping(), covered) {
+	if covered := ix.Covered(); ix.csv.mem != nil && uncached(ix.csv.mapping(), covered) {
 		files = append(files, file{ix.csvPath, int64(covered)})
 	}
 	for _, p := range []*part{ix.main, ix.tail} {
