@@ -177,6 +177,37 @@
 // changed. Rows appended after the scanned size are not indexed: a lookup
 // warns about them and csvidx update (a tail file) adds them. An edit of the
 // same size elsewhere in the file is only caught by csvidx verify.
+//
+// # The source section
+//
+// A CSV read through a backend (a compressed file: BGZF, zstd frames) is
+// indexed by the offsets of its plain bytes, in either format, and its
+// main index sets flag 8 and describes the file on disk in the header
+// page:
+//
+//	off   size  field
+//	3700  16    the backend's name ("bgzf", "zstd"), zero-padded
+//	3716  8     the file's size on disk
+//	3724  8     XXH3-64 of the file's bytes [0, min(65536, size)) on disk
+//	3732  8     XXH3-64 of the file's bytes [max(0, size-65536), size) on disk
+//	3740  8     L, the bytes of the backend's table
+//	3748  8     T, table pages: ceil(L / 4080)
+//	3756  ...   zero, up to 3800
+//
+// The table (where each frame starts in the file and in the plain bytes,
+// in the backend's own encoding) follows the record pages, on T table
+// pages, file pages P+1..P+T:
+//
+//	off   size  field
+//	0     4080  the table's bytes [4080·i, 4080·(i+1)), zero after its end
+//	4080  8     i, the table page's number
+//	4088  4     the table's bytes on this page
+//	4092  4     CRC-32 (IEEE) of bytes [0, 4092)
+//
+// The generation hashes the table pages' CRCs after the record pages'.
+// The file is 4096·(1+P+T) bytes. The checksums of the plain bytes (120,
+// 128) are kept too: the index is fresh when both the file on disk and its
+// plain bytes are what they were.
 package format
 
 import "github.com/csvidx/csvidx/internal/crcpage"
@@ -199,7 +230,8 @@ const (
 	FlagTail       = 1 << 0            // header flag: a tail file
 	FlagHeader     = 1 << 1            // header flag: the CSV's first record is a header
 	FlagComposite  = 1 << 2            // header flag: the key is composite (keyColsOffset)
-	knownFlags     = FlagTail | FlagHeader | FlagComposite
+	FlagSource     = 1 << 3            // header flag: the CSV was read through a backend (source.go)
+	knownFlags     = FlagTail | FlagHeader | FlagComposite | FlagSource
 	keyColsOffset  = 3800    // a composite key's column count and columns in the header
 	maxOffset      = 1 << 62 // no file offset or size in a valid header is larger
 	MinFPBits      = 32      // the fewest fingerprint bits of format 2 (see index's fingerprintBits)

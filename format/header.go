@@ -34,7 +34,8 @@ type Header struct {
 	HeadChecksum uint64
 	TailChecksum uint64
 	KeyName      []byte
-	KeyCols      []uint32 // a composite key's columns (FlagComposite), in the key's order; KeyCol is the first
+	KeyCols      []uint32    // a composite key's columns (FlagComposite), in the key's order; KeyCol is the first
+	Source       *SourceInfo // the file a CSV read through a backend was (FlagSource), else nil
 }
 
 // Encode writes h into page (PageSize bytes, zero on entry) and seals it
@@ -66,6 +67,9 @@ func (h *Header) Encode(page []byte) {
 	name := h.KeyName[:min(len(h.KeyName), MaxKeyName)]
 	le.PutUint16(page[136:], uint16(len(name)))
 	copy(page[keyNameOffset:], name)
+	if h.Source != nil {
+		h.Source.encode(page)
+	}
 	if h.Flags&FlagComposite != 0 {
 		le.PutUint16(page[keyColsOffset:], uint16(len(h.KeyCols)))
 		for i, c := range h.KeyCols {
@@ -116,7 +120,10 @@ func DecodeHeader(page []byte) (*Header, error) {
 		TailChecksum: le.Uint64(page[128:]),
 	}
 	nameLen := int(le.Uint16(page[136:]))
-	var problem, dense string
+	var problem, dense, sourceProblem string
+	if h.Flags&FlagSource != 0 {
+		sourceProblem = h.decodeSource(page)
+	}
 	if v == VersionDense {
 		dense = h.CheckDense(page[18], page[19])
 	}
@@ -131,8 +138,12 @@ func DecodeHeader(page []byte) (*Header, error) {
 		problem = fmt.Sprintf("bad delimiter %q", h.Delim)
 	case nameLen > MaxKeyName:
 		problem = fmt.Sprintf("key name of %d bytes", nameLen)
-	case nameLen <= MaxKeyName && !AllZero(page[keyNameOffset+nameLen:keyColsOffset]):
+	case nameLen <= MaxKeyName && !AllZero(page[keyNameOffset+nameLen:sourceOffset]):
 		problem = "reserved bytes are not zero"
+	case h.Flags&FlagSource == 0 && !AllZero(page[sourceOffset:keyColsOffset]), !AllZero(page[sourceEndOffset:keyColsOffset]):
+		problem = "reserved bytes are not zero"
+	case sourceProblem != "":
+		problem = sourceProblem
 	case h.Flags&FlagComposite == 0 && !AllZero(page[keyColsOffset:CRCOffset]):
 		problem = "reserved bytes are not zero"
 	case h.Flags&FlagComposite != 0:
@@ -185,8 +196,23 @@ func (h *Header) FormatVersion() uint32 {
 	return VersionFlat
 }
 
-// Size returns the length an index file with this header must have.
-func (h *Header) Size() uint64 { return PageSize * (1 + h.Pages) }
+// Size returns the length an index file with this header must have: the
+// header, the record pages and the table pages.
+func (h *Header) Size() uint64 {
+	n := PageSize * (1 + h.Pages)
+	if h.Source != nil {
+		n += PageSize * h.Source.TablePages()
+	}
+	return n
+}
+
+// decodeSource reads the source section into h and returns what is wrong
+// with it, or "".
+func (h *Header) decodeSource(page []byte) string {
+	s, problem := decodeSource(page)
+	h.Source = s
+	return problem
+}
 
 // AllZero reports whether every byte of b is zero: reserved bytes must be.
 func AllZero(b []byte) bool {

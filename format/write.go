@@ -140,6 +140,17 @@ func (w *PageWriter) Finish(h *Header) error {
 // generation, from gen (the hash of every record page's CRC so far), and
 // writes it to sink as page 0.
 func finishHeader(sink PageSink, h *Header, records, pages uint64, gen *xxh3.Hasher) error {
+	if s := h.Source; s != nil {
+		var b [4]byte
+		for i := range s.TablePages() {
+			page := tablePage(s.Table, i)
+			copy(b[:], page[CRCOffset:])
+			gen.Write(b[:])
+			if err := sink.WritePage(pages+1+i, page); err != nil {
+				return err
+			}
+		}
+	}
 	h.Records, h.Pages, h.Generation = records, pages, 0
 	page := make([]byte, PageSize) // not a slot: the header is written on its own
 	h.Encode(page)
