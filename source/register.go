@@ -25,6 +25,10 @@ type Backend struct {
 	// Open opens the file at path, which Match accepted, as a Source of
 	// its plain bytes.
 	Open func(path string) (Source, error)
+	// OpenTable, when set, opens the file at path as Open does, through
+	// table, the backend's table of the file as a Tabled source of it
+	// gave it (see source.OpenTable).
+	OpenTable func(path string, table []byte) (Source, error)
 }
 
 // HeadLen is how many of a file's first bytes a Backend's Match sees: a
@@ -71,6 +75,18 @@ func Backends() []string {
 		}
 	}
 	return names
+}
+
+// backendNamed returns the registered backend named name.
+func backendNamed(name string) (Backend, bool) {
+	if bs := backends.Load(); bs != nil {
+		for _, b := range *bs {
+			if b.Name == name {
+				return b, true
+			}
+		}
+	}
+	return Backend{}, false
 }
 
 // backendFor returns the first registered backend whose Match accepts

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 
@@ -59,6 +60,43 @@ type Mapped interface {
 	Release()
 	// Stat returns what the file is now.
 	Stat() (fs.FileInfo, error)
+}
+
+// Tabled is a Source read through a backend's table of its file (where
+// each frame starts in the file and in the plain bytes): an index keeps
+// the table, and the file's size and ends on disk, so that the source can
+// be opened again without walking the file (OpenTable), and told from
+// another version of it.
+type Tabled interface {
+	Source
+	// Backend returns the name of the backend that reads the file.
+	Backend() string
+	// Table returns the backend's encoding of its table of the file.
+	Table() []byte
+	// FileEnds returns the file's first and last min(n, its size) bytes
+	// on disk, as of now.
+	FileEnds(n int) (head, tail []byte, err error)
+}
+
+// OpenTable opens the file at name through the registered backend named
+// backend, with table, its table of the file as Tabled.Table gave it, so
+// that the backend need not walk the file. The file may have changed
+// since the table was made: the caller checks its size and ends first.
+// Without that backend, it is Open's error for the file.
+func OpenTable(name, backend string, table []byte) (Source, error) {
+	b, ok := backendNamed(backend)
+	if !ok {
+		src, err := Open(name, mapping.Random)
+		if err == nil {
+			src.Close()
+			err = fmt.Errorf("%s: read by the backend %q, which this program lacks", name, backend)
+		}
+		return nil, err
+	}
+	if b.OpenTable == nil {
+		return b.Open(name)
+	}
+	return b.OpenTable(name, table)
 }
 
 // Open opens the CSV at name through the backend that reads it: a local

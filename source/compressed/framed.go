@@ -21,16 +21,17 @@ import (
 // them, found through the table of the frames (a Block each), with the
 // last few decoded kept for the reads that follow.
 type Framed struct {
-	name   string
-	f      *os.File
-	id     source.Identity // the compressed file's
-	blocks []Block         // with the end (see ScanBGZF)
-	cache  blockCache
-	decode func(s *Framed, i int, frame []byte) ([]byte, error) // frame i's plain bytes, checked against the frame's own checks
-	flates sync.Pool                                            // BGZF: flate readers, reset for each member
+	backend string // "bgzf", "zstd"
+	name    string
+	f       *os.File
+	id      source.Identity // the compressed file's
+	blocks  []Block         // with the end (see ScanBGZF)
+	cache   blockCache
+	decode  func(s *Framed, i int, frame []byte) ([]byte, error) // frame i's plain bytes, checked against the frame's own checks
+	flates  sync.Pool                                            // BGZF: flate readers, reset for each member
 }
 
-var _ source.Source = (*Framed)(nil)
+var _ source.Tabled = (*Framed)(nil)
 
 // openFramed opens the compressed file at path, whose frames blocks lists,
 // or scan lists when blocks is nil.
@@ -57,7 +58,7 @@ func OpenBGZF(path string, blocks []Block) (*Framed, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.decode = (*Framed).inflate
+	s.backend, s.decode = "bgzf", (*Framed).inflate
 	return s, nil
 }
 
@@ -92,6 +93,31 @@ func (s *Framed) Splits(target int64) []int64 {
 		}
 	}
 	return cuts
+}
+
+// Backend returns the name of the backend that reads the file: "bgzf" or
+// "zstd".
+func (s *Framed) Backend() string { return s.backend }
+
+// Table returns the encoding of the frames' table (see EncodeTable).
+func (s *Framed) Table() []byte { return EncodeTable(s.blocks) }
+
+// FileEnds returns the file's first and last min(n, its size) bytes on
+// disk, as of now.
+func (s *Framed) FileEnds(n int) (head, tail []byte, err error) {
+	st, err := s.f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	k := min(int64(n), st.Size())
+	head, tail = make([]byte, k), make([]byte, k)
+	if _, err := s.f.ReadAt(head, 0); err != nil {
+		return nil, nil, err
+	}
+	if _, err := s.f.ReadAt(tail, st.Size()-k); err != nil {
+		return nil, nil, err
+	}
+	return head, tail, nil
 }
 
 // Close closes the file.

@@ -117,7 +117,7 @@ func OpenZstd(path string, blocks []Block) (*Framed, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.decode = (*Framed).unzstd
+	s.backend, s.decode = "zstd", (*Framed).unzstd
 	return s, nil
 }
 
