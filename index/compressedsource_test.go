@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/scan/chunked"
 	_ "github.com/csvidx/csvidx/source/compressed" // the backends of BGZF and zstd files
 )
@@ -51,8 +52,9 @@ var compressions = []struct{ name, tool, cmd, file string }{
 }
 
 // TestBuildCompressedEqualsPlain: the index of a compressed CSV, read
-// through windows of its plain bytes, is byte for byte the index of the
-// plain CSV (the index keeps plain offsets and the plain bytes' checksums),
+// through windows of its plain bytes, is the index of the plain CSV (the
+// index keeps plain offsets and the plain bytes' checksums) with a source
+// section: the same record pages and header fields, and table pages,
 // for generated files of every dialect feature, with a header or not, one
 // or two keys, on one thread or several with small chunks and windows.
 func TestBuildCompressedEqualsPlain(t *testing.T) {
@@ -68,9 +70,7 @@ func TestBuildCompressedEqualsPlain(t *testing.T) {
 				tu := chunked.Tuning{ChunkBytes: 4096 << (i % 3)}
 				want, _ := buildBytes(t, plain, "1", i%2 != 0, res, tu)
 				got, _ := buildBytes(t, comp, "1", i%2 != 0, res, tu)
-				if !bytes.Equal(got, want) {
-					t.Fatalf("%d threads: the index of the compressed CSV differs from the plain CSV's (%d and %d bytes)", threads, len(got), len(want))
-				}
+				sameButSource(t, got, want, comp)
 			}
 		})
 	}
@@ -150,4 +150,98 @@ func (g *genCSV) wantAll(keys []string) string {
 		}
 	}
 	return b.String()
+}
+
+// sameButSource fails unless got, the index of the compressed file comp,
+// is want, the plain file's index, with a source section: the same record
+// pages and header fields but the flag, the section and the generation,
+// and table pages after the record pages that describe comp.
+func sameButSource(t *testing.T, got, want []byte, comp string) {
+	t.Helper()
+	gh, err := format.DecodeHeader(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wh, err := format.DecodeHeader(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(comp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := gh.Source
+	if s == nil || s.Size != uint64(st.Size()) || (s.Backend != "bgzf" && s.Backend != "zstd") || wh.Source != nil {
+		t.Fatalf("source sections: %+v (the compressed file is %d bytes), %+v", s, st.Size(), wh.Source)
+	}
+	records := format.PageSize * (1 + wh.Pages)
+	if !bytes.Equal(got[format.PageSize:records], want[format.PageSize:records]) {
+		t.Fatalf("the record pages differ")
+	}
+	if table, err := format.ReadTable(gh, got); err != nil || len(table) == 0 || uint64(len(got)) != gh.Size() {
+		t.Fatalf("the table: %d bytes, %v; the file %d bytes, its header says %d", len(table), err, len(got), gh.Size())
+	}
+	gh.Flags &^= format.FlagSource
+	gh.Source, gh.Generation, wh.Generation = nil, 0, 0
+	if fmt.Sprint(*gh) != fmt.Sprint(*wh) {
+		t.Fatalf("the headers differ:\n%+v\n%+v", *gh, *wh)
+	}
+}
+
+// TestCompressedChanged: an index of a compressed file refuses the file
+// once it changed on disk (appended to, replaced by other compressed
+// data) as stale; a byte flipped inside a frame, which keeps the file's
+// size and ends, fails the lookups that read that frame, and never gives
+// a wrong row.
+func TestCompressedChanged(t *testing.T) {
+	r := rand.New(rand.NewPCG(42, 42))
+	g := makeCSV(r, 150000, 1, ',', true, false) // compressed, more than twice 64 KiB: a middle outside both ends
+	c := compressions[0]                         // bgzip
+	comp := compressTool(t, []byte(g.data), c.tool, c.cmd, c.file)
+	orig, err := os.ReadFile(comp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := compressTool(t, []byte(g.data[:len(g.data)/2]), c.tool, c.cmd, c.file)
+	otherBytes, _ := os.ReadFile(other)
+	build(t, comp, &BuildOptions{Key: "1"})
+	for name, change := range map[string][]byte{
+		"appended": append(bytes.Clone(orig), otherBytes...),
+		"replaced": otherBytes,
+	} {
+		if err := os.WriteFile(comp, change, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(comp, nil); !errors.Is(err, ErrStale) {
+			t.Errorf("%s: Open = %v, want ErrStale", name, err)
+		}
+	}
+	bad := bytes.Clone(orig)
+	bad[len(bad)/2] ^= 0x10
+	if err := os.WriteFile(comp, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(comp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	failed, seen := 0, map[string]bool{}
+	for _, row := range g.rows {
+		if !row.hasKey || seen[row.key] || len(seen) > 3000 {
+			continue
+		}
+		seen[row.key] = true
+		var b bytes.Buffer
+		err := ix.Get([][]byte{[]byte(row.key)}, func(row []byte) error { b.Write(row); return nil })
+		switch {
+		case err != nil:
+			failed++
+		case b.String() != g.want(row.key):
+			t.Fatalf("key %q: wrong rows %q from a damaged file, want %q", row.key, b.String(), g.want(row.key))
+		}
+	}
+	if failed == 0 {
+		t.Errorf("no lookup failed on a damaged frame")
+	}
 }

@@ -57,15 +57,89 @@ func openSource(path string, advice mapping.Advice, delim byte) (*csvFile, error
 	if err != nil {
 		return nil, err
 	}
+	return fromSource(src, delim)
+}
+
+// fromSource returns the csvFile of src (see openSource), closing src on
+// an error.
+func fromSource(src source.Source, delim byte) (*csvFile, error) {
 	if m, ok := src.(source.Mapped); ok {
 		return mapped(m), nil
 	}
 	c := &csvFile{src: src, size: int(src.Size())}
+	var err error
 	if c.head, err = readHead(src, delim); err != nil {
 		src.Close()
 		return nil, err
 	}
 	return c, nil
+}
+
+// openIndexed opens the CSV at path for the readers of an index whose
+// main header is h: as openSource does, or, when h has a source section
+// (the CSV was read through a backend), through the table h's file keeps
+// (data), after checking that the file on disk is what it was when the
+// index was built: the same size and ends. idxPath names the index in
+// errors.
+func openIndexed(path, idxPath string, h *format.Header, data []byte, advice mapping.Advice) (*csvFile, error) {
+	s := h.Source
+	if s == nil {
+		return openSource(path, advice, h.Delim)
+	}
+	table, err := format.ReadTable(h, data)
+	if err != nil {
+		return nil, mustRebuild(path, idxPath, h, fmt.Errorf("%s: %w", idxPath, err))
+	}
+	src, err := source.OpenTable(path, s.Backend, table)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameFile(src, s, path, idxPath, h); err != nil {
+		src.Close()
+		return nil, err
+	}
+	return fromSource(src, h.Delim)
+}
+
+// sameFile refuses a source whose file on disk is not the one a source
+// section describes: another size, or other bytes at either end. An
+// appended compressed file is refused too, for now: its table covers only
+// the frames it had.
+func sameFile(src source.Source, s *format.SourceInfo, path, idxPath string, h *format.Header) error {
+	t, ok := src.(source.Tabled)
+	if !ok {
+		return fmt.Errorf("%s: its index says the backend %q reads it, and it is read without one", path, s.Backend)
+	}
+	head, tail, err := t.FileEnds(format.EndHashLen)
+	if err != nil {
+		return err
+	}
+	why := ""
+	switch size := src.Identity().Size; {
+	case uint64(size) != s.Size:
+		why = fmt.Sprintf("%d bytes when the index was built, %d now", s.Size, size)
+	case xxh3.Hash(head) != s.HeadSum || xxh3.Hash(tail) != s.TailSum:
+		why = fmt.Sprintf("its first or last %d bytes on disk changed", len(head))
+	}
+	if why != "" {
+		return mustRebuild(path, idxPath, h, fmt.Errorf("%s is %w: %s changed since the build (%s)", idxPath, ErrStale, path, why))
+	}
+	return nil
+}
+
+// sourceSection returns the source section of a main index of the CSV c,
+// when it is read through a backend, else nil.
+func (c *csvFile) sourceSection() (*format.SourceInfo, error) {
+	t, ok := c.src.(source.Tabled)
+	if !ok {
+		return nil, nil
+	}
+	head, tail, err := t.FileEnds(format.EndHashLen)
+	if err != nil {
+		return nil, err
+	}
+	return &format.SourceInfo{Backend: t.Backend(), Size: uint64(t.Identity().Size),
+		HeadSum: xxh3.Hash(head), TailSum: xxh3.Hash(tail), Table: t.Table()}, nil
 }
 
 // headStart is the bytes readHead reads first, doubling them until they

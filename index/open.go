@@ -111,7 +111,14 @@ func (ix *Index) open() error {
 	if o.mainIs == fileAbsent || o.mainIs == fileBroken || o.tailIs == fileBroken {
 		return cmp.Or(o.mainWhy, o.tailWhy)
 	}
-	if ix.csv, err = openSource(ix.csvPath, mapping.Random, ix.main.h.Delim); err != nil {
+	err = mapping.Guard(func() (err error) { // the table is read from the main index's mapping
+		ix.csv, err = openIndexed(ix.csvPath, ix.idxPath, ix.main.h, ix.main.data, mapping.Random)
+		return err
+	}, ix.main.m)
+	if err == mapping.ErrFault {
+		err = fmt.Errorf("%s: %w", ix.idxPath, ErrChanged)
+	}
+	if err != nil {
 		return err
 	}
 	if err := o.judge(ix.csv.at(context.Background()), int64(ix.csv.size)); err != nil {
