@@ -2,14 +2,16 @@ package source
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 )
 
 // Compressed input is told by its first bytes, whatever the file's name, so
 // that a .gz file (or a .csv that holds gzip) is refused as what it is,
 // before its bytes are read as a CSV: as one, they gave a false diagnosis
-// (lone carriage returns) or a header of binary noise. csvidx reads plain
-// CSV; reading gzip and zstd is to come.
+// (lone carriage returns) or a header of binary noise. Open reads the
+// formats whose backends are registered (see Register); package source
+// itself reads plain CSV only, and tells the formats without decoding any.
 
 // CompressedError means the CSV is compressed data, or a zip archive: its
 // first bytes are a compressed format's magic.
@@ -20,6 +22,12 @@ type CompressedError struct {
 	Stream bool
 	// Format is "gzip" (BGZF too), "zstd", "xz", "bzip2" or "zip".
 	Format string
+	// BGZF says the gzip data is BGZF (bgzip's): its first member's header
+	// holds the 'BC' subfield that gives the member's size, so that
+	// members can be found and inflated alone. Told from the header, as
+	// package compressed's IsBGZF tells it, without inflating anything;
+	// false for a stream (join's LEFT).
+	BGZF bool
 }
 
 func (e *CompressedError) Error() string {
@@ -75,4 +83,33 @@ func Compression(data []byte) string {
 		}
 	}
 	return ""
+}
+
+// isBGZF reports whether head, a gzip file's first bytes, is a BGZF
+// member's header (the SAM/BAM specification, section 4.1): gzip with
+// deflate and an extra field (FEXTRA) that holds a 'BC' subfield of
+// length 2, whose value (the member's size less one) leaves room for the
+// header and the trailer. The extra field must be whole in head. It is
+// package compressed's IsBGZF, without its decoder, for the messages of a
+// program that does not link one.
+func isBGZF(head []byte) bool {
+	if len(head) < 12 || !bytes.HasPrefix(head, gzipMagic) || head[3]&4 == 0 {
+		return false
+	}
+	xlen := int(binary.LittleEndian.Uint16(head[10:]))
+	if len(head) < 12+xlen {
+		return false
+	}
+	for x := head[12 : 12+xlen]; len(x) >= 4; {
+		n := int(binary.LittleEndian.Uint16(x[2:]))
+		if len(x) < 4+n {
+			return false
+		}
+		if x[0] == 'B' && x[1] == 'C' && n == 2 {
+			const trailer = 8 // CRC-32 and ISIZE
+			return int(binary.LittleEndian.Uint16(x[4:]))+1 >= 12+xlen+trailer
+		}
+		x = x[4+n:]
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -97,21 +98,25 @@ func (f *File) Splits(target int64) []int64 {
 	return cuts
 }
 
-// checkPlain returns a *CompressedError if the file starts with a
-// compressed format's magic; it reads the mapping's first page, which a
-// reader of the file reads anyway (for its checksum), not the file.
-func (f *File) checkPlain() error {
+// checkPlain returns a *CompressedError, with the file's first HeadLen
+// bytes for the backends to match, if the file starts with a compressed
+// format's magic. It reads the mapping's first page, which a reader of the
+// file reads anyway (for its checksum), not the file: a plain file costs
+// Compression's look at its first bytes, and no copy.
+func (f *File) checkPlain() (head []byte, err error) {
 	var format string
 	if err := f.Guard(func() error {
-		format = Compression(f.data[:min(len(f.data), magicLen)])
+		if format = Compression(f.data[:min(len(f.data), magicLen)]); format != "" {
+			head = bytes.Clone(f.data[:min(len(f.data), HeadLen)])
+		}
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	if format != "" {
-		return &CompressedError{Path: f.name, Format: format}
+		return head, &CompressedError{Path: f.name, Format: format, BGZF: format == "gzip" && isBGZF(head)}
 	}
-	return nil
+	return nil, nil
 }
 
 // Identity returns the file's identity as of opening.

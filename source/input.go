@@ -59,13 +59,23 @@ func isURL(path string) bool {
 }
 
 // Check returns what stops the CSV at path from having an index at
-// all (it cannot be opened, it is not a regular file, it is compressed),
-// or nil. Readers call it when they find no index, so that the error is
-// about the CSV, not an index to build, which would not work either.
+// all (it cannot be opened, it is not a regular file, it is compressed in
+// a format no registered backend reads), or nil. Readers call it when they
+// find no index, so that the error is about the CSV, not an index to
+// build, which would not work either. A compressed file that a backend
+// reads is told by its first bytes, without opening the backend (which
+// may read the whole file's frames).
 func Check(path string) error {
-	src, err := Open(path, mapping.Random)
+	f, err := OpenFile(path, mapping.Random)
 	if err != nil {
 		return err
 	}
-	return src.Close()
+	head, err := f.checkPlain()
+	if _, ok := backendFor(head); ok {
+		err = nil
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -61,18 +61,24 @@ type Mapped interface {
 	Stat() (fs.FileInfo, error)
 }
 
-// Open opens the CSV at name through the backend that reads it: today a
-// local regular file of plain CSV, mapped whole with advice for the
-// kernel's read-ahead. A URL that names no local file and a compressed
-// file are errors that say so (a *CompressedError for the latter), as is
-// anything but a regular file.
+// Open opens the CSV at name through the backend that reads it: a local
+// regular file of plain CSV is mapped whole (a File, which is Mapped), with
+// advice for the kernel's read-ahead; a compressed file is opened by the
+// first registered Backend that matches its first bytes (see Register). A
+// URL that names no local file and a compressed file no backend reads are
+// errors that say so (a *CompressedError for the latter), as is anything
+// but a regular file. Open is safe for concurrent use.
 func Open(name string, advice mapping.Advice) (Source, error) {
 	f, err := OpenFile(name, advice)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.checkPlain(); err != nil {
+	head, err := f.checkPlain()
+	if err != nil {
 		f.Close()
+		if b, ok := backendFor(head); ok {
+			return b.Open(name)
+		}
 		return nil, err
 	}
 	return f, nil
