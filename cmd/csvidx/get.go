@@ -54,8 +54,13 @@ part and warns how many bytes are not indexed.`,
 			for _, k := range args[1:] {
 				given.args = append(given.args, []byte(k))
 			}
+			if o.keysFile == "-" {
+				if err := beforeStdin(args[0]); err != nil {
+					return err
+				}
+			}
 			if o.keysFile != "" {
-				data, err := readKeysFile(o.keysFile, "--keys-file", s.in)
+				data, err := readKeysFile(o.keysFile, "--keys-file", s)
 				if err != nil {
 					return err
 				}

@@ -46,11 +46,11 @@ func (in *keyInput) keys(ix *index.Index) (values, keys [][]byte, err error) {
 // readKeysFile reads the keys file at path, or stdin when path is "-",
 // less a UTF-8 byte order mark at its start (as Notepad and Excel write).
 // what names the file in errors.
-func readKeysFile(path, what string, stdin io.Reader) ([]byte, error) {
+func readKeysFile(path, what string, s streams) ([]byte, error) {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = io.ReadAll(stdin)
+		data, err = io.ReadAll(s.stdin())
 	} else {
 		data, err = os.ReadFile(path)
 	}
