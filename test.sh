@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test csvidx has, in six stages: the Go tests (unit, fuzz seed
 # corpora, golden bytes, crash points and corruption, end-to-end CLI
-# scripts), the differential tests against Python's csv module (get, then
+# scripts, those scripts again with the codecs build), the differential tests against Python's csv module (get, then
 # join), the Python binding, built and tested against pandas, and the man
 # pages, which must be what the commands' help makes now. It takes
 # a few minutes (2.3 on a 2-core VM from a cold Go build cache, 1.5 with a
@@ -31,8 +31,13 @@ if ! /usr/bin/python3 -c 'import pandas, pytest' 2> /dev/null || ! command -v bg
 fi
 export CSVIDX_REQUIRE_TOOLS=1 # the differential tests of compressed sources fail, not skip, without their compressors
 
-step "Go tests (go test ./...)"
+step "Go tests (go test ./...; then the CLI scripts again with the codecs build, -tags codecs)"
 go test ./...
+# The test binary doubles as csvidx in the scripts: built with -tags codecs,
+# it is csvidx-codecs, which must answer every plain-file script as the
+# default build does. (TestCodecsBuild, in go test ./..., builds both
+# binaries itself and runs the default one with and without csvidx-codecs.)
+go test -tags codecs ./cmd/csvidx -run '^TestScripts$'
 step "oracle: get against Python's csv module (scripts/oracle_test.py)"
 python3 scripts/oracle_test.py
 step "join oracle: join against a reference join over Python's csv (scripts/join_oracle_test.py)"
