@@ -54,12 +54,11 @@ part and warns how many bytes are not indexed.`,
 			for _, k := range args[1:] {
 				given.args = append(given.args, []byte(k))
 			}
-			if o.keysFile == "-" {
-				if err := beforeStdin(args[0]); err != nil {
-					return err
-				}
-			}
-			if o.keysFile != "" {
+			switch o.keysFile {
+			case "":
+			case "-":
+				given.stdin = func() ([]byte, error) { return readKeysFile("-", "--keys-file", s) }
+			default:
 				data, err := readKeysFile(o.keysFile, "--keys-file", s)
 				if err != nil {
 					return err

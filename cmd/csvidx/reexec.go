@@ -21,9 +21,10 @@ import (
 // On Unix it replaces this process (execve: no child, no pipes, the exit
 // status its own); elsewhere it runs as a child whose exit status this
 // process exits with. The commands meet such a file before they read
-// standard input or write standard output (see beforeStdin), so the codecs
-// build reads and writes them whole; if they did not, this build does not
-// run it and says so.
+// standard input or write standard output (get reads --keys-file - once
+// the index is open; bench and join check first, see beforeStdin), so the
+// codecs build reads and writes them whole; if they did not, this build
+// does not run it and says so.
 
 // codecsBuild says this build reads the formats of package compressed.
 const codecsBuild = false
@@ -111,9 +112,12 @@ func findCodecs(self string) string {
 }
 
 // beforeStdin returns the *source.CompressedError of the CSV at path when
-// the codecs build reads it: a command that reads standard input first
-// (get --keys-file -, bench's KEYSFILE -, join's LEFT -) calls it before,
-// so that the codecs build, run in its place, finds standard input whole.
+// the codecs build reads it: a command that reads standard input before it
+// opens the CSV (bench's KEYSFILE -; join's LEFT -, whose header names
+// RIGHT's index) calls it first, so that the codecs build, run in its
+// place, finds standard input whole. It opens the CSV once more: get,
+// whose lookups count every system call, reads its keys from standard
+// input after the index instead (see keyInput).
 func beforeStdin(path string) error {
 	var ce *source.CompressedError
 	if err := source.Check(path); errors.As(err, &ce) && codecsReads(ce) {
