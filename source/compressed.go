@@ -34,10 +34,14 @@ func (e *CompressedError) Error() string {
 	return fmt.Sprintf("%s is %s, and csvidx reads plain CSV: decompress it first", e.Path, e.What())
 }
 
-// What says what the input is: "gzip-compressed", or "a zip archive".
+// What says what the input is: "gzip-compressed", "gzip-compressed
+// (BGZF)", or "a zip archive".
 func (e *CompressedError) What() string {
-	if e.Format == "zip" {
+	switch {
+	case e.Format == "zip":
 		return "a zip archive"
+	case e.BGZF:
+		return "gzip-compressed (BGZF)"
 	}
 	return e.Format + "-compressed"
 }

@@ -67,7 +67,12 @@ searches the index without its fence file, for comparison.`,
 			if o.rounds < 1 || o.rounds > maxRounds {
 				return fmt.Errorf("--rounds %d: give 1 to %d", o.rounds, maxRounds)
 			}
-			data, err := readKeysFile(args[1], "keys file", s.in)
+			if args[1] == "-" {
+				if err := beforeStdin(args[0]); err != nil {
+					return err
+				}
+			}
+			data, err := readKeysFile(args[1], "keys file", s)
 			if err != nil {
 				return err
 			}

@@ -54,8 +54,12 @@ part and warns how many bytes are not indexed.`,
 			for _, k := range args[1:] {
 				given.args = append(given.args, []byte(k))
 			}
-			if o.keysFile != "" {
-				data, err := readKeysFile(o.keysFile, "--keys-file", s.in)
+			switch o.keysFile {
+			case "":
+			case "-":
+				given.stdin = func() ([]byte, error) { return readKeysFile("-", "--keys-file", s) }
+			default:
+				data, err := readKeysFile(o.keysFile, "--keys-file", s)
 				if err != nil {
 					return err
 				}

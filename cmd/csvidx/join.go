@@ -133,8 +133,13 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 			opts.Mode = join.Mode(i)
 		}
 	}
-	var left io.Reader = s.in
-	if leftPath != "-" {
+	var left io.Reader
+	if leftPath == "-" {
+		if err := beforeStdin(rightPath); err != nil {
+			return err
+		}
+		left = s.stdin()
+	} else {
 		f, err := source.OpenStream(leftPath)
 		if err != nil {
 			return fmt.Errorf("the left file: %w", err)

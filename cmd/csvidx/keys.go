@@ -15,6 +15,11 @@ import (
 type keyInput struct {
 	args [][]byte
 	file []byte // nil without --keys-file
+	// stdin reads the keys file from standard input (--keys-file -), which
+	// keys does once the index is open: a file the default build does not
+	// read then stops get before standard input is read, so that the
+	// codecs build, run in its place, reads it whole (see runCodecs).
+	stdin func() ([]byte, error)
 }
 
 // keys returns the keys of in for ix, and each as it was given. For a key
@@ -23,6 +28,12 @@ type keyInput struct {
 // keys file (in the CSV's dialect: a quoted newline stays in its value,
 // blank lines are skipped) is a value with a field per column.
 func (in *keyInput) keys(ix *index.Index) (values, keys [][]byte, err error) {
+	if in.stdin != nil {
+		if in.file, err = in.stdin(); err != nil {
+			return nil, nil, err
+		}
+		in.stdin = nil
+	}
 	values = append(values, in.args...)
 	if in.file != nil {
 		if len(ix.KeyColumns()) == 1 {
@@ -46,11 +57,11 @@ func (in *keyInput) keys(ix *index.Index) (values, keys [][]byte, err error) {
 // readKeysFile reads the keys file at path, or stdin when path is "-",
 // less a UTF-8 byte order mark at its start (as Notepad and Excel write).
 // what names the file in errors.
-func readKeysFile(path, what string, stdin io.Reader) ([]byte, error) {
+func readKeysFile(path, what string, s streams) ([]byte, error) {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = io.ReadAll(stdin)
+		data, err = io.ReadAll(s.stdin())
 	} else {
 		data, err = os.ReadFile(path)
 	}

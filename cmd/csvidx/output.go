@@ -13,11 +13,13 @@ import (
 // that a command whose report could not be written (a full disk, a closed
 // file) exits 2 saying so, whatever the command made of the error.
 type stdoutWriter struct {
-	w   io.Writer
-	err error
+	w     io.Writer
+	err   error
+	wrote bool // something was written (see runCodecs)
 }
 
 func (o *stdoutWriter) Write(p []byte) (int, error) {
+	o.wrote = o.wrote || len(p) > 0
 	n, err := o.w.Write(p)
 	if err != nil && o.err == nil {
 		o.err = err

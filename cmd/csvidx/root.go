@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -29,8 +30,19 @@ var errNoMatch = errors.New("no match")
 
 // streams are the command's standard files.
 type streams struct {
-	in       io.Reader
-	out, err io.Writer
+	in         io.Reader
+	out, err   io.Writer
+	stdinTaken *bool // set once a command has taken in to read (see stdin)
+}
+
+// stdin returns standard input for a command to read, noting that it did:
+// the default build runs the codecs build in its place only before (see
+// runCodecs).
+func (s streams) stdin() io.Reader {
+	if s.stdinTaken != nil {
+		*s.stdinTaken = true
+	}
+	return s.in
 }
 
 // globals are the flags every command takes.
@@ -64,8 +76,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stop := func() {}
 	defer func() { stop() }()
 	out := &stdoutWriter{w: stdout}
+	given := slices.Clone(args) // for the codecs build, as they came
 	args = keyArgs(args)
-	root := newRootCommand(streams{stdin, out, stderr}, args)
+	stdinTaken := false
+	s := streams{in: stdin, out: out, err: stderr, stdinTaken: &stdinTaken}
+	root := newRootCommand(s, args)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		keysFile := cmd.Flags().Lookup("keys-file")
 		prime := cmd.Annotations[cleanupAnnotation] != "" || keysFile != nil && keysFile.Value.String() != "" && keysFile.Value.String() != "-"
@@ -103,6 +118,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "csvidx: interrupted")
 		return exitInterrupted
+	}
+	stop() // before the codecs build may replace this process
+	status, err := runCodecs(err, given, s)
+	if status >= 0 {
+		return status
 	}
 	if out.failed() == nil {
 		err = explainDiskFull(err, "the index is as it was before this command")
@@ -224,5 +244,9 @@ func version() string {
 	if rev != "" {
 		v += fmt.Sprintf(" (revision %.12s, %s%s)", rev, at, dirty)
 	}
-	return v + ", " + bi.GoVersion
+	v += ", " + bi.GoVersion
+	if codecsBuild {
+		v += ", codecs build (reads BGZF and zstd)"
+	}
+	return v
 }

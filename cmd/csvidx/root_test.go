@@ -11,7 +11,7 @@ import (
 func TestPrunedTree(t *testing.T) {
 	execute := func(tree, args []string) string {
 		var out bytes.Buffer
-		root := newRootCommand(streams{&bytes.Buffer{}, &out, &out}, tree)
+		root := newRootCommand(streams{in: &bytes.Buffer{}, out: &out, err: &out}, tree)
 		root.SetArgs(args)
 		if err := root.ExecuteContext(context.Background()); err != nil {
 			out.WriteString("error: " + err.Error())

@@ -26,8 +26,18 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			for i, v := range env.Vars {
+				if path, ok := strings.CutPrefix(v, "PATH="); ok {
+					env.Vars[i] = "PATH=" + withoutCodecs(path)
+				}
+			}
+			return nil
+		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
+			case "codecs": // the test binary is the codecs build (go test -tags codecs)
+				return codecsBuild, nil
 			case "root":
 				return os.Geteuid() == 0, nil
 			case "devfull": // a device whose writes fail with ENOSPC
@@ -44,6 +54,19 @@ func TestScripts(t *testing.T) {
 			"waitfile": waitFile,
 		},
 	})
+}
+
+// withoutCodecs returns the list of directories path, less those that hold
+// a csvidx-codecs: the scripts' csvidx, the test binary, finds none to run
+// for a compressed file (see runCodecs) unless a script puts one on PATH.
+func withoutCodecs(path string) string {
+	var dirs []string
+	for _, dir := range filepath.SplitList(path) {
+		if _, err := os.Stat(filepath.Join(dir, codecsName)); err != nil {
+			dirs = append(dirs, dir)
+		}
+	}
+	return strings.Join(dirs, string(filepath.ListSeparator))
 }
 
 // flipByte FILE OFFSET flips every bit of one byte of FILE in place; a

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,8 @@ var layers = map[string]int{
 	"scan/chunked": 2,
 	"format":       3,
 	// The decoders of compressed sources: above source, beside index,
-	// which never imports them (see TestLocalPathLinksNoDecoder).
+	// which never imports them (see TestLocalPathLinksNoDecoder); the
+	// codecs build of cmd/csvidx and python/capi do.
 	"source/compressed": 3,
 	"index":             4,
 	"join":              5,
@@ -39,9 +41,16 @@ func rank(pkg string) (int, bool) {
 
 // TestImportsPointDown: every package of the module but the scripts (tools
 // of their own, which may use anything) has a layer, and imports only
-// packages of lower layers.
+// packages of lower layers, in the default build and the codecs build
+// (cmd/csvidx's codecs.go).
 func TestImportsPointDown(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"...").Output()
+	for _, tags := range []string{"", "codecs"} {
+		t.Run("tags="+tags, func(t *testing.T) { importsPointDown(t, tags) })
+	}
+}
+
+func importsPointDown(t *testing.T, tags string) {
+	out, err := exec.Command("go", "list", "-tags", tags, "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -77,12 +86,14 @@ func TestImportsPointDown(t *testing.T) {
 	}
 }
 
-// TestLocalPathLinksNoDecoder: the csvidx command, index and join link no
-// decoder of compressed data. Every package linked into a process runs its
-// initialisation at start: klauspost/compress's zstd took 0.2-0.3 ms of
-// every process (a CRC table, GODEBUG=inittrace=1), a fifth of a lookup,
-// and its flate 0.03-0.06 ms. Compressed sources live in source/compressed,
-// which only the programs that read them import.
+// TestLocalPathLinksNoDecoder: the csvidx command (its default build),
+// index and join link no decoder of compressed data. Every package linked
+// into a process runs its initialisation at start: klauspost/compress's
+// zstd took 0.2-0.3 ms of every process (a CRC table,
+// GODEBUG=inittrace=1), a fifth of a lookup, and its flate 0.03-0.06 ms.
+// Compressed sources live in source/compressed, which only the programs
+// that read them import: csvidx's codecs build (see TestCodecsBuildLinks)
+// and the Python binding.
 func TestLocalPathLinksNoDecoder(t *testing.T) {
 	for _, pkg := range []string{"cmd/csvidx", "index", "join"} {
 		out, err := exec.Command("go", "list", "-deps", module+pkg).Output()
@@ -93,6 +104,25 @@ func TestLocalPathLinksNoDecoder(t *testing.T) {
 			if strings.HasPrefix(dep, "github.com/klauspost/") || dep == module+"source/compressed" ||
 				dep == "compress/flate" || dep == "compress/gzip" {
 				t.Errorf("%s links %s", pkg, dep)
+			}
+		}
+	}
+}
+
+// TestCodecsBuildLinks: the codecs build of the csvidx command (go build
+// -tags codecs) and the Python binding link source/compressed, whose
+// backends read BGZF and zstd: the default build runs the codecs build for
+// such files, and the binding reads them itself.
+func TestCodecsBuildLinks(t *testing.T) {
+	for _, c := range []struct{ pkg, tags string }{{"cmd/csvidx", "codecs"}, {"python/capi", ""}} {
+		out, err := exec.Command("go", "list", "-tags", c.tags, "-deps", module+c.pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -tags %q -deps %s: %v", c.tags, c.pkg, err)
+		}
+		deps := strings.Fields(string(out))
+		for _, want := range []string{module + "source/compressed", "github.com/klauspost/compress/zstd", "github.com/klauspost/compress/flate"} {
+			if !slices.Contains(deps, want) {
+				t.Errorf("%s (tags %q) does not link %s", c.pkg, c.tags, want)
 			}
 		}
 	}
