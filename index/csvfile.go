@@ -38,7 +38,7 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 	m, ok := src.(source.Mapped)
 	if !ok {
 		src.Close()
-		return nil, fmt.Errorf("%s: csvidx reads only CSV files it can map", path)
+		return nil, fmt.Errorf("%s is compressed: csvidx builds its index and answers get and info from it, but verify, update, compact and join of a compressed CSV are not done yet; decompress it for those", path)
 	}
 	return mapped(m), nil
 }
@@ -114,8 +114,12 @@ func sameFile(src source.Source, s *format.SourceInfo, path, idxPath string, h *
 	if err != nil {
 		return err
 	}
+	now, err := src.Current()
+	if err != nil {
+		return err
+	}
 	why := ""
-	switch size := src.Identity().Size; {
+	switch size := now.Size; {
 	case uint64(size) != s.Size:
 		why = fmt.Sprintf("%d bytes when the index was built, %d now", s.Size, size)
 	case xxh3.Hash(head) != s.HeadSum || xxh3.Hash(tail) != s.TailSum:

@@ -188,6 +188,15 @@ func (ix *Index) Check() error {
 	changed := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %w: %s", ix.csvPath, ErrChanged, fmt.Sprintf(format, args...))
 	}
+	if s := ix.main.h.Source; s != nil { // a compressed file: its identity is the file's on disk
+		if was.Same(now) {
+			return nil
+		}
+		if err := sameFile(ix.csv.src, s, ix.csvPath, ix.idxPath, ix.main.h); err != nil {
+			return fmt.Errorf("%s: %w: %w", ix.csvPath, ErrChanged, err)
+		}
+		return nil
+	}
 	switch {
 	case size < mapped:
 		return changed("it shrank from %d to %d bytes", mapped, size)

@@ -18,7 +18,7 @@ import (
 // row API ([Index.Rows], [Index.Data], [Index.Scan]) needs the CSV mapped.
 
 // errNotMapped is the row API's error for a CSV that is not mapped.
-var errNotMapped = errors.New("the row API reads a mapped CSV; this one is read through its source (a compressed file)")
+var errNotMapped = errors.New("the row API (and join) reads a plain CSV, and this one is compressed; decompress it for a join")
 
 // rowWindowBytes is the bytes a candidate's first read takes (a variable
 // for the tests, which make rows longer than it).
