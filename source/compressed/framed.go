@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
@@ -47,7 +48,43 @@ func openFramed(path string, blocks []Block, scan func(io.ReaderAt, int64, strin
 			return nil, err
 		}
 	}
+	if err := checkFrames(blocks, path); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return &Framed{name: path, f: f, id: source.IdentityOf(st), blocks: blocks}, nil
+}
+
+// MaxFrame is the most plain bytes a frame of a Framed source may hold: a
+// read decodes a frame whole, into memory. zstd writes a whole file as one
+// frame, which is read only from its start (a stream), not at random.
+const MaxFrame = 64 << 20
+
+// maxFrame is MaxFrame, which tests lower.
+var maxFrame int64 = MaxFrame
+
+// FrameError means a compressed file has a frame too large to decode
+// whole for a read at random (see MaxFrame): zstd's one frame for a whole
+// file, most often.
+type FrameError struct {
+	Path  string
+	Plain int64 // the frame's plain bytes
+}
+
+func (e *FrameError) Error() string {
+	return fmt.Sprintf("%s has a frame of %d bytes, and csvidx reads compressed files at random only in frames of at most %d MiB: "+
+		"recompress it in small frames (pzstd -p 2, or bgzip)", e.Path, e.Plain, maxFrame>>20)
+}
+
+// checkFrames returns a *FrameError if a frame of blocks holds more than
+// MaxFrame plain bytes.
+func checkFrames(blocks []Block, path string) error {
+	for i := range len(blocks) - 1 {
+		if n := blocks[i+1].Plain - blocks[i].Plain; n > maxFrame {
+			return &FrameError{path, n}
+		}
+	}
+	return nil
 }
 
 // OpenBGZF opens the BGZF file at path, reading through blocks, its

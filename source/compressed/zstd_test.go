@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/csvidx/csvidx/source"
@@ -117,3 +118,26 @@ func TestZstdDamage(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestZstdLargeFrame: a frame larger than maxFrame (zstd's one frame for a
+// whole file) is a *FrameError when the file is opened, walked or through
+// a table, never a read that decodes it whole.
+func TestZstdLargeFrame(t *testing.T) {
+	defer func(old int64) { maxFrame = old }(maxFrame)
+	maxFrame = 100000
+	data := csvText(20000, 8)
+	one := zstdFile(t, data, "zstd", `zstd -q -c "$IN" > "$OUT"`)
+	var fe *FrameError
+	if _, err := OpenZstd(one, nil); !errors.As(err, &fe) || fe.Plain != int64(len(data)) || !strings.Contains(err.Error(), "pzstd") {
+		t.Fatalf("OpenZstd of one frame of %d bytes = %v, want a *FrameError", len(data), err)
+	}
+	if _, err := OpenZstd(one, []Block{{0, 0}, {int64(len(data)), int64(len(data))}}); !errors.As(err, &fe) {
+		t.Fatalf("OpenZstd through a table = %v, want a *FrameError", err)
+	}
+	many := zstdFile(t, data, "zstd", `split -b 90000 "$IN" "$IN.part." && for p in "$IN".part.*; do zstd -q -c "$p"; done > "$OUT"`)
+	s, err := OpenZstd(many, nil)
+	if err != nil {
+		t.Fatalf("frames of 90000 bytes: %v", err)
+	}
+	s.Close()
+}
