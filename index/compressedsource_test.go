@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -243,5 +244,34 @@ func TestCompressedChanged(t *testing.T) {
 	}
 	if failed == 0 {
 		t.Errorf("no lookup failed on a damaged frame")
+	}
+}
+
+// TestVerifyCompressed: verify of a compressed CSV's index rebuilds it
+// from the file walked anew: equal when the file is the one indexed, and
+// the differences when its plain bytes changed, recompressed.
+func TestVerifyCompressed(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 43))
+	g := makeCSV(r, 30000, 1, ',', true, false)
+	c := compressions[1] // zstd frames
+	comp := compressTool(t, []byte(g.data), c.tool, c.cmd, c.file)
+	build(t, comp, &BuildOptions{Key: "1"})
+	res, err := Verify(context.Background(), comp, nil)
+	if err != nil || !res.Equal {
+		t.Fatalf("Verify of the file indexed: %+v, %v", res, err)
+	}
+	row := g.rows[len(g.rows)/2]
+	changed := g.data[:row.off] + "x" + g.data[row.off+1:]
+	other := compressTool(t, []byte(changed), c.tool, c.cmd, c.file)
+	b, err := os.ReadFile(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(comp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Verify(context.Background(), comp, nil)
+	if err != nil || res.Equal || len(res.Differences) == 0 {
+		t.Fatalf("Verify of a changed file: %+v, %v; want differences", res, err)
 	}
 }

@@ -38,7 +38,7 @@ func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
 	m, ok := src.(source.Mapped)
 	if !ok {
 		src.Close()
-		return nil, fmt.Errorf("%s is compressed: csvidx builds its index and answers get and info from it, but verify, update, compact and join of a compressed CSV are not done yet; decompress it for those", path)
+		return nil, fmt.Errorf("%s is compressed: csvidx builds, verifies and reads its index (build, verify, get, info), but update, compact and join of a compressed CSV are not done yet; decompress it for those", path)
 	}
 	return mapped(m), nil
 }

@@ -140,7 +140,11 @@ func verifyIndexes(ctx context.Context, csvPath string, paths []string, opts *Ve
 			tails = append(tails, verifyJob{res: rs[i], p: files.tail, extends: files.main.h})
 		}
 	}
-	csv, err := openCSV(csvPath, mapping.Sequential)
+	delim := byte(format.DefaultDelim)
+	if len(mains) > 0 {
+		delim = mains[0].p.h.Delim
+	}
+	csv, err := openSource(csvPath, mapping.Sequential, delim) // a compressed file walked anew: its table is checked too
 	if err != nil {
 		return nil, err
 	}

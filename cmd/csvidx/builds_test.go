@@ -104,8 +104,8 @@ func copyExec(t *testing.T, from, to string) {
 // as csvidx-codecs; plain gzip and xz keep the advice to decompress them,
 // without running csvidx-codecs.
 //
-// The codecs build builds the index of a BGZF or zstd file and answers
-// get and info from it; it still refuses verify, update, compact and
+// The codecs build builds the index of a BGZF or zstd file, answers get
+// and info from it and verifies it; it still refuses update, compact and
 // join of one (issue 40): those answers, rows or refusals, are compared.
 func TestCodecsBuild(t *testing.T) {
 	plainBin, codecsBin := buildBoth(t, t.TempDir())
@@ -185,9 +185,9 @@ func TestCodecsBuild(t *testing.T) {
 			stdin = "id,user\n1,u1\n"
 		}
 		want := timeless(runBinary(t, filepath.Join(both, codecsName), data, empty, stdin, args...))
-		reads := args[0] == "build" || args[0] == "get" || args[0] == "info"
+		reads := args[0] == "build" || args[0] == "get" || args[0] == "info" || args[0] == "verify"
 		if reads && want.status != 0 || !reads && (want.status != 2 || !strings.Contains(want.stderr, "compressed")) {
-			t.Errorf("%s: the codecs build's answer %+v: want it to read the file (build, get, info) or to refuse it as compressed (the rest, for now)", name, want)
+			t.Errorf("%s: the codecs build's answer %+v: want it to read the file (build, get, info, verify) or to refuse it as compressed (the rest, for now)", name, want)
 		}
 		for _, via := range []struct{ name, bin, path string }{
 			{"next to it", filepath.Join(both, "csvidx"), empty},
