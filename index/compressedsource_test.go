@@ -131,6 +131,11 @@ func TestGetCompressed(t *testing.T) {
 			if err != nil || string(h) != g.header {
 				t.Fatalf("Header = %q, %v; want %q", h, err, g.header)
 			}
+			info, err := ReadInfo(comp, nil)
+			st, _ := os.Stat(comp)
+			if err != nil || info.State != "fresh" || info.Compression == "" || info.FileBytes != st.Size() || info.TableBytes == 0 || info.CSVBytes != int64(len(g.data)) {
+				t.Fatalf("ReadInfo = %+v, %v", info, err)
+			}
 			if _, err := ix.Rows(); !errors.Is(err, errNotMapped) {
 				t.Fatalf("Rows of a compressed CSV: %v", err)
 			}
@@ -215,6 +220,9 @@ func TestCompressedChanged(t *testing.T) {
 		}
 		if _, err := Open(comp, nil); !errors.Is(err, ErrStale) {
 			t.Errorf("%s: Open = %v, want ErrStale", name, err)
+		}
+		if info, err := ReadInfo(comp, nil); err != nil || info.State != "stale" {
+			t.Errorf("%s: ReadInfo = %+v, %v; want the state stale", name, info, err)
 		}
 	}
 	bad := bytes.Clone(orig)

@@ -50,7 +50,14 @@ type Info struct {
 	ScannedBytes int64  `json:"scanned_bytes"`   // CSV bytes read when the index was built
 	ResumeOffset int64  `json:"resume_offset"`   // where the next scan of appended rows starts
 	Unterminated bool   `json:"unterminated"`    // the last row read had no terminator
-	CSVBytes     int64  `json:"csv_bytes"`       // the CSV's size now
+	CSVBytes     int64  `json:"csv_bytes"`       // the CSV's size now (its plain bytes, for a compressed one)
+	// Compression names the backend that reads a compressed CSV ("bgzf",
+	// "zstd"), "" for a plain one; FileBytes is then the compressed file's
+	// size when the index was built, TableBytes its frame table's in the
+	// index.
+	Compression string `json:"compression,omitempty"`
+	FileBytes   int64  `json:"file_bytes,omitempty"`
+	TableBytes  int64  `json:"table_bytes,omitempty"`
 	BytesBehind  int64  `json:"bytes_behind"`    // CSV bytes appended since, not indexed
 	Stale        string `json:"stale,omitempty"` // why the index cannot be used, if it cannot
 	// State is "fresh" (the index covers the whole CSV), "behind" (rows
@@ -119,7 +126,7 @@ func newInfo(csvPath, idxPath string, h *format.Header, idxSize, csvSize int64) 
 	if h.Rows > 0 {
 		perRow = math.Round(float64(idxSize)/float64(h.Rows)*1000) / 1000
 	}
-	return &Info{
+	info := &Info{
 		BytesPerRow:     perRow,
 		CSVPath:         csvPath,
 		IndexPath:       idxPath,
@@ -143,6 +150,10 @@ func newInfo(csvPath, idxPath string, h *format.Header, idxSize, csvSize int64) 
 		CSVBytes:        csvSize,
 		BytesBehind:     max(0, csvSize-int64(h.Scanned)),
 	}
+	if s := h.Source; s != nil {
+		info.Compression, info.FileBytes, info.TableBytes = s.Backend, int64(s.Size), int64(s.TableLen())
+	}
+	return info
 }
 
 // ReadInfo describes the index of the CSV at csvPath without refusing a
@@ -163,12 +174,14 @@ func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
 	if o.mainIs == fileAbsent || o.mainIs == fileBroken || o.tailIs == fileBroken {
 		return nil, cmp.Or(o.mainWhy, o.tailWhy)
 	}
-	src, err := source.Open(csvPath, mapping.Random) // after the index files: the CSV only grows
+	src, changed, err := openForInfo(csvPath, idxPath, o) // after the index files: the CSV only grows
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	if err := o.judge(source.ReaderAt(context.Background(), src), src.Size()); err != nil {
+	if changed != nil { // a compressed file that is not the one indexed
+		o.mainIs, o.mainWhy = fileStale, changed
+	} else if err := o.judge(source.ReaderAt(context.Background(), src), src.Size()); err != nil {
 		return nil, err
 	}
 	info := newInfo(csvPath, idxPath, o.main.h, int64(len(o.main.data)), src.Size())
@@ -284,4 +297,35 @@ func fenceIgnored(path string, why error) string {
 	}
 	s := strings.TrimPrefix(why.Error(), fence.ErrUnusable.Error()+": ")
 	return strings.TrimPrefix(s, path+": ")
+}
+
+// openForInfo opens the CSV of the index files o for ReadInfo: through the
+// table of its main index's source section when it has one (see
+// openIndexed), else with source.Open. A compressed file that is not the
+// one indexed is returned with changed, the stale error that says so.
+func openForInfo(csvPath, idxPath string, o *opened) (src source.Source, changed error, err error) {
+	s := o.main.h.Source
+	if s == nil {
+		src, err = source.Open(csvPath, mapping.Random)
+		return src, nil, err
+	}
+	var table []byte
+	err = mapping.Guard(func() (err error) {
+		table, err = format.ReadTable(o.main.h, o.main.data)
+		return err
+	}, o.main.m)
+	if err != nil {
+		return nil, nil, mustRebuild(csvPath, idxPath, o.main.h, fmt.Errorf("%s: %w", idxPath, err))
+	}
+	if src, err = source.OpenTable(csvPath, s.Backend, table); err != nil {
+		return nil, nil, err
+	}
+	var rebuild *RebuildError
+	if err := sameFile(src, s, csvPath, idxPath, o.main.h); errors.As(err, &rebuild) {
+		return src, err, nil
+	} else if err != nil {
+		src.Close()
+		return nil, nil, err
+	}
+	return src, nil, nil
 }

@@ -94,6 +94,9 @@ func printInfo(s streams, info *index.Info) error {
 		header = "yes"
 	}
 	fmt.Fprintf(w, "csv\t%s (%d bytes)\n", info.CSVPath, info.CSVBytes)
+	if info.Compression != "" {
+		fmt.Fprintf(w, "compressed\t%s, %d bytes on disk when indexed; a table of its frames of %d bytes in the index\n", info.Compression, info.FileBytes, info.TableBytes)
+	}
 	fmt.Fprintf(w, "index\t%s (%s%s, format %d, generation %s)\n", info.IndexPath, def, formatBytes(info.IndexBytes), info.Version, info.Generation)
 	if info.FingerprintBits > 0 {
 		fmt.Fprintf(w, "density\t%.2f bytes per row (fingerprints of %d bits)\n", info.BytesPerRow, info.FingerprintBits)
