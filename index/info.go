@@ -47,10 +47,10 @@ type Info struct {
 	ShortRows  int64 `json:"short_rows"`  // rows too short to have the key column
 	BlankLines int64 `json:"blank_lines"` // blank lines, not records
 
-	ScannedBytes int64  `json:"scanned_bytes"`   // CSV bytes read when the index was built
-	ResumeOffset int64  `json:"resume_offset"`   // where the next scan of appended rows starts
-	Unterminated bool   `json:"unterminated"`    // the last row read had no terminator
-	CSVBytes     int64  `json:"csv_bytes"`       // the CSV's size now (its plain bytes, for a compressed one)
+	ScannedBytes int64 `json:"scanned_bytes"` // CSV bytes read when the index was built
+	ResumeOffset int64 `json:"resume_offset"` // where the next scan of appended rows starts
+	Unterminated bool  `json:"unterminated"`  // the last row read had no terminator
+	CSVBytes     int64 `json:"csv_bytes"`     // the CSV's size now (its plain bytes, for a compressed one)
 	// Compression names the backend that reads a compressed CSV ("bgzf",
 	// "zstd"), "" for a plain one; FileBytes is then the compressed file's
 	// size when the index was built, TableBytes its frame table's in the
@@ -58,8 +58,8 @@ type Info struct {
 	Compression string `json:"compression,omitempty"`
 	FileBytes   int64  `json:"file_bytes,omitempty"`
 	TableBytes  int64  `json:"table_bytes,omitempty"`
-	BytesBehind  int64  `json:"bytes_behind"`    // CSV bytes appended since, not indexed
-	Stale        string `json:"stale,omitempty"` // why the index cannot be used, if it cannot
+	BytesBehind int64  `json:"bytes_behind"`    // CSV bytes appended since, not indexed
+	Stale       string `json:"stale,omitempty"` // why the index cannot be used, if it cannot
 	// State is "fresh" (the index covers the whole CSV), "behind" (rows
 	// were appended since: update indexes them), "stale" (see Stale) or,
 	// from ReadInfoAll only, "broken" (see Error).
