@@ -57,16 +57,19 @@ func openSource(path string, advice mapping.Advice, delim byte) (*csvFile, error
 	if err != nil {
 		return nil, err
 	}
-	return fromSource(src, delim)
+	return fromSource(src, delim, true)
 }
 
-// fromSource returns the csvFile of src (see openSource), closing src on
-// an error.
-func fromSource(src source.Source, delim byte) (*csvFile, error) {
+// fromSource returns the csvFile of src (see openSource), with its head
+// read when withHead (a build's, not a lookup's), closing src on an error.
+func fromSource(src source.Source, delim byte, withHead bool) (*csvFile, error) {
 	if m, ok := src.(source.Mapped); ok {
 		return mapped(m), nil
 	}
 	c := &csvFile{src: src, size: int(src.Size())}
+	if !withHead {
+		return c, nil
+	}
 	var err error
 	if c.head, err = readHead(src, delim); err != nil {
 		src.Close()
@@ -75,7 +78,7 @@ func fromSource(src source.Source, delim byte) (*csvFile, error) {
 	return c, nil
 }
 
-// openIndexed opens the CSV at path for the readers of an index whose
+// openIndexed opens the CSV at path for the lookups of an index whose
 // main header is h: as openSource does, or, when h has a source section
 // (the CSV was read through a backend), through the table h's file keeps
 // (data), after checking that the file on disk is what it was when the
@@ -98,7 +101,7 @@ func openIndexed(path, idxPath string, h *format.Header, data []byte, advice map
 		src.Close()
 		return nil, err
 	}
-	return fromSource(src, h.Delim)
+	return fromSource(src, h.Delim, false)
 }
 
 // sameFile refuses a source whose file on disk is not the one a source

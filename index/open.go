@@ -121,7 +121,12 @@ func (ix *Index) open() error {
 	if err != nil {
 		return err
 	}
-	if err := o.judge(ix.csv.at(context.Background()), int64(ix.csv.size)); err != nil {
+	if ix.main.h.Source != nil && o.tail == nil {
+		// openIndexed found the file on disk the one indexed, at both
+		// ends and in size: so are its plain bytes, which reading would
+		// cost the decoding of the frames at both ends.
+		o.mainIs = fileFresh
+	} else if err := o.judge(ix.csv.at(context.Background()), int64(ix.csv.size)); err != nil {
 		return err
 	}
 	if o.mainIs == fileStale || o.tailIs == fileStale {

@@ -1,0 +1,307 @@
+// Command compressed measures csvidx on compressed CSV files (issue 40),
+// in one run, in turns: on an orders CSV (scripts/csvgen) and its BGZF
+// (bgzip -@2) and multi-frame zstd (pzstd -p2) copies, it times
+//
+//   - the build of the index by user_id of each, warm (the codecs build,
+//     csvidx-codecs, for the compressed ones), the old index removed
+//     untimed before each;
+//   - each decoder's floor: a decode-only pass over the same file with the
+//     same decoder, two goroutines reading 4 MiB windows as the scan's
+//     workers do (in process), and the CLI decompressors (bgzip -d -@2,
+//     pzstd -d -p2, gzip -dc) into /dev/null;
+//   - csvidx get of an ordinary key as a process, warm, on each file: the
+//     plain one with csvidx, the compressed ones with csvidx-codecs and
+//     through csvidx's re-exec, next to a Go hello-world process;
+//
+// and reports the index's extra bytes per row (its frame table) and the
+// files' sizes. It prints a table, with the ratios the issue sets targets
+// for, and writes the figures as JSON (run.SaveResults).
+//
+//	go run ./scripts/compressed -rows 5000000 -rounds 5 -gets 300
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/csvidx/csvidx/scripts/internal/run"
+	"github.com/csvidx/csvidx/source"
+	_ "github.com/csvidx/csvidx/source/compressed" // the backends source.Open reads BGZF and zstd with
+)
+
+// A file is one form of the CSV.
+type file struct {
+	Name      string `json:"name"` // plain, bgzf, zstd
+	Path      string `json:"path"`
+	Bytes     int64  `json:"bytes"`
+	IndexByte int64  `json:"index_bytes"`
+	Table     int64  `json:"table_bytes"`
+}
+
+// results is what the run measured.
+type results struct {
+	CSV        string               `json:"csv"`
+	Rows       int                  `json:"rows"`
+	PlainBytes int64                `json:"plain_bytes"`
+	Files      []file               `json:"files"`
+	Seconds    map[string][]float64 `json:"seconds"` // by measure, in rounds
+	GetKey     string               `json:"get_key"`
+}
+
+func main() {
+	s := run.NewScript("compressed")
+	s.CSVFlags(5_000_000, "the CSV (generated when empty)")
+	s.WorkFlag("the directory to work in (a temporary one when empty)")
+	rounds := flag.Int("rounds", 5, "rounds of the builds and decodes, in turns")
+	gets := flag.Int("gets", 300, "get processes per file, in turns")
+	flag.Parse()
+	remove, err := s.Workspace("csvidx-compressed-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer remove()
+	if err := s.GenerateCSV(); err != nil {
+		log.Fatal(err)
+	}
+	codecs := filepath.Join(filepath.Dir(s.Bin), "csvidx-codecs")
+	if out, err := exec.Command("go", "build", "-tags", "codecs", "-o", codecs, "./cmd/csvidx").CombinedOutput(); err != nil {
+		log.Fatalf("build csvidx-codecs: %v\n%s", err, out)
+	}
+	hello, err := run.HelloBinary(s.Work)
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, err := measure(s, codecs, hello, *rounds, *gets)
+	if err != nil {
+		log.Fatal(err)
+	}
+	report(r)
+	name, err := run.SaveResults(s.Results, "compressed", r.PlainBytes, r)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("wrote", name)
+}
+
+// measure makes the compressed copies and takes every measure.
+func measure(s *run.Script, codecs, hello string, rounds, gets int) (*results, error) {
+	st, err := os.Stat(s.CSV)
+	if err != nil {
+		return nil, err
+	}
+	r := &results{CSV: s.CSV, Rows: s.Rows, PlainBytes: st.Size(), Seconds: map[string][]float64{}}
+	gz, zst := s.CSV+".gz", s.CSV+".zst"
+	for _, c := range []string{
+		fmt.Sprintf("bgzip -@2 -c %q > %q", s.CSV, gz),
+		fmt.Sprintf("pzstd -q -f -p 2 -3 -c %q > %q", s.CSV, zst),
+	} {
+		if out, err := exec.Command("sh", "-c", c).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("%s: %v\n%s", c, err, out)
+		}
+	}
+	bins := map[string]string{"plain": s.Bin, "bgzf": codecs, "zstd": codecs}
+	for _, f := range []file{{Name: "plain", Path: s.CSV}, {Name: "bgzf", Path: gz}, {Name: "zstd", Path: zst}} {
+		st, err := os.Stat(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		f.Bytes = st.Size()
+		r.Files = append(r.Files, f)
+	}
+	if err := run.Warm(s.CSV, gz, zst); err != nil {
+		return nil, err
+	}
+	// Builds and decodes, in turns.
+	type job struct {
+		name string
+		fn   func() (float64, error)
+	}
+	var jobs []job
+	for _, f := range r.Files {
+		jobs = append(jobs, job{"build " + f.Name, func() (float64, error) {
+			if err := run.RemoveIndex(f.Path + ".csvidx"); err != nil {
+				return 0, err
+			}
+			res, err := run.Timed(bins[f.Name], "build", f.Path, "--key", "user_id", "-q")
+			return res.Seconds, err
+		}})
+	}
+	for _, f := range r.Files[1:] {
+		jobs = append(jobs, job{"decode-only " + f.Name, func() (float64, error) { return decodeOnly(f.Path) }})
+	}
+	for name, c := range map[string]string{
+		"bgzip -d -@2": fmt.Sprintf("bgzip -d -@2 -c %q > /dev/null", gz),
+		"pzstd -d -p2": fmt.Sprintf("pzstd -q -d -p 2 -c %q > /dev/null", zst),
+		"gzip -dc":     fmt.Sprintf("gzip -dc %q > /dev/null", gz),
+	} {
+		jobs = append(jobs, job{name, func() (float64, error) {
+			res, err := run.Timed("sh", "-c", c)
+			return res.Seconds, err
+		}})
+	}
+	err = run.Turns(rounds, len(jobs), func(round, i int) error {
+		sec, err := jobs[i].fn()
+		if err != nil {
+			return fmt.Errorf("%s: %w", jobs[i].name, err)
+		}
+		r.Seconds[jobs[i].name] = append(r.Seconds[jobs[i].name], sec)
+		fmt.Printf("round %d, %s: %.3f s\n", round, jobs[i].name, sec)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range r.Files {
+		var info struct {
+			IndexBytes int64 `json:"index_bytes"`
+			TableBytes int64 `json:"table_bytes"`
+		}
+		out, err := run.Output(bins[f.Name], "info", f.Path, "--json")
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(out), &info); err != nil {
+			return nil, err
+		}
+		r.Files[i].IndexByte, r.Files[i].Table = info.IndexBytes, info.TableBytes
+	}
+	return r, measureGets(r, s.Bin, codecs, hello, gets)
+}
+
+// measureGets times get of one ordinary key as a process on each file, and
+// the hello-world, in turns; every file must print the same rows.
+func measureGets(r *results, plain, codecs, hello string, gets int) error {
+	key, err := ordinaryKey(plain, r.CSV, r.PlainBytes)
+	if err != nil {
+		return err
+	}
+	r.GetKey = key
+	type getJob struct {
+		name string
+		args []string
+	}
+	jobs := []getJob{
+		{"get plain", []string{plain, "get", r.Files[0].Path, r.GetKey}},
+		{"get bgzf (csvidx-codecs)", []string{codecs, "get", r.Files[1].Path, r.GetKey}},
+		{"get bgzf (csvidx, re-exec)", []string{plain, "get", r.Files[1].Path, r.GetKey}},
+		{"get zstd (csvidx-codecs)", []string{codecs, "get", r.Files[2].Path, r.GetKey}},
+		{"hello-world process", []string{hello}},
+	}
+	want := ""
+	return run.Turns(gets, len(jobs), func(round, i int) error {
+		j := jobs[i]
+		res, err := run.Timed(j.args[0], j.args[1:]...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", j.name, err)
+		}
+		if strings.HasPrefix(j.name, "get") {
+			if want == "" {
+				want = res.Stdout
+			}
+			if res.Stdout != want || want == "" {
+				return fmt.Errorf("%s printed other rows than the plain file's (%d and %d bytes)", j.name, len(res.Stdout), len(want))
+			}
+		}
+		r.Seconds[j.name] = append(r.Seconds[j.name], res.Seconds)
+		return nil
+	})
+}
+
+// decodeOnly reads the plain bytes of the compressed file at path through
+// its source, as a build's two workers do, in 4 MiB windows, and returns
+// the seconds it took: the decoder's floor.
+func decodeOnly(path string) (float64, error) {
+	start := time.Now()
+	src, err := source.Open(path, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
+	const window = 4 << 20
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for w := range 2 {
+		wg.Go(func() {
+			buf := make([]byte, window)
+			for off := int64(w) * window; off < src.Size(); off += 2 * window {
+				n := min(window, src.Size()-off)
+				if _, err := src.ReadAt(context.Background(), buf[:n], off); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start).Seconds(), errors.Join(errs...)
+}
+
+// report prints the medians and the ratios the issue sets targets for.
+func report(r *results) {
+	med := func(name string) float64 { return run.MedianOf(r.Seconds[name]) }
+	mbps := func(sec float64) float64 { return float64(r.PlainBytes) / 1e6 / sec }
+	fmt.Printf("\n%s: %d rows, %d bytes", r.CSV, r.Rows, r.PlainBytes)
+	for _, f := range r.Files[1:] {
+		fmt.Printf("; %s %d bytes (%.2fx smaller)", f.Name, f.Bytes, float64(r.PlainBytes)/float64(f.Bytes))
+	}
+	fmt.Println()
+	fmt.Println("\n| measure | median | MB/s of plain CSV |\n| --- | ---: | ---: |")
+	for _, name := range []string{"build plain", "build bgzf", "build zstd", "decode-only bgzf", "decode-only zstd", "bgzip -d -@2", "pzstd -d -p2", "gzip -dc"} {
+		fmt.Printf("| %s | %.3f s | %.0f |\n", name, med(name), mbps(med(name)))
+	}
+	for _, name := range []string{"get plain", "get bgzf (csvidx-codecs)", "get bgzf (csvidx, re-exec)", "get zstd (csvidx-codecs)", "hello-world process"} {
+		fmt.Printf("| %s | %.3f ms | |\n", name, 1000*med(name))
+	}
+	fmt.Println("\n| ratio | value | target |\n| --- | ---: | ---: |")
+	for _, f := range []string{"bgzf", "zstd"} {
+		fmt.Printf("| build %s / (build plain + decode-only %s) | %.3f | ≤ 1.15 |\n", f, f, med("build "+f)/(med("build plain")+med("decode-only "+f)))
+	}
+	plain := r.Seconds["get plain"]
+	fmt.Printf("| get bgzf / get plain, paired (csvidx-codecs) | %.3f | ≤ 1.5 |\n", run.PairedRatio(r.Seconds["get bgzf (csvidx-codecs)"], plain))
+	fmt.Printf("| get bgzf / get plain, paired (through the re-exec) | %.3f | - |\n", run.PairedRatio(r.Seconds["get bgzf (csvidx, re-exec)"], plain))
+	fmt.Printf("| get zstd / get plain, paired (csvidx-codecs) | %.3f | ≤ 1.2 |\n", run.PairedRatio(r.Seconds["get zstd (csvidx-codecs)"], plain))
+	for _, f := range r.Files[1:] {
+		fmt.Printf("| %s: frame table bytes per row | %.4f | ≤ 0.05 |\n", f.Name, float64(f.Table)/float64(r.Rows))
+	}
+}
+
+// ordinaryKey returns the user_id (the second field) of the first row
+// after the middle of the CSV at path, of size bytes, that has at most 50
+// rows (csvgen makes heavy users too): an ordinary key.
+func ordinaryKey(bin, path string, size int64) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	n, err := f.ReadAt(buf, size/2)
+	if n == 0 {
+		return "", err
+	}
+	lines := strings.Split(string(buf[:n]), "\n")
+	for _, line := range lines[1 : len(lines)-1] {
+		fields := strings.Split(line, ",")
+		if len(fields) < 2 {
+			continue
+		}
+		out, err := run.Output(bin, "get", path, "--count", fields[1])
+		if err != nil {
+			return "", err
+		}
+		if c := strings.Fields(out); len(c) == 2 && len(c[1]) <= 2 {
+			return fields[1], nil
+		}
+	}
+	return "", fmt.Errorf("no key of at most 50 rows after byte %d of %s", size/2, path)
+}
