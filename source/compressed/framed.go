@@ -186,9 +186,11 @@ func (s *Framed) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 
 // block returns the plain bytes of frame i.
 func (s *Framed) block(i int) ([]byte, error) {
-	if b := s.cache.get(i); b != nil {
-		return b, nil
-	}
+	return s.cache.load(i, s.decodeBlock)
+}
+
+// decodeBlock reads frame i and decodes it.
+func (s *Framed) decodeBlock(i int) ([]byte, error) {
 	at, next := s.blocks[i], s.blocks[i+1]
 	frame := make([]byte, next.Comp-at.Comp)
 	if _, err := s.f.ReadAt(frame, at.Comp); err != nil {
@@ -204,7 +206,6 @@ func (s *Framed) block(i int) ([]byte, error) {
 	if int64(len(b)) != next.Plain-at.Plain {
 		return nil, &CorruptError{s.name, at.Comp, "the block's size is not the one the index says"}
 	}
-	s.cache.put(i, b)
 	return b, nil
 }
 
@@ -243,33 +244,60 @@ func (s *Framed) inflate(i int, comp []byte) ([]byte, error) {
 	return plain, nil
 }
 
-// blockCache keeps the plain bytes of the last members inflated, for reads
-// of neighbouring rows: a few, round robin.
+// blockCache keeps the plain bytes of the last frames decoded, for reads
+// of neighbouring rows: a few, round robin. A frame being decoded is
+// decoded once, whoever else asks for it meanwhile (two workers of a scan
+// whose windows share a frame wait for one decoding).
 type blockCache struct {
-	mu    sync.Mutex
-	ids   [cachedBlocks]int
-	bufs  [cachedBlocks][]byte
-	next  int
-	valid int
+	mu       sync.Mutex
+	ids      [cachedBlocks]int
+	bufs     [cachedBlocks][]byte
+	next     int
+	valid    int
+	inflight map[int]*decoding
+}
+
+// A decoding is a frame being decoded: done closes when b or err is set.
+type decoding struct {
+	done chan struct{}
+	b    []byte
+	err  error
 }
 
 const cachedBlocks = 8
 
-func (c *blockCache) get(i int) []byte {
+// load returns frame i's plain bytes: kept, being decoded (it waits), or
+// decoded by decode now.
+func (c *blockCache) load(i int, decode func(int) ([]byte, error)) ([]byte, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	for j := range c.valid {
 		if c.ids[j] == i {
-			return c.bufs[j]
+			b := c.bufs[j]
+			c.mu.Unlock()
+			return b, nil
 		}
 	}
-	return nil
-}
+	if d, ok := c.inflight[i]; ok {
+		c.mu.Unlock()
+		<-d.done
+		return d.b, d.err
+	}
+	d := &decoding{done: make(chan struct{})}
+	if c.inflight == nil {
+		c.inflight = map[int]*decoding{}
+	}
+	c.inflight[i] = d
+	c.mu.Unlock()
 
-func (c *blockCache) put(i int, b []byte) {
+	d.b, d.err = decode(i)
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ids[c.next], c.bufs[c.next] = i, b
-	c.next = (c.next + 1) % cachedBlocks
-	c.valid = min(c.valid+1, cachedBlocks)
+	delete(c.inflight, i)
+	if d.err == nil {
+		c.ids[c.next], c.bufs[c.next] = i, d.b
+		c.next = (c.next + 1) % cachedBlocks
+		c.valid = min(c.valid+1, cachedBlocks)
+	}
+	c.mu.Unlock()
+	close(d.done)
+	return d.b, d.err
 }

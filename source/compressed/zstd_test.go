@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/csvidx/csvidx/source"
@@ -140,4 +142,38 @@ func TestZstdLargeFrame(t *testing.T) {
 		t.Fatalf("frames of 90000 bytes: %v", err)
 	}
 	s.Close()
+}
+
+// TestFramedConcurrent: readers on several goroutines, whose reads share
+// frames, each get the plain bytes (a frame decoded for one of them is
+// waited for by the others, not decoded again; go test -race checks the
+// sharing).
+func TestFramedConcurrent(t *testing.T) {
+	data := csvText(30000, 10)
+	zs := zstdFile(t, data, "zstd", `split -b 200000 "$IN" "$IN.part." && for p in "$IN".part.*; do zstd -q -c "$p"; done > "$OUT"`)
+	s, err := OpenZstd(zs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 11))
+			p := make([]byte, 50000)
+			for range 100 {
+				off := r.Int64N(int64(len(data) - len(p)))
+				if _, err := s.ReadAt(context.Background(), p, off); err != nil || !bytes.Equal(p, data[off:off+int64(len(p))]) {
+					errs <- fmt.Errorf("read at %d: %v", off, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
