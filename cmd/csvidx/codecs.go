@@ -9,7 +9,16 @@ package main
 // csvidx-codecs, for a file in those formats.
 
 import (
-	_ "github.com/csvidx/csvidx/source/compressed" // registers the BGZF and zstd backends
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/csvidx/csvidx/internal/atomicfile"
+	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/source"
+	"github.com/csvidx/csvidx/source/compressed" // its init registers the BGZF and zstd backends
 )
 
 // codecsBuild says this build reads the formats of package compressed.
@@ -21,3 +30,46 @@ func runCodecs(err error, _ []string, _ streams) (int, error) { return -1, err }
 
 // beforeStdin does nothing: this build has no other csvidx to run.
 func beforeStdin(string) error { return nil }
+
+// compressFile writes o.in compressed to o.out (see the compress command),
+// through a temporary file renamed into place.
+func compressFile(ctx context.Context, o compressOptions) (compressResult, error) {
+	in, st, err := source.OpenInput(o.in)
+	if err != nil {
+		return compressResult{}, err
+	}
+	defer in.Close()
+	if ost, err := os.Stat(o.out); err == nil {
+		switch {
+		case os.SameFile(st, ost):
+			return compressResult{}, fmt.Errorf("-o %s is %s itself", o.out, o.in)
+		case !o.force:
+			return compressResult{}, fmt.Errorf("%s exists: give --force to replace it, or another -o", o.out)
+		case !ost.Mode().IsRegular():
+			return compressResult{}, fmt.Errorf("%s is %s, not a file to replace", o.out, mapping.Kind(ost.Mode()))
+		}
+	}
+	out, err := atomicfile.Create(o.out, false, st.Mode().Perm())
+	if err != nil {
+		return compressResult{}, err
+	}
+	w := bufio.NewWriterSize(out, 1<<20)
+	format, frame := strings.ToLower(o.format), 0
+	if format == "zstd" {
+		frame = o.frameKiB << 10
+	}
+	cs, err := compressed.Compress(ctx, w, bufio.NewReaderSize(in, 1<<20), compressed.CompressOptions{
+		Format: format, FrameBytes: frame, Level: o.level, Threads: o.threads,
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = out.Commit()
+	}
+	if err != nil {
+		out.Abort()
+		return compressResult{}, err
+	}
+	return compressResult{frames: cs.Frames, plain: cs.PlainBytes, bytes: cs.Bytes}, nil
+}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -36,28 +37,63 @@ const codecsBuild = false
 // get one), or why the one found was not run. args are the command line as
 // given, s the command's standard files.
 func runCodecs(err error, args []string, s streams) (int, error) {
-	var ce *source.CompressedError
-	if !processExits || !errors.As(err, &ce) || !codecsReads(ce) {
+	n, ok := codecsNeeded(err)
+	if !processExits || !ok {
 		return -1, err
 	}
 	self := executable()
 	if from := os.Getenv(reexecEnv); from != "" {
-		return -1, fmt.Errorf("%s is %s, and %s, which %s ran to read it as csvidx's codecs build, is not one: build it with -tags codecs (%s)",
-			ce.Path, ce.What(), self, from, codecsInstall)
+		return -1, fmt.Errorf("%s, and %s, which %s ran %s as csvidx's codecs build, is not one: build it with -tags codecs (%s)",
+			n.what, self, from, n.purpose, codecsInstall)
 	}
 	path := findCodecs(self)
 	switch {
 	case path == "":
 		return -1, err
 	case s.stdinTaken != nil && *s.stdinTaken || wrote(s.out):
-		return -1, fmt.Errorf("%s is %s, which csvidx's codecs build reads: run %s with the same arguments (this csvidx read standard input or wrote output already)",
-			ce.Path, ce.What(), path)
+		return -1, fmt.Errorf("%s, which csvidx's codecs build %s: run %s with the same arguments (this csvidx read standard input or wrote output already)",
+			n.what, n.verb, path)
 	}
 	status, rerr := execCodecs(path, args, self)
 	if rerr != nil {
-		return -1, fmt.Errorf("%s is %s, which csvidx's codecs build reads, and running %s failed: %w", ce.Path, ce.What(), path, rerr)
+		return -1, fmt.Errorf("%s, which csvidx's codecs build %s, and running %s failed: %w", n.what, n.verb, path, rerr)
 	}
 	return status, nil
+}
+
+// A codecsNeed says what asks for the codecs build: "FILE is
+// zstd-compressed", which it "reads", "to read it"; or "csvidx compress
+// writes compressed files", which it "does", "for it".
+type codecsNeed struct{ what, verb, purpose string }
+
+// codecsNeeded reports whether err asks for the codecs build: a file it
+// reads, or one of its commands.
+func codecsNeeded(err error) (codecsNeed, bool) {
+	var ce *source.CompressedError
+	if errors.As(err, &ce) && codecsReads(ce) {
+		return codecsNeed{ce.Path + " is " + ce.What(), "reads", "to read it"}, true
+	}
+	var nc *needsCodecsError
+	if errors.As(err, &nc) {
+		return codecsNeed{"csvidx " + nc.command + " " + nc.does, "does", "for it"}, true
+	}
+	return codecsNeed{}, false
+}
+
+// needsCodecsError is a command of the codecs build run by the default
+// build (see runCodecs), which runs the codecs build in its place.
+type needsCodecsError struct {
+	command, does string
+}
+
+func (e *needsCodecsError) Error() string {
+	return fmt.Sprintf("csvidx %s %s, which only csvidx's codecs build does: build it with -tags codecs (%s)", e.command, e.does, codecsInstall)
+}
+
+// compressFile is the compress command's work, which this build leaves
+// to the codecs build.
+func compressFile(context.Context, compressOptions) (compressResult, error) {
+	return compressResult{}, &needsCodecsError{command: "compress", does: "writes compressed files"}
 }
 
 // codecsEnv returns this process's environment for the codecs build, with

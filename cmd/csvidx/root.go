@@ -145,6 +145,7 @@ var commands = []struct {
 	{"update", newUpdateCommand, true},
 	{"compact", newCompactCommand, true},
 	{"drop", newDropCommand, true},
+	{"compress", newCompressCommand, true},
 	{"bench", newBenchCommand, false},
 }
 

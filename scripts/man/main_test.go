@@ -36,6 +36,7 @@ func TestPages(t *testing.T) {
 		"csvidx-info.1":                  {"--json"},
 		"csvidx-verify.1":                {"--mem-limit-mib"},
 		"csvidx-drop.1":                  {"Drop removes"},
+		"csvidx-compress.1":              {"--frame-kib", "seekable"},
 		"csvidx-bench.1":                 {"--rounds", "--cold"},
 		"csvidx-completion.1":            {"csvidx-completion-bash(1)"},
 		"csvidx-completion-bash.1":       {"bash-completion"},

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// compressOptions are the compress command's file names and flags.
+type compressOptions struct {
+	in, out  string
+	format   string
+	frameKiB int
+	level    int
+	threads  int
+	force    bool
+}
+
+// compressResult is what compress wrote.
+type compressResult struct {
+	frames       int
+	plain, bytes int64
+}
+
+func newCompressCommand(g *globals, s streams) *cobra.Command {
+	var o compressOptions
+	cmd := &cobra.Command{
+		Use:   "compress FILE",
+		Short: "Write FILE compressed so that csvidx reads it at random",
+		Long: `Compress writes FILE compressed in small frames, each compressed alone on
+one of several cores, so that csvidx reads the file at random: a lookup
+decodes only the frames that hold its rows. zstd (the default) writes
+frames of --frame-kib of FILE's bytes and the seek table of zstd's seekable
+format; bgzf writes bgzip's 64 KiB members. zstd -d and gzip -d read the
+output whole, as any file of the format.
+
+The output is FILE.zst or FILE.gz unless -o names it; an existing file is
+an error unless --force. It is written to a temporary file renamed into
+place, so a reader never sees half of it. FILE is never changed. It is a
+command of csvidx's codecs build, which the default build runs.`,
+		Example: `  csvidx compress orders.csv
+  csvidx compress orders.csv --format bgzf -o orders.csv.gz
+  csvidx build orders.csv.zst --key user_id`,
+		Args: exactFile,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.in = args[0]
+			if strings.EqualFold(o.format, "bgzf") && cmd.Flags().Changed("frame-kib") {
+				return fmt.Errorf("--frame-kib is zstd's: BGZF members hold 65280 bytes each")
+			}
+			if o.out == "" {
+				o.out = o.in + map[string]string{"zstd": ".zst", "bgzf": ".gz"}[strings.ToLower(o.format)]
+			}
+			r, err := compressFile(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			ratio := 0.0
+			if r.bytes > 0 {
+				ratio = float64(r.plain) / float64(r.bytes)
+			}
+			fmt.Fprintf(s.err, "csvidx: wrote %s: %d bytes of %s in %d frames, %d bytes (%.2fx smaller)\n", o.out, r.plain, o.in, r.frames, r.bytes, ratio)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&o.out, "output", "o", "", "the compressed file `PATH` (default FILE.zst or FILE.gz)")
+	cmd.Flags().StringVar(&o.format, "format", "zstd", "zstd (seekable, in frames of --frame-kib) or bgzf (bgzip's)")
+	cmd.Flags().IntVar(&o.frameKiB, "frame-kib", 256, "zstd: KiB of FILE per frame (a lookup decodes a frame per row it reads)")
+	cmd.Flags().IntVar(&o.level, "level", 0, "compression level (zstd 1-22, default 3; bgzf 1-9, default 6)")
+	cmd.Flags().IntVar(&o.threads, "threads", 0, "frames compressed at once (default: all cores)")
+	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "replace an existing output file")
+	return cmd
+}
