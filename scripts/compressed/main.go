@@ -1,6 +1,7 @@
 // Command compressed measures csvidx on compressed CSV files (issue 40),
 // in one run, in turns: on an orders CSV (scripts/csvgen) and its BGZF
-// (bgzip -@2) and multi-frame zstd (pzstd -p2) copies, it times
+// (bgzip -@2) and multi-frame zstd copies (pzstd -p2's, and csvidx
+// compress's, in frames of 64 KiB), it times
 //
 //   - the build of the index by user_id of each, warm (the codecs build,
 //     csvidx-codecs, for the compressed ones), the old index removed
@@ -9,6 +10,7 @@
 //     same decoder, two goroutines reading 4 MiB windows as the scan's
 //     workers do (in process), and the CLI decompressors (bgzip -d -@2,
 //     pzstd -d -p2, gzip -dc) into /dev/null;
+//   - csvidx compress against pzstd -3 -p2 (time and bytes);
 //   - csvidx get of an ordinary key as a process, warm, on each file: the
 //     plain one with csvidx, the compressed ones with csvidx-codecs and
 //     through csvidx's re-exec, next to a Go hello-world process;
@@ -100,17 +102,18 @@ func measure(s *run.Script, codecs, hello string, rounds, gets int) (*results, e
 		return nil, err
 	}
 	r := &results{CSV: s.CSV, Rows: s.Rows, PlainBytes: st.Size(), Seconds: map[string][]float64{}}
-	gz, zst := s.CSV+".gz", s.CSV+".zst"
+	gz, zst, czst := s.CSV+".gz", s.CSV+".zst", s.CSV+".csvidx-compress.zst"
 	for _, c := range []string{
 		fmt.Sprintf("bgzip -@2 -c %q > %q", s.CSV, gz),
 		fmt.Sprintf("pzstd -q -f -p 2 -3 -c %q > %q", s.CSV, zst),
+		fmt.Sprintf("%q compress %q -o %q --force", codecs, s.CSV, czst),
 	} {
 		if out, err := exec.Command("sh", "-c", c).CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("%s: %v\n%s", c, err, out)
 		}
 	}
-	bins := map[string]string{"plain": s.Bin, "bgzf": codecs, "zstd": codecs}
-	for _, f := range []file{{Name: "plain", Path: s.CSV}, {Name: "bgzf", Path: gz}, {Name: "zstd", Path: zst}} {
+	bins := map[string]string{"plain": s.Bin, "bgzf": codecs, "zstd": codecs, "zstd64k": codecs}
+	for _, f := range []file{{Name: "plain", Path: s.CSV}, {Name: "bgzf", Path: gz}, {Name: "zstd", Path: zst}, {Name: "zstd64k", Path: czst}} {
 		st, err := os.Stat(f.Path)
 		if err != nil {
 			return nil, err
@@ -118,7 +121,7 @@ func measure(s *run.Script, codecs, hello string, rounds, gets int) (*results, e
 		f.Bytes = st.Size()
 		r.Files = append(r.Files, f)
 	}
-	if err := run.Warm(s.CSV, gz, zst); err != nil {
+	if err := run.Warm(s.CSV, gz, zst, czst); err != nil {
 		return nil, err
 	}
 	// Builds and decodes, in turns.
@@ -140,9 +143,11 @@ func measure(s *run.Script, codecs, hello string, rounds, gets int) (*results, e
 		jobs = append(jobs, job{"decode-only " + f.Name, func() (float64, error) { return decodeOnly(f.Path) }})
 	}
 	for name, c := range map[string]string{
-		"bgzip -d -@2": fmt.Sprintf("bgzip -d -@2 -c %q > /dev/null", gz),
-		"pzstd -d -p2": fmt.Sprintf("pzstd -q -d -p 2 -c %q > /dev/null", zst),
-		"gzip -dc":     fmt.Sprintf("gzip -dc %q > /dev/null", gz),
+		"bgzip -d -@2":    fmt.Sprintf("bgzip -d -@2 -c %q > /dev/null", gz),
+		"pzstd -d -p2":    fmt.Sprintf("pzstd -q -d -p 2 -c %q > /dev/null", zst),
+		"gzip -dc":        fmt.Sprintf("gzip -dc %q > /dev/null", gz),
+		"pzstd -3 -p2":    fmt.Sprintf("pzstd -q -f -p 2 -3 -c %q > %q", s.CSV, zst+".timed"),
+		"csvidx compress": fmt.Sprintf("%q compress %q -o %q --force 2> /dev/null", codecs, s.CSV, czst+".timed"),
 	} {
 		jobs = append(jobs, job{name, func() (float64, error) {
 			res, err := run.Timed("sh", "-c", c)
@@ -195,6 +200,7 @@ func measureGets(r *results, plain, codecs, hello string, gets int) error {
 		{"get bgzf (csvidx-codecs)", []string{codecs, "get", r.Files[1].Path, r.GetKey}},
 		{"get bgzf (csvidx, re-exec)", []string{plain, "get", r.Files[1].Path, r.GetKey}},
 		{"get zstd (csvidx-codecs)", []string{codecs, "get", r.Files[2].Path, r.GetKey}},
+		{"get zstd64k (csvidx-codecs)", []string{codecs, "get", r.Files[3].Path, r.GetKey}},
 		{"hello-world process", []string{hello}},
 	}
 	want := ""
@@ -256,20 +262,24 @@ func report(r *results) {
 	}
 	fmt.Println()
 	fmt.Println("\n| measure | median | MB/s of plain CSV |\n| --- | ---: | ---: |")
-	for _, name := range []string{"build plain", "build bgzf", "build zstd", "decode-only bgzf", "decode-only zstd", "bgzip -d -@2", "pzstd -d -p2", "gzip -dc"} {
+	for _, name := range []string{"build plain", "build bgzf", "build zstd", "build zstd64k", "decode-only bgzf", "decode-only zstd", "decode-only zstd64k",
+		"bgzip -d -@2", "pzstd -d -p2", "gzip -dc", "pzstd -3 -p2", "csvidx compress"} {
 		fmt.Printf("| %s | %.3f s | %.0f |\n", name, med(name), mbps(med(name)))
 	}
-	for _, name := range []string{"get plain", "get bgzf (csvidx-codecs)", "get bgzf (csvidx, re-exec)", "get zstd (csvidx-codecs)", "hello-world process"} {
+	for _, name := range []string{"get plain", "get bgzf (csvidx-codecs)", "get bgzf (csvidx, re-exec)", "get zstd (csvidx-codecs)", "get zstd64k (csvidx-codecs)", "hello-world process"} {
 		fmt.Printf("| %s | %.3f ms | |\n", name, 1000*med(name))
 	}
 	fmt.Println("\n| ratio | value | target |\n| --- | ---: | ---: |")
-	for _, f := range []string{"bgzf", "zstd"} {
+	for _, f := range []string{"bgzf", "zstd", "zstd64k"} {
 		fmt.Printf("| build %s / (build plain + decode-only %s) | %.3f | ≤ 1.15 |\n", f, f, med("build "+f)/(med("build plain")+med("decode-only "+f)))
 	}
+	fmt.Printf("| csvidx compress / pzstd -3 -p2, time | %.3f | ≤ 1.5 |\n", med("csvidx compress")/med("pzstd -3 -p2"))
+	fmt.Printf("| csvidx compress / pzstd -3 -p2, bytes | %.3f | ≤ 1.05 |\n", float64(r.Files[3].Bytes)/float64(r.Files[2].Bytes))
 	plain := r.Seconds["get plain"]
 	fmt.Printf("| get bgzf / get plain, paired (csvidx-codecs) | %.3f | ≤ 1.5 |\n", run.PairedRatio(r.Seconds["get bgzf (csvidx-codecs)"], plain))
 	fmt.Printf("| get bgzf / get plain, paired (through the re-exec) | %.3f | - |\n", run.PairedRatio(r.Seconds["get bgzf (csvidx, re-exec)"], plain))
-	fmt.Printf("| get zstd / get plain, paired (csvidx-codecs) | %.3f | ≤ 1.2 |\n", run.PairedRatio(r.Seconds["get zstd (csvidx-codecs)"], plain))
+	fmt.Printf("| get zstd (pzstd's frames) / get plain, paired | %.3f | - |\n", run.PairedRatio(r.Seconds["get zstd (csvidx-codecs)"], plain))
+	fmt.Printf("| get zstd (csvidx compress's frames) / get plain, paired | %.3f | ≤ 1.2 |\n", run.PairedRatio(r.Seconds["get zstd64k (csvidx-codecs)"], plain))
 	for _, f := range r.Files[1:] {
 		fmt.Printf("| %s: frame table bytes per row | %.4f | ≤ 0.05 |\n", f.Name, float64(f.Table)/float64(r.Rows))
 	}
