@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/csvidx/csvidx/scan"
+	"github.com/csvidx/csvidx/source"
 )
 
 // Lookups in a CSV whose source is not mapped (a compressed file) read
@@ -34,8 +35,12 @@ type foundRow struct {
 
 // getRead is Get for a CSV that is not mapped.
 func (ix *Index) getRead(keys [][]byte, fn func(row []byte) error) error {
+	keys = distinct(keys)
+	if err := ix.prefetchRows(keys); err != nil {
+		return err
+	}
 	var found []foundRow
-	for _, key := range distinct(keys) {
+	for _, key := range keys {
 		err := ix.readRows(key, func(off uint64, row []byte) error {
 			found = append(found, foundRow{off, row})
 			return nil
@@ -61,6 +66,36 @@ func cmpUint(a, b uint64) int {
 		return 1
 	}
 	return 0
+}
+
+// prefetchRows asks a source that can (a source.Prefetcher) to make the
+// candidate rows of keys cheap to read: to decode their frames ahead, on
+// all cores at once.
+func (ix *Index) prefetchRows(keys [][]byte) error {
+	pf, ok := ix.csv.src.(source.Prefetcher)
+	if !ok {
+		return nil
+	}
+	var offs []int64
+	for _, key := range keys {
+		h := ix.hash(key)
+		for _, p := range []*part{ix.main, ix.tail} {
+			if p == nil {
+				continue
+			}
+			err := p.offsets(h, p.locate(h), func(batch []uint64) error {
+				for _, off := range batch {
+					offs = append(offs, int64(off))
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	pf.Prefetch(offs)
+	return nil
 }
 
 // readRows calls fn with the offset and bytes of each row whose key is
@@ -160,6 +195,9 @@ func (ix *Index) rowWindow(p *part, off uint64) ([]byte, int, error) {
 // countRead is Count for a CSV that is not mapped: the candidates read and
 // compared, in either format.
 func (ix *Index) countRead(key []byte) (n int64, err error) {
+	if err := ix.prefetchRows([][]byte{key}); err != nil {
+		return 0, err
+	}
 	err = ix.readRows(key, func(uint64, []byte) error { n++; return nil })
 	return n, err
 }

@@ -78,6 +78,13 @@ type Tabled interface {
 	FileEnds(n int) (head, tail []byte, err error)
 }
 
+// A Prefetcher is a Source that can make reads at given offsets cheaper
+// ahead of them: a compressed one decodes their frames on all cores at
+// once. A lookup that knows its rows' offsets asks for them first.
+type Prefetcher interface {
+	Prefetch(offs []int64)
+}
+
 // OpenTable opens the file at name through the registered backend named
 // backend, with table, its table of the file as Tabled.Table gave it, so
 // that the backend need not walk the file. The file may have changed

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/flate"
@@ -157,6 +158,48 @@ func (s *Framed) FileEnds(n int) (head, tail []byte, err error) {
 	return head, tail, nil
 }
 
+// Prefetch decodes the frames that hold the plain offsets offs, on all
+// cores at once, so that the reads of them that follow find them decoded:
+// as many frames as the cache keeps, in the order of offs. A frame that
+// does not decode is left for the read to report.
+func (s *Framed) Prefetch(offs []int64) {
+	var frames []int
+	seen := map[int]bool{}
+	bytes := int64(0)
+	for _, off := range offs {
+		if off < 0 || off >= s.Size() {
+			continue
+		}
+		i := blockAt(s.blocks, off)
+		if seen[i] {
+			continue
+		}
+		bytes += s.blocks[i+1].Plain - s.blocks[i].Plain
+		if len(frames) == cachedBlocks/2 || bytes > cachedBytes/2 {
+			break
+		}
+		seen[i] = true
+		frames = append(frames, i)
+	}
+	if len(frames) < 2 {
+		return
+	}
+	next := make(chan int, len(frames))
+	for _, i := range frames {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(frames)) {
+		wg.Go(func() {
+			for i := range next {
+				s.block(i) //nolint:errcheck // the read that follows reports it
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // Close closes the file.
 func (s *Framed) Close() error { return s.f.Close() }
 
@@ -245,16 +288,37 @@ func (s *Framed) inflate(i int, comp []byte) ([]byte, error) {
 }
 
 // blockCache keeps the plain bytes of the last frames decoded, for reads
-// of neighbouring rows: a few, round robin. A frame being decoded is
+// of neighbouring rows and for the frames a lookup asks for ahead (see
+// Framed.Prefetch): up to cachedBlocks of them and cachedBytes in all,
+// round robin. A frame being decoded is
 // decoded once, whoever else asks for it meanwhile (two workers of a scan
 // whose windows share a frame wait for one decoding).
 type blockCache struct {
 	mu       sync.Mutex
 	ids      [cachedBlocks]int
 	bufs     [cachedBlocks][]byte
-	next     int
-	valid    int
+	next     int // the place of the next frame kept
+	bytes    int // of bufs
 	inflight map[int]*decoding
+}
+
+// keep keeps frame i's plain bytes b in the next place, and drops the
+// oldest others while the cache holds more than cachedBytes. The caller
+// holds mu.
+func (c *blockCache) keep(i int, b []byte) {
+	if old := c.bufs[c.next]; old != nil {
+		c.bytes -= len(old)
+	}
+	c.ids[c.next], c.bufs[c.next] = i, b
+	c.bytes += len(b)
+	newest := c.next
+	c.next = (c.next + 1) % cachedBlocks
+	for j := c.next; c.bytes > cachedBytes && j != newest; j = (j + 1) % cachedBlocks {
+		if c.bufs[j] != nil { // the oldest kept, in the ring's order
+			c.bytes -= len(c.bufs[j])
+			c.bufs[j] = nil
+		}
+	}
 }
 
 // A decoding is a frame being decoded: done closes when b or err is set.
@@ -264,14 +328,17 @@ type decoding struct {
 	err  error
 }
 
-const cachedBlocks = 8
+const (
+	cachedBlocks = 64
+	cachedBytes  = 32 << 20
+)
 
 // load returns frame i's plain bytes: kept, being decoded (it waits), or
 // decoded by decode now.
 func (c *blockCache) load(i int, decode func(int) ([]byte, error)) ([]byte, error) {
 	c.mu.Lock()
-	for j := range c.valid {
-		if c.ids[j] == i {
+	for j := range cachedBlocks {
+		if c.bufs[j] != nil && c.ids[j] == i {
 			b := c.bufs[j]
 			c.mu.Unlock()
 			return b, nil
@@ -293,9 +360,7 @@ func (c *blockCache) load(i int, decode func(int) ([]byte, error)) ([]byte, erro
 	c.mu.Lock()
 	delete(c.inflight, i)
 	if d.err == nil {
-		c.ids[c.next], c.bufs[c.next] = i, d.b
-		c.next = (c.next + 1) % cachedBlocks
-		c.valid = min(c.valid+1, cachedBlocks)
+		c.keep(i, d.b)
 	}
 	c.mu.Unlock()
 	close(d.done)

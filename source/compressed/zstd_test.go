@@ -177,3 +177,63 @@ func TestFramedConcurrent(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestPrefetch: frames decoded ahead read back as the plain bytes; offsets
+// outside the file are passed over; a frame that does not decode is left
+// for the read, which reports it.
+func TestPrefetch(t *testing.T) {
+	data := csvText(30000, 13)
+	zs := zstdFile(t, data, "zstd", `split -b 60000 "$IN" "$IN.part." && for p in "$IN".part.*; do zstd -q -c "$p"; done > "$OUT"`)
+	s, err := OpenZstd(zs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	offs := []int64{-5, int64(len(data)) + 9, 70000, 5, 300000, 70001, 900000}
+	s.Prefetch(offs)
+	for _, off := range offs[2:] {
+		p := make([]byte, 100)
+		if _, err := s.ReadAt(context.Background(), p, off); err != nil || !bytes.Equal(p, data[off:off+100]) {
+			t.Fatalf("read at %d after Prefetch: %v", off, err)
+		}
+	}
+	comp, _ := os.ReadFile(zs)
+	bad := bytes.Clone(comp)
+	bad[s.Blocks()[3].Comp+40] ^= 0x55
+	p := filepath.Join(t.TempDir(), "bad.zst")
+	os.WriteFile(p, bad, 0o644)
+	b, err := OpenZstd(p, s.Blocks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	b.Prefetch([]int64{s.Blocks()[3].Plain, s.Blocks()[1].Plain})
+	var ce *CorruptError
+	if _, err := b.ReadAt(context.Background(), make([]byte, 10), s.Blocks()[3].Plain); !errors.As(err, &ce) {
+		t.Fatalf("read of a damaged frame after Prefetch: %v, want a *CorruptError", err)
+	}
+}
+
+// TestBlockCacheBytes: the cache keeps at most cachedBytes, dropping the
+// oldest frames first, and finds what it keeps.
+func TestBlockCacheBytes(t *testing.T) {
+	var c blockCache
+	frame := make([]byte, cachedBytes/3)
+	for i := range 5 {
+		c.mu.Lock()
+		c.keep(i, frame)
+		c.mu.Unlock()
+	}
+	if c.bytes > cachedBytes {
+		t.Fatalf("the cache holds %d bytes, more than %d", c.bytes, cachedBytes)
+	}
+	dec := func(int) ([]byte, error) { return nil, errors.New("decoded again") }
+	for _, i := range []int{3, 4} {
+		if _, err := c.load(i, dec); err != nil {
+			t.Errorf("frame %d, among the newest, is not kept: %v", i, err)
+		}
+	}
+	if _, err := c.load(0, dec); err == nil {
+		t.Errorf("frame 0, the oldest, is kept past the cache's bytes")
+	}
+}
