@@ -66,7 +66,7 @@ command of csvidx's codecs build, which the default build runs.`,
 	cmd.Flags().StringVarP(&o.out, "output", "o", "", "the compressed file `PATH` (default FILE.zst or FILE.gz)")
 	cmd.Flags().StringVar(&o.format, "format", "zstd", "zstd (seekable, in frames of --frame-kib) or bgzf (bgzip's)")
 	cmd.Flags().IntVar(&o.frameKiB, "frame-kib", 64, "zstd: KiB of FILE per frame (a lookup decodes a frame per row it reads)")
-	cmd.Flags().IntVar(&o.level, "level", 0, "compression level (zstd 1-22, default 3; bgzf 1-9, default 6)")
+	cmd.Flags().IntVar(&o.level, "level", 0, "compression level (zstd 1-22, default 1; bgzf 1-9, default 6)")
 	cmd.Flags().IntVar(&o.threads, "threads", 0, "frames compressed at once (default: all cores)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "replace an existing output file")
 	return cmd

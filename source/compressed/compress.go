@@ -29,8 +29,11 @@ type CompressOptions struct {
 	// FrameBytes is the plain bytes of a zstd frame (DefaultFrameBytes
 	// when 0); a BGZF member always holds BGZFBlockBytes.
 	FrameBytes int
-	// Level is the compression level: zstd's 1 to 22 (3 when 0), mapped to
-	// klauspost/compress's four speeds; deflate's 1 to 9 (6 when 0).
+	// Level is the compression level: zstd's 1 to 22 (1 when 0), mapped to
+	// klauspost/compress's four speeds; deflate's 1 to 9 (6 when 0). On a
+	// 270 MB orders CSV in 64 KiB frames, level 1 (its fastest) wrote
+	// 3.85x smaller in 0.97 s and level 3 3.76x in 1.43 s, where pzstd -3
+	// -p2 wrote 3.58x in 0.89 s: small frames suit the fastest.
 	Level int
 	// Threads is how many frames are compressed at once (all cores when
 	// 0).
@@ -72,13 +75,13 @@ type frameJob struct {
 // says, and returns what it wrote.
 func Compress(ctx context.Context, w io.Writer, r io.Reader, o CompressOptions) (CompressStats, error) {
 	var st CompressStats
-	enc, frameBytes, err := o.encoder()
-	if err != nil {
-		return st, err
-	}
 	threads := o.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
+	}
+	enc, frameBytes, err := o.encoder(threads)
+	if err != nil {
+		return st, err
 	}
 	jobs := make(chan *frameJob, threads)
 	order := make(chan *frameJob, 2*threads) // frames in flight, in order
@@ -150,9 +153,9 @@ func Compress(ctx context.Context, w io.Writer, r io.Reader, o CompressOptions) 
 	return st, err
 }
 
-// encoder returns what compresses one frame in the format o says, safe
-// for concurrent use, and the plain bytes of a frame.
-func (o CompressOptions) encoder() (func([]byte) ([]byte, error), int, error) {
+// encoder returns what compresses one frame in the format o says, on up
+// to threads goroutines at once, and the plain bytes of a frame.
+func (o CompressOptions) encoder(threads int) (func([]byte) ([]byte, error), int, error) {
 	switch o.Format {
 	case "", "zstd":
 		n := o.FrameBytes
@@ -164,13 +167,13 @@ func (o CompressOptions) encoder() (func([]byte) ([]byte, error), int, error) {
 		}
 		level := o.Level
 		if level == 0 {
-			level = 3
+			level = 1
 		}
 		if level < 1 || level > 22 {
 			return nil, 0, fmt.Errorf("zstd level %d: give 1 to 22", level)
 		}
 		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
-			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true), zstd.WithEncoderCRC(true))
+			zstd.WithEncoderConcurrency(threads), zstd.WithZeroFrames(true), zstd.WithEncoderCRC(true))
 		if err != nil {
 			return nil, 0, err
 		}
