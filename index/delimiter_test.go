@@ -8,10 +8,11 @@ import (
 	"testing"
 )
 
-// TestDefaultDelimiter: a tab for .tsv and .tab in any case, else a comma.
+// TestDefaultDelimiter: a tab for .tsv and .tab in any case, compressed
+// too (.gz, .bgz, .zst), else a comma.
 func TestDefaultDelimiter(t *testing.T) {
 	for path, want := range map[string]byte{
-		"a.tsv": '\t', "A.TSV": '\t', "dir/b.Tab": '\t', "a.csv": ',', "a.tsv.gz": ',', "tsv": ',', "a.txt": ',',
+		"a.tsv": '\t', "A.TSV": '\t', "dir/b.Tab": '\t', "a.csv": ',', "a.tsv.gz": '\t', "b.TAB.ZST": '\t', "c.tsv.bgz": '\t', "d.csv.gz": ',', "e.gz": ',', "f.tsv.xz": ',', "g.tsv.gz.bak": ',', "tsv": ',', "a.txt": ',',
 	} {
 		if got := DefaultDelimiter(path); got != want {
 			t.Errorf("DefaultDelimiter(%q) = %q, want %q", path, got, want)

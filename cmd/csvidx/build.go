@@ -38,8 +38,8 @@ COLUMNS is a header field's name or, if no header field has that name, a
 0-based column number. Several columns, as one CSV record (comma-separated
 whatever the file's delimiter: user_id,status), make a composite key, whose
 values get takes as one record of the file's dialect (42,shipped); quote a
-name that holds a comma: '"a,b",c'. A .tsv or .tab file is tab-separated
-unless --delimiter says otherwise. The dialect (delimiter, header) is stored
+name that holds a comma: '"a,b",c'. A .tsv or .tab file (a.tsv.gz, a.tsv.zst
+too) is tab-separated unless --delimiter says otherwise. The dialect (delimiter, header) is stored
 in the index, so get and verify need no flags.
 
 The first index of a file is FILE.csvidx; the others are named by their
@@ -123,7 +123,7 @@ prints nothing but warnings).`,
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.keys, "key", "k", nil, "key `COLUMNS`: a header name or a 0-based number, or several as one CSV record for a composite key (required; repeat it to build several indexes in one scan)")
 	f.BoolVarP(&o.noHeader, "no-header", "n", false, "the first record is data, not a header (alias --no-headers)")
-	f.StringVarP(&o.delimiter, "delimiter", "d", "", "field delimiter: one byte, or '\\t' for tabs (default: a tab for a .tsv or .tab FILE, else ,)")
+	f.StringVarP(&o.delimiter, "delimiter", "d", "", "field delimiter: one byte, or '\\t' for tabs (default: a tab for a .tsv or .tab FILE, compressed or not, else ,)")
 	f.BoolVar(&o.noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")
 	f.BoolVar(&o.asJSON, "json", false, "print the new index's description as one JSON object on standard output")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also report how the parallel scan went")
