@@ -73,16 +73,9 @@ func (ix *Index) Count(key []byte) (n int64, err error) {
 			return err
 		}
 		h := ix.hash(key)
-		shadow := uint64(math.MaxUint64)
-		if ix.tail != nil {
-			shadow = ix.tail.h.Base
-		}
 		count := func(Span) error { n++; return nil }
-		for _, p := range []*part{ix.main, ix.tail} {
-			if p == nil {
-				continue
-			}
-			err := p.offsets(h, p.locate(h), func(offs []uint64) error {
+		return ix.eachPart(func(p *part, shadow uint64) error {
+			return p.offsets(h, p.locate(h), func(offs []uint64) error {
 				for _, off := range offs {
 					switch {
 					case p.h.Dense():
@@ -95,12 +88,7 @@ func (ix *Index) Count(key []byte) (n int64, err error) {
 				}
 				return nil
 			})
-			if err != nil {
-				return err
-			}
-			shadow = math.MaxUint64
-		}
-		return nil
+		})
 	})
 	return n, err
 }
@@ -142,20 +130,24 @@ type Span struct {
 // past the tail's base are shadowed by the tail, which rescanned them.
 func (ix *Index) rows(s *scan.Scanner, key []byte, fn func(Span) error) error {
 	h := ix.hash(key)
+	return ix.eachPart(func(p *part, shadow uint64) error {
+		return ix.partRows(s, p, h, key, shadow, fn)
+	})
+}
+
+// eachPart calls fn with each index file in the order lookups read them,
+// the main index and then the tail, with the offset from which the file's
+// records are shadowed: the tail's base for the main index (the tail
+// rescanned those rows), none for the tail.
+func (ix *Index) eachPart(fn func(p *part, shadow uint64) error) error {
 	shadow := uint64(math.MaxUint64)
 	if ix.tail != nil {
 		shadow = ix.tail.h.Base
 	}
-	for _, p := range []*part{ix.main, ix.tail} {
-		if p == nil {
-			continue
-		}
-		if err := ix.partRows(s, p, h, key, shadow, fn); err != nil {
-			return err
-		}
-		shadow = math.MaxUint64
+	if err := fn(ix.main, shadow); err != nil || ix.tail == nil {
+		return err
 	}
-	return nil
+	return fn(ix.tail, math.MaxUint64)
 }
 
 // partRows is rows in one index file: the candidates below shadow.
@@ -189,19 +181,35 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 // candidate reads the row at off, a candidate of p for key (whose hash is
 // h), and passes it to fn if its key is key and it is below shadow.
 func (ix *Index) candidate(s *scan.Scanner, p *part, off, h uint64, key []byte, shadow uint64, fn func(Span) error) error {
-	if off >= p.h.Scanned || off < p.h.Base {
-		return p.corrupt("a record points at offset %d, outside the bytes [%d, %d) it indexes", off, p.h.Base, p.h.Scanned)
-	}
-	if off >= shadow {
-		return nil
+	if skip, err := inPart(p, off, shadow); skip || err != nil {
+		return err
 	}
 	if !ix.lineStart(int(off)) || !s.At(int(off)) || s.Start() != int(off) {
 		return ix.movedRow(p, off)
 	}
 	k, ok := s.Key()
+	if match, err := ix.judgeKey(p, off, h, key, k, ok); !match {
+		return err
+	}
+	return fn(Span{s.Start(), s.End(), s.Terminated()})
+}
+
+// inPart reports whether the record of p at off is to be skipped (at or
+// past shadow), or an error when p does not cover off: a corrupt index.
+func inPart(p *part, off, shadow uint64) (skip bool, err error) {
+	if off >= p.h.Scanned || off < p.h.Base {
+		return true, p.corrupt("a record points at offset %d, outside the bytes [%d, %d) it indexes", off, p.h.Base, p.h.Scanned)
+	}
+	return off >= shadow, nil
+}
+
+// judgeKey reports whether the row at off, a candidate of p for key (whose
+// hash is h), whose key is k (ok false when it has none), is a row of key;
+// when it is not, an error if it cannot have been the row indexed there.
+func (ix *Index) judgeKey(p *part, off, h uint64, key, k []byte, ok bool) (bool, error) {
 	switch {
 	case ok && bytes.Equal(k, key):
-		return fn(Span{s.Start(), s.End(), s.Terminated()})
+		return true, nil
 	case ix.grown(p, off):
 		// The last row had no terminator, and rows were appended
 		// since: it was completed, and its key is another one now
@@ -209,9 +217,9 @@ func (ix *Index) candidate(s *scan.Scanner, p *part, off, h uint64, key []byte, 
 	case !ok || differ(p, ix.hash(k), h):
 		// Not a collision (another key with the same hash, or the same
 		// fingerprint): this row is not the one that was indexed here.
-		return ix.movedRow(p, off)
+		return false, ix.movedRow(p, off)
 	}
-	return nil
+	return false, nil
 }
 
 // differ reports whether a row whose key hashes to got cannot have been

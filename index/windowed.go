@@ -2,9 +2,9 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
-	"math"
 	"slices"
 
 	"github.com/csvidx/csvidx/scan"
@@ -33,23 +33,62 @@ type foundRow struct {
 	row []byte
 }
 
+// A probe is a record of an index file that points at a row that may
+// be a key's: the part, the key and its hash, the row's offset, and the
+// offset from which the part is shadowed.
+type probe struct {
+	p           *part
+	key         []byte
+	h, off, shd uint64
+}
+
+// candidates returns the candidate rows of keys, in the order of the
+// index files and their records, and asks a source that can (a
+// source.Prefetcher) to make them cheap to read: to decode their frames
+// ahead, on all cores at once.
+func (ix *Index) candidates(keys [][]byte) ([]probe, error) {
+	var cs []probe
+	for _, key := range keys {
+		h := ix.hash(key)
+		err := ix.eachPart(func(p *part, shadow uint64) error {
+			return p.offsets(h, p.locate(h), func(offs []uint64) error {
+				for _, off := range offs {
+					cs = append(cs, probe{p, key, h, off, shadow})
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if pf, ok := ix.csv.src.(source.Prefetcher); ok {
+		offs := make([]int64, len(cs))
+		for i, c := range cs {
+			offs[i] = int64(c.off)
+		}
+		pf.Prefetch(offs)
+	}
+	return cs, nil
+}
+
 // getRead is Get for a CSV that is not mapped.
 func (ix *Index) getRead(keys [][]byte, fn func(row []byte) error) error {
-	keys = distinct(keys)
-	if err := ix.prefetchRows(keys); err != nil {
+	cs, err := ix.candidates(distinct(keys))
+	if err != nil {
 		return err
 	}
 	var found []foundRow
-	for _, key := range keys {
-		err := ix.readRows(key, func(off uint64, row []byte) error {
-			found = append(found, foundRow{off, row})
-			return nil
-		})
+	for _, c := range cs {
+		row, err := ix.readCandidate(c)
 		if err != nil {
 			return err
 		}
+		if row != nil {
+			found = append(found, foundRow{c.off, row})
+		}
 	}
-	slices.SortFunc(found, func(a, b foundRow) int { return cmpUint(a.off, b.off) })
+	slices.SortFunc(found, func(a, b foundRow) int { return cmp.Compare(a.off, b.off) })
 	for _, f := range found {
 		if err := fn(f.row); err != nil {
 			return err
@@ -58,111 +97,36 @@ func (ix *Index) getRead(keys [][]byte, fn func(row []byte) error) error {
 	return nil
 }
 
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// prefetchRows asks a source that can (a source.Prefetcher) to make the
-// candidate rows of keys cheap to read: to decode their frames ahead, on
-// all cores at once.
-func (ix *Index) prefetchRows(keys [][]byte) error {
-	pf, ok := ix.csv.src.(source.Prefetcher)
-	if !ok {
-		return nil
-	}
-	var offs []int64
-	for _, key := range keys {
-		h := ix.hash(key)
-		for _, p := range []*part{ix.main, ix.tail} {
-			if p == nil {
-				continue
-			}
-			err := p.offsets(h, p.locate(h), func(batch []uint64) error {
-				for _, off := range batch {
-					offs = append(offs, int64(off))
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-	}
-	pf.Prefetch(offs)
-	return nil
-}
-
-// readRows calls fn with the offset and bytes of each row whose key is
-// key, as rows does, reading each candidate through the source.
-func (ix *Index) readRows(key []byte, fn func(off uint64, row []byte) error) error {
-	h := ix.hash(key)
-	shadow := uint64(math.MaxUint64)
-	if ix.tail != nil {
-		shadow = ix.tail.h.Base
-	}
-	for _, p := range []*part{ix.main, ix.tail} {
-		if p == nil {
-			continue
-		}
-		err := p.offsets(h, p.locate(h), func(offs []uint64) error {
-			for _, off := range offs {
-				if err := ix.readCandidate(p, off, h, key, shadow, fn); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		shadow = math.MaxUint64
-	}
-	return nil
-}
-
 // readCandidate is candidate for a CSV read through its source: it reads
-// the row at off and passes it to fn if its key is key and it is below
-// shadow.
-func (ix *Index) readCandidate(p *part, off, h uint64, key []byte, shadow uint64, fn func(uint64, []byte) error) error {
-	if off >= p.h.Scanned || off < p.h.Base {
-		return p.corrupt("a record points at offset %d, outside the bytes [%d, %d) it indexes", off, p.h.Base, p.h.Scanned)
-	}
-	if off >= shadow {
-		return nil
+// the row of c and returns it, through its terminator (a '\n' added when
+// it has none), if its key is c's and it is below c's shadow; else nil.
+func (ix *Index) readCandidate(c probe) ([]byte, error) {
+	p, off := c.p, c.off
+	if skip, err := inPart(p, off, c.shd); skip || err != nil {
+		return nil, err
 	}
 	w, base, err := ix.rowWindow(p, off)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var s scan.Scanner
 	if err := p.h.InitScanner(&s, w); err != nil {
-		return err
+		return nil, err
 	}
 	at := int(off) - base
 	lineStart := off == 0 || w[at-1] == '\n' || off == uint64(len(scan.BOM)) && bytes.HasPrefix(w, scan.BOM)
 	if !lineStart || !s.At(at) || s.Start() != at {
-		return ix.movedRow(p, off)
+		return nil, ix.movedRow(p, off)
 	}
 	k, ok := s.Key()
-	switch {
-	case ok && bytes.Equal(k, key):
-		row := bytes.Clone(w[s.Start():s.End()])
-		if !s.Terminated() {
-			row = append(row, '\n')
-		}
-		return fn(off, row)
-	case ix.grown(p, off):
-		// completed since (see candidate)
-	case !ok || differ(p, ix.hash(k), h):
-		return ix.movedRow(p, off)
+	if match, err := ix.judgeKey(p, off, c.h, c.key, k, ok); !match {
+		return nil, err
 	}
-	return nil
+	row := bytes.Clone(w[s.Start():s.End()])
+	if !s.Terminated() {
+		row = append(row, '\n')
+	}
+	return row, nil
 }
 
 // rowWindow reads the CSV from the byte before off (from 0 near its start,
@@ -194,12 +158,22 @@ func (ix *Index) rowWindow(p *part, off uint64) ([]byte, int, error) {
 
 // countRead is Count for a CSV that is not mapped: the candidates read and
 // compared, in either format.
-func (ix *Index) countRead(key []byte) (n int64, err error) {
-	if err := ix.prefetchRows([][]byte{key}); err != nil {
+func (ix *Index) countRead(key []byte) (int64, error) {
+	cs, err := ix.candidates([][]byte{key})
+	if err != nil {
 		return 0, err
 	}
-	err = ix.readRows(key, func(uint64, []byte) error { n++; return nil })
-	return n, err
+	n := int64(0)
+	for _, c := range cs {
+		row, err := ix.readCandidate(c)
+		if err != nil {
+			return 0, err
+		}
+		if row != nil {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // headerRead is Header for a CSV that is not mapped.
