@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -78,30 +79,54 @@ func fromSource(src source.Source, delim byte, withHead bool) (*csvFile, error) 
 	return c, nil
 }
 
-// openIndexed opens the CSV at path for the lookups of an index whose
-// main header is h: as openSource does, or, when h has a source section
-// (the CSV was read through a backend), through the table h's file keeps
-// (data), after checking that the file on disk is what it was when the
-// index was built: the same size and ends. idxPath names the index in
-// errors.
-func openIndexed(path, idxPath string, h *format.Header, data []byte, advice mapping.Advice) (*csvFile, error) {
-	s := h.Source
-	if s == nil {
-		return openSource(path, advice, h.Delim)
+// openIndexed opens the CSV at path for the lookups of the main index p:
+// as openSource does, or, when p's header has a source section (the CSV was
+// read through a backend), through the table p keeps, after checking that
+// the file on disk is the one indexed (see openTabled).
+func openIndexed(path string, p *part, advice mapping.Advice) (*csvFile, error) {
+	if p.h.Source == nil {
+		return openSource(path, advice, p.h.Delim)
 	}
-	table, err := format.ReadTable(h, data)
-	if err != nil {
-		return nil, mustRebuild(path, idxPath, h, fmt.Errorf("%s: %w", idxPath, err))
-	}
-	src, err := source.OpenTable(path, s.Backend, table)
+	src, changed, err := openTabled(path, p)
 	if err != nil {
 		return nil, err
 	}
-	if err := sameFile(src, s, path, idxPath, h); err != nil {
+	if changed != nil {
 		src.Close()
-		return nil, err
+		return nil, changed
 	}
-	return fromSource(src, h.Delim, false)
+	return fromSource(src, p.h.Delim, false)
+}
+
+// openTabled opens the CSV at path through the table of the source section
+// of p, a main index, read under a guard of p's mapping, and checks that
+// the file on disk is the one indexed, the same size and ends: when it is
+// not, src is open all the same and changed is the stale error that says
+// so.
+func openTabled(path string, p *part) (src source.Source, changed, err error) {
+	s := p.h.Source
+	var table []byte
+	err = mapping.Guard(func() (err error) {
+		table, err = format.ReadTable(p.h, p.data)
+		return err
+	}, p.m)
+	switch {
+	case err == mapping.ErrFault:
+		return nil, nil, fmt.Errorf("%s: %w", p.path, ErrChanged)
+	case err != nil:
+		return nil, nil, mustRebuild(path, p.path, p.h, fmt.Errorf("%s: %w", p.path, err))
+	}
+	if src, err = source.OpenTable(path, s.Backend, table); err != nil {
+		return nil, nil, err
+	}
+	var rebuild *RebuildError
+	if err := sameFile(src, s, path, p.path, p.h); errors.As(err, &rebuild) {
+		return src, err, nil
+	} else if err != nil {
+		src.Close()
+		return nil, nil, err
+	}
+	return src, nil, nil
 }
 
 // sameFile refuses a source whose file on disk is not the one a source

@@ -174,7 +174,7 @@ func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
 	if o.mainIs == fileAbsent || o.mainIs == fileBroken || o.tailIs == fileBroken {
 		return nil, cmp.Or(o.mainWhy, o.tailWhy)
 	}
-	src, changed, err := openForInfo(csvPath, idxPath, o) // after the index files: the CSV only grows
+	src, changed, err := openForInfo(csvPath, o) // after the index files: the CSV only grows
 	if err != nil {
 		return nil, err
 	}
@@ -301,31 +301,11 @@ func fenceIgnored(path string, why error) string {
 
 // openForInfo opens the CSV of the index files o for ReadInfo: through the
 // table of its main index's source section when it has one (see
-// openIndexed), else with source.Open. A compressed file that is not the
-// one indexed is returned with changed, the stale error that says so.
-func openForInfo(csvPath, idxPath string, o *opened) (src source.Source, changed error, err error) {
-	s := o.main.h.Source
-	if s == nil {
+// openTabled, whose changed it returns), else with source.Open.
+func openForInfo(csvPath string, o *opened) (src source.Source, changed, err error) {
+	if o.main.h.Source == nil {
 		src, err = source.Open(csvPath, mapping.Random)
 		return src, nil, err
 	}
-	var table []byte
-	err = mapping.Guard(func() (err error) {
-		table, err = format.ReadTable(o.main.h, o.main.data)
-		return err
-	}, o.main.m)
-	if err != nil {
-		return nil, nil, mustRebuild(csvPath, idxPath, o.main.h, fmt.Errorf("%s: %w", idxPath, err))
-	}
-	if src, err = source.OpenTable(csvPath, s.Backend, table); err != nil {
-		return nil, nil, err
-	}
-	var rebuild *RebuildError
-	if err := sameFile(src, s, csvPath, idxPath, o.main.h); errors.As(err, &rebuild) {
-		return src, err, nil
-	} else if err != nil {
-		src.Close()
-		return nil, nil, err
-	}
-	return src, nil, nil
+	return openTabled(csvPath, o.main)
 }

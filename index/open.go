@@ -111,14 +111,7 @@ func (ix *Index) open() error {
 	if o.mainIs == fileAbsent || o.mainIs == fileBroken || o.tailIs == fileBroken {
 		return cmp.Or(o.mainWhy, o.tailWhy)
 	}
-	err = mapping.Guard(func() (err error) { // the table is read from the main index's mapping
-		ix.csv, err = openIndexed(ix.csvPath, ix.idxPath, ix.main.h, ix.main.data, mapping.Random)
-		return err
-	}, ix.main.m)
-	if err == mapping.ErrFault {
-		err = fmt.Errorf("%s: %w", ix.idxPath, ErrChanged)
-	}
-	if err != nil {
+	if ix.csv, err = openIndexed(ix.csvPath, ix.main, mapping.Random); err != nil {
 		return err
 	}
 	if ix.main.h.Source != nil && o.tail == nil {
