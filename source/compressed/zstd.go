@@ -46,6 +46,9 @@ func ScanZstd(r io.ReaderAt, size int64, path string) ([]Block, error) {
 			}
 			continue
 		}
+		if !h.HasCheckSum {
+			return nil, errNoChecksum(path, off)
+		}
 		end, err := zstdFrameEnd(r, off, size, &h, path)
 		if err != nil {
 			return nil, err
@@ -63,6 +66,14 @@ func ScanZstd(r io.ReaderAt, size int64, path string) ([]Block, error) {
 		off = end
 	}
 	return append(blocks, Block{size, plain}), nil
+}
+
+// errNoChecksum is the error for a zstd frame without its content
+// checksum (zstd --no-check): a damaged one may decode to other bytes, and
+// a lookup would print a wrong row.
+func errNoChecksum(path string, off int64) error {
+	return fmt.Errorf("%s has a zstd frame without a checksum at byte %d, so csvidx could not tell a damaged one: "+
+		"recompress it with its checksums (zstd without --no-check, or csvidx compress)", path, off)
 }
 
 // zstdFrameEnd returns where the frame at off, whose header is h, ends:
@@ -138,6 +149,9 @@ func (s *Framed) unzstd(i int, comp []byte) ([]byte, error) {
 	var h zstd.Header
 	if err := h.Decode(comp); err != nil || h.Skippable {
 		return nil, &CorruptError{s.name, at.Comp, "the frame is not where the index says"}
+	}
+	if !h.HasCheckSum {
+		return nil, errNoChecksum(s.name, at.Comp)
 	}
 	end, err := zstdFrameEnd(bytes.NewReader(comp), 0, int64(len(comp)), &h, s.name)
 	if err != nil {

@@ -49,8 +49,8 @@ func TestZstd(t *testing.T) {
 		{"OneFrame", "zstd", `zstd -q -3 -c "$IN" > "$OUT"`, 1},
 		{"NoContentSize", "zstd", `cat "$IN" | zstd -q -3 -c > "$OUT"`, 1},
 		{"Pzstd", "pzstd", `pzstd -q -p 2 -c "$IN" > "$OUT"`, 1},
-		{"Concatenated", "zstd", `head -c ` + itoa(half) + ` "$IN" | zstd -q -c > "$OUT" && tail -c +` + itoa(half+1) + ` "$IN" | zstd -q -c >> "$OUT"`, 2},
-		{"Blocks", "zstd", `split -b 100000 "$IN" "$IN.part." && for p in "$IN".part.*; do zstd -q --no-check -c "$p"; done > "$OUT"`, 10},
+		{"Concatenated", "zstd", `head -c ` + strconv.Itoa(half) + ` "$IN" | zstd -q -c > "$OUT" && tail -c +` + strconv.Itoa(half+1) + ` "$IN" | zstd -q -c >> "$OUT"`, 2},
+		{"Blocks", "zstd", `split -b 100000 "$IN" "$IN.part." && for p in "$IN".part.*; do zstd -q -c "$p"; done > "$OUT"`, 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			zs := zstdFile(t, data, c.tool, c.cmd)
@@ -118,8 +118,6 @@ func TestZstdDamage(t *testing.T) {
 		t.Errorf("walking a truncated file: %v", err)
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // TestZstdLargeFrame: a frame larger than maxFrame (zstd's one frame for a
 // whole file) is a *FrameError when the file is opened, walked or through
@@ -235,5 +233,32 @@ func TestBlockCacheBytes(t *testing.T) {
 	}
 	if _, err := c.load(0, dec); err == nil {
 		t.Errorf("frame 0, the oldest, is kept past the cache's bytes")
+	}
+}
+
+// TestZstdNoChecksum: a frame without its content checksum is refused,
+// walked or read through a table: a damaged one would decode to other
+// bytes unseen.
+func TestZstdNoChecksum(t *testing.T) {
+	data := csvText(5000, 14)
+	checked := zstdFile(t, data, "zstd", `zstd -q -c "$IN" > "$OUT"`)
+	s, err := OpenZstd(checked, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := s.Blocks()
+	s.Close()
+	bare := zstdFile(t, data, "zstd", `zstd -q --no-check -c "$IN" > "$OUT"`)
+	if _, err := OpenZstd(bare, nil); err == nil || !strings.Contains(err.Error(), "without a checksum") {
+		t.Fatalf("OpenZstd of a frame without a checksum = %v", err)
+	}
+	blocks[len(blocks)-1].Comp -= 4 // the same frame less its checksum
+	s, err = OpenZstd(bare, blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.ReadAt(context.Background(), make([]byte, 10), 0); err == nil || !strings.Contains(err.Error(), "without a checksum") {
+		t.Fatalf("ReadAt through a table = %v", err)
 	}
 }
