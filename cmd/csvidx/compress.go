@@ -48,8 +48,12 @@ command of csvidx's codecs build, which the default build runs.`,
 			if strings.EqualFold(o.format, "bgzf") && cmd.Flags().Changed("frame-kib") {
 				return fmt.Errorf("--frame-kib is zstd's: BGZF members hold 65280 bytes each")
 			}
+			suffix, ok := map[string]string{"zstd": ".zst", "bgzf": ".gz"}[strings.ToLower(o.format)]
+			if !ok {
+				return fmt.Errorf("--format %q: give zstd or bgzf", o.format)
+			}
 			if o.out == "" {
-				o.out = o.in + map[string]string{"zstd": ".zst", "bgzf": ".gz"}[strings.ToLower(o.format)]
+				o.out = o.in + suffix
 			}
 			r, err := compressFile(cmd.Context(), o)
 			if err != nil {

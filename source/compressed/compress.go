@@ -62,9 +62,8 @@ type CompressStats struct {
 	Bytes      int64 // bytes written
 }
 
-// A frameJob is one frame to compress: the seq-th, its plain bytes.
+// A frameJob is one frame to compress: its plain bytes.
 type frameJob struct {
-	seq   int
 	plain []byte
 	out   []byte // its compressed frame, once done
 	err   error
@@ -98,7 +97,7 @@ func Compress(ctx context.Context, w io.Writer, r io.Reader, o CompressOptions) 
 	go func() {
 		defer close(order)
 		defer close(jobs)
-		for seq := 0; ; seq++ {
+		for {
 			if err := ctx.Err(); err != nil {
 				readErr <- err
 				return
@@ -106,7 +105,7 @@ func Compress(ctx context.Context, w io.Writer, r io.Reader, o CompressOptions) 
 			buf := make([]byte, frameBytes)
 			n, err := io.ReadFull(r, buf)
 			if n > 0 {
-				j := &frameJob{seq: seq, plain: buf[:n], done: make(chan struct{})}
+				j := &frameJob{plain: buf[:n], done: make(chan struct{})}
 				order <- j
 				jobs <- j
 			}

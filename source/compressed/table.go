@@ -9,7 +9,8 @@ import (
 // A frame table (a []Block with its end, see ScanBGZF) is kept in an index
 // as the differences between one Block and the next, Comp then Plain, each
 // an unsigned varint, after the first Block's (0, 0), which is implied:
-// about 3 bytes per 64 KiB BGZF member.
+// 5 or 6 bytes per 64 KiB frame (0.004 to 0.005 bytes per row of a
+// 2M-row orders CSV, scripts/compressed).
 
 // EncodeTable returns the encoding of blocks, a table with its end.
 func EncodeTable(blocks []Block) []byte {
