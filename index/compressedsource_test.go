@@ -7,41 +7,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/csvidx/csvidx/format"
+	"github.com/csvidx/csvidx/internal/tooltest"
 	"github.com/csvidx/csvidx/scan/chunked"
 	_ "github.com/csvidx/csvidx/source/compressed" // the backends of BGZF and zstd files
 )
-
-// compressTool returns the path of a file holding data compressed by the
-// shell command cmd (reading $IN, writing $OUT) with tool, which the test
-// needs: it is skipped without it, or fails when CSVIDX_REQUIRE_TOOLS is
-// set (test.sh sets it and installs the tools).
-func compressTool(t *testing.T, data []byte, tool, cmd, name string) string {
-	t.Helper()
-	if _, err := exec.LookPath(tool); err != nil {
-		if os.Getenv("CSVIDX_REQUIRE_TOOLS") != "" {
-			t.Fatalf("%s is needed: %v", tool, err)
-		}
-		t.Skipf("no %s: %v", tool, err)
-	}
-	dir := t.TempDir()
-	in, out := filepath.Join(dir, "plain.csv"), filepath.Join(dir, name)
-	if err := os.WriteFile(in, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command("sh", "-c", cmd)
-	c.Env = append(os.Environ(), "IN="+in, "OUT="+out)
-	if b, err := c.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v: %s", cmd, err, b)
-	}
-	return out
-}
 
 // compressions are the ways of compressing a CSV that a build reads
 // through windows, by the tools that write them.
@@ -64,7 +38,7 @@ func TestBuildCompressedEqualsPlain(t *testing.T) {
 		g := makeCSV(r, 3000+r.IntN(20000), 1, ',', i%2 == 0, i%3 == 2)
 		c := compressions[i%len(compressions)]
 		t.Run(fmt.Sprintf("%d-%s", i, c.name), func(t *testing.T) {
-			comp := compressTool(t, []byte(g.data), c.tool, c.cmd, c.file)
+			comp := tooltest.Compress(t, []byte(g.data), c.tool, c.cmd, c.file)
 			plain := writeCSV(t, g.data)
 			for _, threads := range []int{1, 2} {
 				res := Resources{Threads: threads}
@@ -88,7 +62,7 @@ func TestGetCompressed(t *testing.T) {
 		rowWindowBytes = []int{3, 16 << 10}[i%2] // a window shorter than any row: read again, doubled
 		g := makeCSV(r, 2000+r.IntN(8000), 1, ',', i%2 == 0, i == 1)
 		t.Run(c.name, func(t *testing.T) {
-			comp := compressTool(t, []byte(g.data), c.tool, c.cmd, c.file)
+			comp := tooltest.Compress(t, []byte(g.data), c.tool, c.cmd, c.file)
 			build(t, comp, &BuildOptions{Key: "1", NoHeader: i%2 != 0, Resources: Resources{Threads: 2}})
 			ix, err := Open(comp, nil)
 			if err != nil {
@@ -203,12 +177,12 @@ func TestCompressedChanged(t *testing.T) {
 	r := rand.New(rand.NewPCG(42, 42))
 	g := makeCSV(r, 150000, 1, ',', true, false) // compressed, more than twice 64 KiB: a middle outside both ends
 	c := compressions[0]                         // bgzip
-	comp := compressTool(t, []byte(g.data), c.tool, c.cmd, c.file)
+	comp := tooltest.Compress(t, []byte(g.data), c.tool, c.cmd, c.file)
 	orig, err := os.ReadFile(comp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := compressTool(t, []byte(g.data[:len(g.data)/2]), c.tool, c.cmd, c.file)
+	other := tooltest.Compress(t, []byte(g.data[:len(g.data)/2]), c.tool, c.cmd, c.file)
 	otherBytes, _ := os.ReadFile(other)
 	build(t, comp, &BuildOptions{Key: "1"})
 	for name, change := range map[string][]byte{
@@ -262,7 +236,7 @@ func TestVerifyCompressed(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 43))
 	g := makeCSV(r, 30000, 1, ',', true, false)
 	c := compressions[1] // zstd frames
-	comp := compressTool(t, []byte(g.data), c.tool, c.cmd, c.file)
+	comp := tooltest.Compress(t, []byte(g.data), c.tool, c.cmd, c.file)
 	build(t, comp, &BuildOptions{Key: "1"})
 	res, err := Verify(context.Background(), comp, nil)
 	if err != nil || !res.Equal {
@@ -270,7 +244,7 @@ func TestVerifyCompressed(t *testing.T) {
 	}
 	row := g.rows[len(g.rows)/2]
 	changed := g.data[:row.off] + "x" + g.data[row.off+1:]
-	other := compressTool(t, []byte(changed), c.tool, c.cmd, c.file)
+	other := tooltest.Compress(t, []byte(changed), c.tool, c.cmd, c.file)
 	b, err := os.ReadFile(other)
 	if err != nil {
 		t.Fatal(err)

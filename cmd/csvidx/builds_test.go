@@ -13,28 +13,15 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// needTool returns the path of the command name, which a test makes its
-// input with; without it, the test is skipped, or fails when
-// CSVIDX_REQUIRE_TOOLS is set (test.sh sets it, and installs the tools).
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CSVIDX_REQUIRE_TOOLS") != "" {
-			t.Fatalf("%s is needed (test.sh installs it): %v", name, err)
-		}
-		t.Skipf("no %s: %v", name, err)
-	}
-	return p
-}
+	"github.com/csvidx/csvidx/internal/tooltest"
+)
 
 // buildBoth builds csvidx without and with -tags codecs into dir, as the
 // README's install section does, and returns their paths.
 func buildBoth(t *testing.T, dir string) (plain, codecs string) {
 	t.Helper()
-	goTool := needTool(t, "go")
+	goTool := tooltest.Need(t, "go")
 	plain, codecs = filepath.Join(dir, "csvidx"), filepath.Join(dir, codecsName)
 	for _, b := range []struct{ out, tags string }{{plain, ""}, {codecs, "codecs"}} {
 		cmd := exec.Command(goTool, "build", "-tags", b.tags, "-o", b.out, ".")
@@ -110,7 +97,7 @@ func copyExec(t *testing.T, from, to string) {
 func TestCodecsBuild(t *testing.T) {
 	plainBin, codecsBin := buildBoth(t, t.TempDir())
 	for _, tool := range []string{"bgzip", "zstd", "gzip", "xz"} {
-		needTool(t, tool)
+		tooltest.Need(t, tool)
 	}
 	for bin, linked := range map[string]bool{plainBin: false, codecsBin: true} {
 		out, err := exec.Command("go", "version", "-m", bin).Output()

@@ -8,27 +8,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/csvidx/csvidx/internal/tooltest"
 	"github.com/csvidx/csvidx/source"
 )
-
-// needTool returns the path of the command name, which a differential
-// test compares with; without it, the test is skipped, or fails when
-// CSVIDX_REQUIRE_TOOLS is set (test.sh sets it, and installs the tools).
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CSVIDX_REQUIRE_TOOLS") != "" {
-			t.Fatalf("%s is needed (test.sh installs it): %v", name, err)
-		}
-		t.Skipf("no %s: %v", name, err)
-	}
-	return p
-}
 
 // csvText returns a CSV of n rows of varied lengths, some quoted across
 // lines, from seed.
@@ -51,26 +36,16 @@ func csvText(n int, seed uint64) []byte {
 	return b.Bytes()
 }
 
-// bgzipFile writes data to a file in dir and compresses it with bgzip,
-// returning the .gz file's path.
-func bgzipFile(t *testing.T, dir string, data []byte, args ...string) string {
-	t.Helper()
-	bgzip := needTool(t, "bgzip")
-	p := filepath.Join(dir, "a.csv")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(bgzip, append(args, "-f", p)...).CombinedOutput(); err != nil {
-		t.Fatalf("bgzip: %v: %s", err, out)
-	}
-	return p + ".gz"
+// bgzipFile returns the path of a file holding data compressed by bgzip.
+func bgzipFile(t *testing.T, data []byte) string {
+	return tooltest.Compress(t, data, "bgzip", `bgzip -c "$IN" > "$OUT"`, "a.csv.gz")
 }
 
 // TestBGZF: bgzip's output reads back, whole and at random offsets, as the
 // plain bytes; its table covers the plain size; splits are member starts.
 func TestBGZF(t *testing.T) {
 	data := csvText(20000, 1)
-	gz := bgzipFile(t, t.TempDir(), data)
+	gz := bgzipFile(t, data)
 	head := make([]byte, 18)
 	f, _ := os.Open(gz)
 	f.Read(head)
@@ -89,21 +64,8 @@ func TestBGZF(t *testing.T) {
 	if len(s.Blocks()) < 10 {
 		t.Fatalf("%d blocks for %d bytes", len(s.Blocks()), len(data))
 	}
+	checkReads(t, s, data, 500, 200000)
 	ctx := context.Background()
-	got, err := io.ReadAll(io.NewSectionReader(source.ReaderAt(ctx, s), 0, s.Size()))
-	if err != nil || !bytes.Equal(got, data) {
-		t.Fatalf("the whole stream: %v, equal %v", err, bytes.Equal(got, data))
-	}
-	r := rand.New(rand.NewPCG(2, 2))
-	for range 500 {
-		off := r.Int64N(int64(len(data)))
-		p := make([]byte, r.IntN(200000))
-		n, err := s.ReadAt(ctx, p, off)
-		want := data[off:min(int64(len(data)), off+int64(len(p)))]
-		if n != len(want) || !bytes.Equal(p[:n], want) || (n < len(p)) != (err == io.EOF) || err != nil && err != io.EOF {
-			t.Fatalf("ReadAt(%d bytes at %d) = %d, %v", len(p), off, n, err)
-		}
-	}
 	if n, err := s.ReadAt(ctx, make([]byte, 1), s.Size()); n != 0 || err != io.EOF {
 		t.Fatalf("ReadAt at the end = %d, %v", n, err)
 	}
@@ -122,7 +84,7 @@ func TestBGZF(t *testing.T) {
 // walked the file.
 func TestBGZFGivenTable(t *testing.T) {
 	data := csvText(5000, 3)
-	gz := bgzipFile(t, t.TempDir(), data)
+	gz := bgzipFile(t, data)
 	walked, err := OpenBGZF(gz, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +107,7 @@ func TestBGZFGivenTable(t *testing.T) {
 func TestBGZFDamage(t *testing.T) {
 	data := csvText(5000, 4)
 	dir := t.TempDir()
-	gz := bgzipFile(t, dir, data)
+	gz := bgzipFile(t, data)
 	good, err := OpenBGZF(gz, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -193,5 +155,27 @@ func TestBGZFDamage(t *testing.T) {
 	}
 	if _, err := OpenBGZF(plain, nil); !errors.As(err, &ce) {
 		t.Errorf("walking plain gzip: %v", err)
+	}
+}
+
+// checkReads fails unless s reads as data: the whole stream, and reads of
+// up to maxLen bytes at random offsets, io.EOF exactly when they reach the
+// end.
+func checkReads(t *testing.T, s *Framed, data []byte, reads, maxLen int) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := io.ReadAll(io.NewSectionReader(source.ReaderAt(ctx, s), 0, s.Size()))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("the whole stream: %v, equal %v", err, bytes.Equal(got, data))
+	}
+	r := rand.New(rand.NewPCG(uint64(len(data)), uint64(reads)))
+	for range reads {
+		off := r.Int64N(int64(len(data)))
+		p := make([]byte, r.IntN(maxLen))
+		n, err := s.ReadAt(ctx, p, off)
+		want := data[off:min(int64(len(data)), off+int64(len(p)))]
+		if n != len(want) || !bytes.Equal(p[:n], want) || (n < len(p)) != (err == io.EOF) || err != nil && err != io.EOF {
+			t.Fatalf("ReadAt(%d bytes at %d) = %d, %v", len(p), off, n, err)
+		}
 	}
 }

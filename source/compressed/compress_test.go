@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/csvidx/csvidx/internal/tooltest"
 )
 
 // TestCompress: Compress's zstd (with its seek table) and BGZF output
@@ -25,7 +27,7 @@ func TestCompress(t *testing.T) {
 		{"bgzf", "gzip", 0},
 	} {
 		for _, in := range [][]byte{data, nil} {
-			needTool(t, c.tool)
+			tooltest.Need(t, c.tool)
 			var out bytes.Buffer
 			st, err := Compress(context.Background(), &out, bytes.NewReader(in), CompressOptions{Format: c.format, FrameBytes: c.frame, Threads: 3})
 			if err != nil {

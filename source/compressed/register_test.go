@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/internal/tooltest"
 	"github.com/csvidx/csvidx/source"
 )
 
@@ -29,9 +30,9 @@ func TestRegistered(t *testing.T) {
 		name string
 		path func(t *testing.T) string
 	}{
-		{"BGZF", func(t *testing.T) string { return bgzipFile(t, t.TempDir(), data) }},
+		{"BGZF", func(t *testing.T) string { return bgzipFile(t, data) }},
 		{"BGZFNamedCSV", func(t *testing.T) string {
-			p := bgzipFile(t, t.TempDir(), data)
+			p := bgzipFile(t, data)
 			csv := filepath.Join(filepath.Dir(p), "named.csv")
 			if err := os.Rename(p, csv); err != nil {
 				t.Fatal(err)
@@ -67,7 +68,7 @@ func TestRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ tool, format, suffix string }{{"gzip", "gzip", ".gz"}, {"xz", "xz", ".xz"}} {
-		needTool(t, c.tool)
+		tooltest.Need(t, c.tool)
 		if out, err := exec.Command(c.tool, "-k", "-f", plain).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v: %s", c.tool, err, out)
 		}
@@ -91,7 +92,7 @@ func TestRegistered(t *testing.T) {
 // header.)
 func TestIsBGZFAgrees(t *testing.T) {
 	dir := t.TempDir()
-	comp, err := os.ReadFile(bgzipFile(t, dir, csvText(100, 8)))
+	comp, err := os.ReadFile(bgzipFile(t, csvText(100, 8)))
 	if err != nil {
 		t.Fatal(err)
 	}

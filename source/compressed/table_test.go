@@ -18,7 +18,7 @@ func TestTable(t *testing.T) {
 		backend string
 		path    string
 	}{
-		{"bgzf", bgzipFile(t, t.TempDir(), data)},
+		{"bgzf", bgzipFile(t, data)},
 		{"zstd", zstdFile(t, data, "pzstd", `pzstd -q -p 2 -c "$IN" > "$OUT"`)},
 	} {
 		walked, err := source.Open(c.path, 0)

@@ -5,35 +5,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/csvidx/csvidx/source"
+	"github.com/csvidx/csvidx/internal/tooltest"
 )
 
-// zstdFile compresses data with the shell command cmd (reading the plain
-// file $IN, writing $OUT) and returns the compressed file's path.
+// zstdFile returns the path of a file holding data compressed by the
+// shell script cmd with tool (see tooltest.Compress).
 func zstdFile(t *testing.T, data []byte, tool, cmd string) string {
-	t.Helper()
-	needTool(t, tool)
-	dir := t.TempDir()
-	in, out := filepath.Join(dir, "a.csv"), filepath.Join(dir, "a.csv.zst")
-	if err := os.WriteFile(in, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command("sh", "-c", cmd)
-	c.Env = append(os.Environ(), "IN="+in, "OUT="+out)
-	if b, err := c.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v: %s", cmd, err, b)
-	}
-	return out
+	return tooltest.Compress(t, data, tool, cmd, "a.csv.zst")
 }
 
 // TestZstd: the files zstd and pzstd write, in one frame or many, with or
@@ -62,21 +48,7 @@ func TestZstd(t *testing.T) {
 			if s.Size() != int64(len(data)) || len(s.Blocks())-1 < c.frames {
 				t.Fatalf("Size %d (want %d), %d frames", s.Size(), len(data), len(s.Blocks())-1)
 			}
-			ctx := context.Background()
-			got, err := io.ReadAll(io.NewSectionReader(source.ReaderAt(ctx, s), 0, s.Size()))
-			if err != nil || !bytes.Equal(got, data) {
-				t.Fatalf("the whole stream: %v, equal %v", err, bytes.Equal(got, data))
-			}
-			r := rand.New(rand.NewPCG(6, 6))
-			for range 200 {
-				off := r.Int64N(int64(len(data)))
-				p := make([]byte, r.IntN(300000))
-				n, err := s.ReadAt(ctx, p, off)
-				want := data[off:min(int64(len(data)), off+int64(len(p)))]
-				if n != len(want) || !bytes.Equal(p[:n], want) || (n < len(p)) != (err == io.EOF) {
-					t.Fatalf("ReadAt(%d bytes at %d) = %d, %v", len(p), off, n, err)
-				}
-			}
+			checkReads(t, s, data, 200, 300000)
 		})
 	}
 }
