@@ -29,6 +29,14 @@ type Backend struct {
 	// table, the backend's table of the file as a Tabled source of it
 	// gave it (see source.OpenTable).
 	OpenTable func(path string, table []byte) (Source, error)
+	// Extend, when set, opens the file at path as OpenTable does, but
+	// through table, a table of a prefix of the file (the file as it was
+	// when a Tabled source of it gave the table; more was appended since),
+	// walking only what follows that prefix: an update of an index decodes
+	// only the new bytes. The file must start with the prefix's bytes (the
+	// caller checks that), and the bytes after it must start a frame or a
+	// member of the format; otherwise it is an error.
+	Extend func(path string, table []byte) (Source, error)
 }
 
 // HeadLen is how many of a file's first bytes a Backend's Match sees: a

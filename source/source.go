@@ -106,6 +106,23 @@ func OpenTable(name, backend string, table []byte) (Source, error) {
 	return b.OpenTable(name, table)
 }
 
+// OpenExtended opens the file at name through the registered backend named
+// backend, with table, a table of a prefix of the file that Tabled.Table
+// gave when the file was that prefix, walking only what was appended
+// since (see Backend.Extend). A backend without Extend walks the whole
+// file, as Open does. Without that backend, it is Open's error for the
+// file.
+func OpenExtended(name, backend string, table []byte) (Source, error) {
+	b, ok := backendNamed(backend)
+	if !ok {
+		return OpenTable(name, backend, table)
+	}
+	if b.Extend == nil {
+		return b.Open(name)
+	}
+	return b.Extend(name, table)
+}
+
 // Open opens the CSV at name through the backend that reads it: a local
 // regular file of plain CSV is mapped whole (a File, which is Mapped), with
 // advice for the kernel's read-ahead; a compressed file is opened by the
