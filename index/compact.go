@@ -46,7 +46,7 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (_ *Info
 		return nil, err
 	}
 	defer lock.unlock()
-	csv, err := openCSV(csvPath, mapping.Random)
+	csv, err := openCompacted(csvPath, idxPath)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +55,23 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (_ *Info
 		return nil, err
 	}
 	return ReadInfo(csvPath, o)
+}
+
+// openCompacted opens the CSV at csvPath for a compact of its index at
+// idxPath: a compressed file through the table of the tail (or of the main
+// index), which covers all the merge reads, with no walk of what was
+// appended since. An index that cannot be used is compactLocked's to
+// report.
+func openCompacted(csvPath, idxPath string) (*csvFile, error) {
+	files, err := indexFiles(idxPath).openFiles(csvPath, false)
+	if err != nil {
+		return nil, err
+	}
+	defer files.close()
+	if files.main == nil {
+		return openSource(csvPath, mapping.Random, format.DefaultDelim)
+	}
+	return files.openWriting(mapping.Random, false)
 }
 
 // compactLocked is Compact for a caller that holds the lock, within res
@@ -138,12 +155,21 @@ func merge(ctx context.Context, csv *csvFile, main, tail *part, shadow uint64, t
 		return nil, main.corrupt("%d records at or past the tail's base, where its last row has %d", shadowed, shadow)
 	}
 	h := mergedHeader(main.h, tail.h, shadowed)
+	src, err := csv.prefix(int(tail.h.Scanned)).sourceSection() // the file as the tail found it
+	if err != nil {
+		return nil, err
+	}
+	h.SetSource(src)
+	var ends error
 	err = mapping.Guard(func() error {
-		h.HeadChecksum, h.TailChecksum = endHashes(csv.data[:h.Scanned])
+		h.HeadChecksum, h.TailChecksum, ends = csv.prefix(int(h.Scanned)).ends()
 		return nil
 	}, csv.mapping())
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, ErrChanged // the entry point names the CSV
+	case ends != nil:
+		return nil, ends
 	}
 	return h, w.Finish(h)
 }
@@ -177,11 +203,20 @@ func shadowedRecords(csv *csvFile, main *format.Header) (uint64, error) {
 	if main.Resume >= main.Scanned {
 		return 0, nil
 	}
+	data, from := csv.data, int(main.Resume)
+	if csv.mem == nil { // a compressed CSV: its last row, read
+		data, from = make([]byte, main.Scanned-main.Resume), 0
+		if _, err := csv.src.ReadAt(context.Background(), data, int64(main.Resume)); err != nil {
+			return 0, err
+		}
+	} else {
+		data = data[:main.Scanned]
+	}
 	s := new(scan.Scanner)
-	if err := main.InitScanner(s, csv.data[:main.Scanned]); err != nil {
+	if err := main.InitScanner(s, data); err != nil {
 		return 0, err
 	}
-	s.Reset(int(main.Resume))
+	s.Reset(from)
 	if !s.Next() {
 		return 0, fmt.Errorf("%w: no row at the main index's resume offset %d", ErrCorrupt, main.Resume)
 	}

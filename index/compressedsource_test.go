@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -168,9 +169,10 @@ func sameButSource(t *testing.T, got, want []byte, comp string) {
 	}
 }
 
-// TestCompressedChanged: an index of a compressed file refuses the file
-// once it changed on disk (appended to, replaced by other compressed
-// data) as stale; a byte flipped inside a frame, which keeps the file's
+// TestCompressedChanged: an index of a compressed file appended to is
+// behind by the bytes appended, and answers from what it covers; it
+// refuses the file once it changed on disk (replaced by other compressed
+// data, shorter or longer) as stale; a byte flipped inside a frame, which keeps the file's
 // size and ends, fails the lookups that read that frame, and never gives
 // a wrong row.
 func TestCompressedChanged(t *testing.T) {
@@ -185,9 +187,25 @@ func TestCompressedChanged(t *testing.T) {
 	other := tooltest.Compress(t, []byte(g.data[:len(g.data)/2]), c.tool, c.cmd, c.file)
 	otherBytes, _ := os.ReadFile(other)
 	build(t, comp, &BuildOptions{Key: "1"})
+	if err := os.WriteFile(comp, append(bytes.Clone(orig), otherBytes...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(comp, nil) // appended to: behind, answered from what the index covers
+	if err != nil || ix.BytesBehind() != int64(len(otherBytes)) {
+		t.Fatalf("appended: Open = %v, %v; want %d bytes behind", ix, err, len(otherBytes))
+	}
+	for _, row := range g.rows[:200] {
+		if got, want := get(t, ix, row.key), g.want(row.key); row.hasKey && got != want {
+			t.Fatalf("appended: key %q: got %q, want %q", row.key, got, want)
+		}
+	}
+	ix.Close()
+	if info, err := ReadInfo(comp, nil); err != nil || info.State != "behind" || info.BytesBehind != int64(len(otherBytes)) {
+		t.Errorf("appended: ReadInfo = %+v, %v; want the state behind", info, err)
+	}
 	for name, change := range map[string][]byte{
-		"appended": append(bytes.Clone(orig), otherBytes...),
-		"replaced": otherBytes,
+		"replaced":            otherBytes,
+		"replaced and longer": append(bytes.Clone(otherBytes), orig...),
 	} {
 		if err := os.WriteFile(comp, change, 0o644); err != nil {
 			t.Fatal(err)
@@ -204,7 +222,7 @@ func TestCompressedChanged(t *testing.T) {
 	if err := os.WriteFile(comp, bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Open(comp, nil)
+	ix, err = Open(comp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,5 +273,102 @@ func TestVerifyCompressed(t *testing.T) {
 	res, err = Verify(context.Background(), comp, nil)
 	if err != nil || res.Equal || len(res.Differences) == 0 {
 		t.Fatalf("Verify of a changed file: %+v, %v; want differences", res, err)
+	}
+}
+
+// TestUpdateCompressed: a compressed CSV appended to (a compressed file of
+// more rows after it, cut anywhere: the last row indexed may be cut in
+// two) is updated as a plain one is: a tail whose source section covers
+// the whole file, lookups that give every key's rows of the whole CSV,
+// verify equal, and a compact whose index is byte for byte a fresh
+// build's; a second append is updated with UpdateAll.
+func TestUpdateCompressed(t *testing.T) {
+	r := rand.New(rand.NewPCG(44, 44))
+	for i, c := range compressions {
+		g := makeCSV(r, 6000+r.IntN(6000), 1, ',', i%2 == 0, false)
+		t.Run(c.name, func(t *testing.T) {
+			cut1, cut2 := len(g.data)/2+r.IntN(99), len(g.data)*3/4
+			var parts [][]byte
+			for _, p := range []string{g.data[:cut1], g.data[cut1:cut2], g.data[cut2:]} {
+				b, err := os.ReadFile(tooltest.Compress(t, []byte(p), c.tool, c.cmd, c.file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				parts = append(parts, b)
+			}
+			comp := filepath.Join(t.TempDir(), c.file)
+			appendTo := func(b []byte) {
+				f, err := os.OpenFile(comp, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				if _, err := f.Write(b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			appendTo(parts[0])
+			build(t, comp, &BuildOptions{Key: "1", NoHeader: i%2 != 0})
+			appendTo(parts[1])
+			res, err := Update(context.Background(), comp, &UpdateOptions{NoCompact: true})
+			if err != nil || res.Action != "tail" || res.Info.State != "fresh" || res.Info.Tail == nil {
+				t.Fatalf("Update = %+v, %v", res, err)
+			}
+			st, _ := os.Stat(comp)
+			if res.Info.FileBytes != st.Size() {
+				t.Fatalf("after the update, info says the file has %d bytes; it has %d", res.Info.FileBytes, st.Size())
+			}
+			checkAll := func(what string, data string) {
+				t.Helper()
+				plain := writeCSV(t, data) // the reference: the same bytes, plain
+				build(t, plain, &BuildOptions{Key: "1", NoHeader: i%2 != 0})
+				want, err := Open(plain, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer want.Close()
+				ix, err := Open(comp, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				defer ix.Close()
+				if ix.BytesBehind() != 0 {
+					t.Fatalf("%s: %d bytes behind", what, ix.BytesBehind())
+				}
+				seen := map[string]bool{}
+				for _, row := range g.rows {
+					if !row.hasKey || seen[row.key] {
+						continue
+					}
+					seen[row.key] = true
+					if got, want := get(t, ix, row.key), get(t, want, row.key); got != want {
+						t.Fatalf("%s: key %q: got %d bytes, want %d:\n%.300q\n%.300q", what, row.key, len(got), len(want), got, want)
+					}
+				}
+				v, err := Verify(context.Background(), comp, nil)
+				if err != nil || !v.Equal {
+					t.Fatalf("%s: Verify = %+v, %v", what, v, err)
+				}
+			}
+			checkAll("tail", g.data[:cut2])
+			if _, err := Compact(context.Background(), comp, nil); err != nil {
+				t.Fatal(err)
+			}
+			checkAll("compacted", g.data[:cut2])
+			compacted, err := os.ReadFile(comp + ".csvidx")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, _ := buildBytes(t, comp, "1", i%2 != 0, Resources{})
+			if !bytes.Equal(compacted, fresh) {
+				t.Fatalf("the compacted index (%d bytes) is not a fresh build's (%d bytes)", len(compacted), len(fresh))
+			}
+			appendTo(parts[2])
+			rs, err := UpdateAll(context.Background(), comp, &UpdateOptions{})
+			if err != nil || len(rs) != 1 || rs[0].Action == "none" {
+				t.Fatalf("UpdateAll = %v, %v", rs, err)
+			}
+			checkAll("second update", g.data)
+		})
 	}
 }

@@ -20,28 +20,15 @@ import (
 // Copies (a prefix's) share the source: release on one releases the
 // bytes of all, so only a build, which makes none, releases.
 type csvFile struct {
-	src  source.Source
-	mem  source.Mapped // src when it is mapped, else nil
-	data []byte        // mem.Bytes(), or a prefix; nil once released, or when not mapped
-	size int           // the bytes worked on: len(data) until released, when mapped
-	head []byte        // data, or when not mapped the CSV's first records (see openSource)
+	src      source.Source
+	mem      source.Mapped // src when it is mapped, else nil
+	data     []byte        // mem.Bytes(), or a prefix; nil once released, or when not mapped
+	size     int           // the bytes worked on: len(data) until released, when mapped
+	head     []byte        // data, or when not mapped the CSV's first records (see openSource)
+	grown    int64         // a compressed file's bytes appended since its table was made, not read (see openIndexed)
+	fileSize int64         // of a prefix, the compressed file's size when it ended there, if known (see sourceSection)
 
 	releaseAfterScan bool // a build that needs no byte of the CSV once scanned, so may release it during the sort
-}
-
-// openCSV opens the CSV at path (see source.Open), which must be mapped:
-// the lookups and the scans read its bytes in memory.
-func openCSV(path string, advice mapping.Advice) (*csvFile, error) {
-	src, err := source.Open(path, advice)
-	if err != nil {
-		return nil, err
-	}
-	m, ok := src.(source.Mapped)
-	if !ok {
-		src.Close()
-		return nil, fmt.Errorf("%s is compressed: csvidx builds, verifies and reads its index (build, verify, get, info), but update, compact and join of a compressed CSV are not done yet; decompress it for those", path)
-	}
-	return mapped(m), nil
 }
 
 // mapped returns the csvFile of a mapped source.
@@ -49,7 +36,7 @@ func mapped(m source.Mapped) *csvFile {
 	return &csvFile{src: m, mem: m, data: m.Bytes(), size: len(m.Bytes()), head: m.Bytes()}
 }
 
-// openSource opens the CSV at path as openCSV does, or, when its source is
+// openSource opens the CSV at path: mapped (see source.Open), or, when its source is
 // not mapped (a compressed file), as a csvFile without data whose head
 // holds its first two records (or all of it) as delim cuts them: what a
 // build reads of it before the scan, which reads it a window at a time.
@@ -79,15 +66,18 @@ func fromSource(src source.Source, delim byte, withHead bool) (*csvFile, error) 
 	return c, nil
 }
 
-// openIndexed opens the CSV at path for the lookups of the main index p:
-// as openSource does, or, when p's header has a source section (the CSV was
-// read through a backend), through the table p keeps, after checking that
-// the file on disk is the one indexed (see openTabled).
+// openIndexed opens the CSV at path for the lookups of the index files
+// whose source part is p (see sourcePart): as openSource does, or, when
+// p's header has a source section (the CSV was read through a backend),
+// through the table p keeps, after checking that the file on disk starts
+// with the one indexed (see openTabled). Rows appended to a compressed
+// file since are not read (the table does not cover them): the csvFile's
+// grown says how many bytes of the file they take.
 func openIndexed(path string, p *part, advice mapping.Advice) (*csvFile, error) {
 	if p.h.Source == nil {
 		return openSource(path, advice, p.h.Delim)
 	}
-	src, changed, err := openTabled(path, p)
+	src, grown, changed, err := openTabled(path, p)
 	if err != nil {
 		return nil, err
 	}
@@ -95,83 +85,190 @@ func openIndexed(path string, p *part, advice mapping.Advice) (*csvFile, error) 
 		src.Close()
 		return nil, changed
 	}
-	return fromSource(src, p.h.Delim, false)
+	c, err := fromSource(src, p.h.Delim, false)
+	if err != nil {
+		return nil, err
+	}
+	c.grown = grown
+	return c, nil
 }
 
-// openTabled opens the CSV at path through the table of the source section
-// of p, a main index, read under a guard of p's mapping, and checks that
-// the file on disk is the one indexed, the same size and ends: when it is
-// not, src is open all the same and changed is the stale error that says
-// so.
-func openTabled(path string, p *part) (src source.Source, changed, err error) {
-	s := p.h.Source
+// openAppended opens the CSV at path for a writer of the index files whose
+// source part is p (see sourcePart), with the head a build reads: as
+// openSource does, or, when p's header has a source section, through the
+// table p keeps, after checking that the file starts with the one
+// indexed; with extend, that table is extended by a walk of what was
+// appended to the file since (see source.OpenExtended). A file that does
+// not start with the one indexed is the stale error that says so.
+func openAppended(path string, p *part, advice mapping.Advice, extend bool) (*csvFile, error) {
+	if p.h.Source == nil {
+		return openSource(path, advice, p.h.Delim)
+	}
+	src, grown, changed, err := openTabled(path, p)
+	if err != nil {
+		return nil, err
+	}
+	if changed != nil {
+		src.Close()
+		return nil, changed
+	}
+	if grown > 0 && extend {
+		src.Close()
+		table, err := p.table()
+		if err != nil {
+			return nil, err
+		}
+		if src, err = source.OpenExtended(path, p.h.Source.Backend, table); err != nil {
+			return nil, err
+		}
+	}
+	c, err := fromSource(src, p.h.Delim, true)
+	if err != nil {
+		return nil, err
+	}
+	if !extend {
+		c.grown = grown
+	}
+	return c, nil
+}
+
+// openWriting opens the CSV of the index files o for a writer of them (see
+// openAppended): through the table of the tail when it has one, or, when
+// the file changed past what the main index covers (the tail is stale,
+// and is passed over or refused as such), through the main index's.
+func (o *opened) openWriting(advice mapping.Advice, extend bool) (*csvFile, error) {
+	sp := sourcePart(o.main, o.tail)
+	c, err := openAppended(o.csvPath, sp, advice, extend)
+	var rebuild *RebuildError
+	if sp != o.main && errors.As(err, &rebuild) {
+		return openAppended(o.csvPath, o.main, advice, extend)
+	}
+	return c, err
+}
+
+// sourcePart returns the index file whose source section describes the
+// CSV as last indexed: the tail, when it has one (an update of a
+// compressed CSV records the file as it found it), else main.
+func sourcePart(main, tail *part) *part {
+	if tail != nil && tail.h.Source != nil {
+		return tail
+	}
+	return main
+}
+
+// table returns the table of p's source section, read under a guard of
+// p's mapping.
+func (p *part) table() ([]byte, error) {
 	var table []byte
-	err = mapping.Guard(func() (err error) {
+	err := mapping.Guard(func() (err error) {
 		table, err = format.ReadTable(p.h, p.data)
 		return err
 	}, p.m)
 	switch {
 	case err == mapping.ErrFault:
-		return nil, nil, fmt.Errorf("%s: %w", p.path, ErrChanged)
+		return nil, fmt.Errorf("%s: %w", p.path, ErrChanged)
 	case err != nil:
-		return nil, nil, mustRebuild(path, p.path, p.h, fmt.Errorf("%s: %w", p.path, err))
+		return nil, mustRebuild(p.path, p.path, p.h, fmt.Errorf("%s: %w", p.path, err))
 	}
-	if src, err = source.OpenTable(path, s.Backend, table); err != nil {
-		return nil, nil, err
-	}
-	var rebuild *RebuildError
-	if err := sameFile(src, s, path, p.path, p.h); errors.As(err, &rebuild) {
-		return src, err, nil
-	} else if err != nil {
-		src.Close()
-		return nil, nil, err
-	}
-	return src, nil, nil
+	return table, nil
 }
 
-// sameFile refuses a source whose file on disk is not the one a source
-// section describes: another size, or other bytes at either end. An
-// appended compressed file is refused too, for now: its table covers only
-// the frames it had.
-func sameFile(src source.Source, s *format.SourceInfo, path, idxPath string, h *format.Header) error {
+// openTabled opens the CSV at path through the table of the source section
+// of p (see sourcePart), and checks that the file on disk starts with the
+// one indexed, the same ends of the same size (see sameFile): when it does
+// not, src is open all the same and changed is the stale error that says
+// so; when it does, grown is how many bytes were appended to it since.
+func openTabled(path string, p *part) (src source.Source, grown int64, changed, err error) {
+	table, err := p.table()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if src, err = source.OpenTable(path, p.h.Source.Backend, table); err != nil {
+		return nil, 0, nil, err
+	}
+	var rebuild *RebuildError
+	grown, err = sameFile(src, p.h.Source, path, p.path, p.h)
+	if errors.As(err, &rebuild) {
+		return src, 0, err, nil
+	} else if err != nil {
+		src.Close()
+		return nil, 0, nil, err
+	}
+	return src, grown, nil, nil
+}
+
+// sameFile refuses a source whose file on disk does not start with the
+// file a source section describes: it is smaller, or other bytes are at
+// either end of what the section covers. It returns how many bytes were
+// appended to the file since, which the section's table does not cover.
+func sameFile(src source.Source, s *format.SourceInfo, path, idxPath string, h *format.Header) (grown int64, err error) {
 	t, ok := src.(source.Tabled)
 	if !ok {
-		return fmt.Errorf("%s: its index says the backend %q reads it, and it is read without one", path, s.Backend)
-	}
-	head, tail, err := t.FileEnds(format.EndHashLen)
-	if err != nil {
-		return err
+		return 0, fmt.Errorf("%s: its index says the backend %q reads it, and it is read without one", path, s.Backend)
 	}
 	now, err := src.Current()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	why := ""
-	switch size := now.Size; {
-	case uint64(size) != s.Size:
-		why = fmt.Sprintf("%d bytes when the index was built, %d now", s.Size, size)
-	case xxh3.Hash(head) != s.HeadSum || xxh3.Hash(tail) != s.TailSum:
-		why = fmt.Sprintf("its first or last %d bytes on disk changed", len(head))
+	if uint64(now.Size) < s.Size {
+		why = fmt.Sprintf("%d bytes when the index was built, %d now", s.Size, now.Size)
+	} else {
+		head, tail, err := fileEnds(t, int64(s.Size))
+		if err != nil {
+			return 0, err
+		}
+		if xxh3.Hash(head) != s.HeadSum || xxh3.Hash(tail) != s.TailSum {
+			why = fmt.Sprintf("the first or last %d of the %d bytes indexed changed", len(head), s.Size)
+		}
 	}
 	if why != "" {
-		return mustRebuild(path, idxPath, h, fmt.Errorf("%s is %w: %s changed since the build (%s)", idxPath, ErrStale, path, why))
+		return 0, mustRebuild(path, idxPath, h, fmt.Errorf("%s is %w: %s changed since the build (%s)", idxPath, ErrStale, path, why))
 	}
-	return nil
+	return now.Size - int64(s.Size), nil
 }
 
-// sourceSection returns the source section of a main index of the CSV c,
-// when it is read through a backend, else nil.
+// fileEnds returns the first and the last min(EndHashLen, size) bytes of
+// the first size bytes of t's file on disk.
+func fileEnds(t source.Tabled, size int64) (head, tail []byte, err error) {
+	k := min(format.EndHashLen, size)
+	head, tail = make([]byte, k), make([]byte, k)
+	for _, r := range []struct {
+		p   []byte
+		off int64
+	}{{head, 0}, {tail, size - k}} {
+		if n, err := t.FileAt(r.p, r.off); n < len(r.p) {
+			if err == nil || err == io.EOF {
+				err = fmt.Errorf("%s: %w: it ends at %d bytes", t.Name(), ErrChanged, r.off+int64(n))
+			}
+			return nil, nil, err
+		}
+	}
+	return head, tail, nil
+}
+
+// sourceSection returns the source section of an index of the CSV c, when
+// it is read through a backend, else nil: the file as its table covers it,
+// or, when c is a prefix of the source whose fileSize is set (the verify of
+// an index of a file since appended to), the file as it was when it was
+// its first fileSize bytes, if its plain bytes ended where c does.
 func (c *csvFile) sourceSection() (*format.SourceInfo, error) {
 	t, ok := c.src.(source.Tabled)
 	if !ok {
 		return nil, nil
 	}
-	head, tail, err := t.FileEnds(format.EndHashLen)
+	table, covered := t.Table(), t.Covered()
+	if int64(c.size) < t.Size() && c.fileSize > 0 {
+		if cut, ok := t.Cut(int64(c.size), c.fileSize); ok {
+			table, covered = cut, c.fileSize
+		}
+	}
+	head, tail, err := fileEnds(t, covered)
 	if err != nil {
 		return nil, err
 	}
-	return &format.SourceInfo{Backend: t.Backend(), Size: uint64(t.Identity().Size),
-		HeadSum: xxh3.Hash(head), TailSum: xxh3.Hash(tail), Table: t.Table()}, nil
+	return &format.SourceInfo{Backend: t.Backend(), Size: uint64(covered),
+		HeadSum: xxh3.Hash(head), TailSum: xxh3.Hash(tail), Table: table}, nil
 }
 
 // headStart is the bytes readHead reads first, doubling them until they

@@ -19,11 +19,6 @@ type CSVHeader struct {
 // with a header, and the delimiter its name implies (see
 // [DefaultDelimiter]).
 func ReadCSVHeader(csvPath string) (*CSVHeader, error) {
-	csv, err := openCSV(csvPath, mapping.Random)
-	if err != nil {
-		return nil, err
-	}
-	defer csv.close()
 	sp := spec{delim: DefaultDelimiter(csvPath), header: true}
 	if keys, err := ReadIndexKeys(csvPath); err == nil {
 		for _, k := range keys {
@@ -33,18 +28,23 @@ func ReadCSVHeader(csvPath string) (*CSVHeader, error) {
 			}
 		}
 	}
+	csv, err := openSource(csvPath, mapping.Random, sp.delim) // its head holds the header record
+	if err != nil {
+		return nil, err
+	}
+	defer csv.close()
 	hd := &CSVHeader{Delim: sp.delim}
 	if !sp.header {
 		return hd, nil
 	}
 	err = csv.guard(func() error { // a CSV cut short meanwhile is an error
-		hs, err := scan.New(csv.data, sp.delim, 0)
+		hs, err := scan.New(csv.head, sp.delim, 0)
 		if err != nil {
 			return err
 		}
 		hs.LimitOne()
 		if hd.Found = hs.Next(); hd.Found {
-			fields, _, _ := scan.Fields(csv.data, hs.Start(), sp.delim)
+			fields, _, _ := scan.Fields(csv.head, hs.Start(), sp.delim)
 			for _, f := range fields {
 				hd.Fields = append(hd.Fields, bytes.Clone(f))
 			}

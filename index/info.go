@@ -58,7 +58,7 @@ type Info struct {
 	Compression string `json:"compression,omitempty"`
 	FileBytes   int64  `json:"file_bytes,omitempty"`
 	TableBytes  int64  `json:"table_bytes,omitempty"`
-	BytesBehind int64  `json:"bytes_behind"`    // CSV bytes appended since, not indexed
+	BytesBehind int64  `json:"bytes_behind"`    // CSV bytes appended since, not indexed (of a compressed CSV, the file's bytes, not decoded)
 	Stale       string `json:"stale,omitempty"` // why the index cannot be used, if it cannot
 	// State is "fresh" (the index covers the whole CSV), "behind" (rows
 	// were appended since: update indexes them), "stale" (see Stale) or,
@@ -109,6 +109,9 @@ func (info *Info) addTail(tail *part) {
 	info.ResumeOffset = int64(h.Resume)
 	info.Unterminated = h.Resume < h.Scanned
 	info.BytesBehind = max(0, info.CSVBytes-int64(h.Scanned))
+	if s := h.Source; s != nil { // the file as the update that wrote the tail found it
+		info.FileBytes, info.TableBytes = int64(s.Size), int64(s.TableLen())
+	}
 }
 
 // BuildStats says how a build went. Nothing in it changes the index.
@@ -174,7 +177,7 @@ func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
 	if o.mainIs == fileAbsent || o.mainIs == fileBroken || o.tailIs == fileBroken {
 		return nil, cmp.Or(o.mainWhy, o.tailWhy)
 	}
-	src, changed, err := openForInfo(csvPath, o) // after the index files: the CSV only grows
+	src, grown, changed, err := openForInfo(csvPath, o) // after the index files: the CSV only grows
 	if err != nil {
 		return nil, err
 	}
@@ -200,6 +203,7 @@ func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
 		info.Stale = stale.Error()
 		errors.As(stale, &info.StaleError)
 	}
+	info.BytesBehind += grown
 	info.setState()
 	if h, err := opts.home(csvPath); err == nil {
 		info.Default = h.isDefault(idxPath)
@@ -300,12 +304,14 @@ func fenceIgnored(path string, why error) string {
 }
 
 // openForInfo opens the CSV of the index files o for ReadInfo: through the
-// table of its main index's source section when it has one (see
-// openTabled, whose changed it returns), else with source.Open.
-func openForInfo(csvPath string, o *opened) (src source.Source, changed, err error) {
-	if o.main.h.Source == nil {
+// table of the source section of their source part when it has one (see
+// sourcePart and openTabled, whose grown and changed it returns), else with
+// source.Open.
+func openForInfo(csvPath string, o *opened) (src source.Source, grown int64, changed, err error) {
+	p := sourcePart(o.main, o.tail)
+	if p.h.Source == nil {
 		src, err = source.Open(csvPath, mapping.Random)
-		return src, nil, err
+		return src, 0, nil, err
 	}
-	return openTabled(csvPath, o.main)
+	return openTabled(csvPath, p)
 }

@@ -111,14 +111,19 @@ func (ix *Index) open() error {
 	if o.mainIs == fileAbsent || o.mainIs == fileBroken || o.tailIs == fileBroken {
 		return cmp.Or(o.mainWhy, o.tailWhy)
 	}
-	if ix.csv, err = openIndexed(ix.csvPath, ix.main, mapping.Random); err != nil {
+	sp := sourcePart(ix.main, ix.tail)
+	if ix.csv, err = openIndexed(ix.csvPath, sp, mapping.Random); err != nil {
 		return err
 	}
-	if ix.main.h.Source != nil && o.tail == nil {
-		// openIndexed found the file on disk the one indexed, at both
-		// ends and in size: so are its plain bytes, which reading would
-		// cost the decoding of the frames at both ends.
+	if sp.h.Source != nil && (o.tail == nil || sp == o.tail) {
+		// openIndexed found that the file on disk starts with the one
+		// the furthest index file covers, at both ends and in size: so
+		// do its plain bytes, which reading would cost the decoding of
+		// the frames at the ends of each file's.
 		o.mainIs = fileFresh
+		if o.tail != nil {
+			o.mainIs, o.tailIs = fileBehind, fileFresh
+		}
 	} else if err := o.judge(ix.csv.at(context.Background()), int64(ix.csv.size)); err != nil {
 		return err
 	}
@@ -154,8 +159,9 @@ func (ix *Index) furthest() *format.Header {
 
 // BytesBehind returns how many bytes the CSV had grown by, when the index
 // was opened, since it was last indexed: rows there are not in the index.
+// Of a compressed CSV, they are the file's bytes, which are not decoded.
 func (ix *Index) BytesBehind() int64 {
-	return int64(ix.csv.size) - int64(ix.furthest().Scanned)
+	return int64(ix.csv.size) - int64(ix.furthest().Scanned) + ix.csv.grown
 }
 
 // Info describes the open index.
@@ -186,11 +192,11 @@ func (ix *Index) Check() error {
 	changed := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %w: %s", ix.csvPath, ErrChanged, fmt.Sprintf(format, args...))
 	}
-	if s := ix.main.h.Source; s != nil { // a compressed file: its identity is the file's on disk
+	if sp := sourcePart(ix.main, ix.tail); sp.h.Source != nil { // a compressed file: its identity is the file's on disk
 		if was.Same(now) {
 			return nil
 		}
-		if err := sameFile(ix.csv.src, s, ix.csvPath, ix.idxPath, ix.main.h); err != nil {
+		if _, err := sameFile(ix.csv.src, sp.h.Source, ix.csvPath, ix.idxPath, sp.h); err != nil {
 			return fmt.Errorf("%s: %w: %w", ix.csvPath, ErrChanged, err)
 		}
 		return nil

@@ -194,13 +194,11 @@ func (p *pipeline) scanned(h *format.Header, r chunked.Result, j, threads int) (
 	if h.HeadChecksum, h.TailChecksum, err = p.csv.ends(); err != nil {
 		return nil, err
 	}
-	if p.main == nil {
-		src, err := p.csv.sourceSection()
-		if err != nil {
-			return nil, err
-		}
-		h.SetSource(src)
+	src, err := p.csv.sourceSection() // a tail's too: lookups open the file as the furthest file found it
+	if err != nil {
+		return nil, err
 	}
+	h.SetSource(src)
 	if p.main == nil && r.Rows > 0 && r.Short[j] == r.Rows {
 		return nil, noKeyColumn(p.csv, h.Delim, h)
 	}

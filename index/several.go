@@ -234,7 +234,7 @@ func (h Home) Locate(by string) (_ string, err error) {
 			continue
 		}
 		if csv == nil {
-			if csv, err = openCSV(csvPath, mapping.Random); err != nil {
+			if csv, err = openSource(csvPath, mapping.Random, k.h.Delim); err != nil { // its head holds the header record
 				return "", err
 			}
 		}

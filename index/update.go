@@ -92,7 +92,7 @@ func Update(ctx context.Context, csvPath string, opts *UpdateOptions) (_ *Update
 	if files.mainIs == fileAbsent || files.mainIs == fileBroken {
 		return nil, files.mainWhy
 	}
-	csv, err := openCSV(csvPath, mapping.Sequential)
+	csv, err := files.openWriting(mapping.Sequential, true)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func UpdateAll(ctx context.Context, csvPath string, opts *UpdateOptions) (_ []*U
 		}
 		all[i] = files
 	}
-	csv, err := openCSV(csvPath, mapping.Sequential)
+	csv, err := furthestOpened(all).openWriting(mapping.Sequential, true)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +97,19 @@ func UpdateAll(ctx context.Context, csvPath string, opts *UpdateOptions) (_ []*U
 		rs[i].Info, rs[i].Path = info, path
 	}
 	return rs, nil
+}
+
+// furthestOpened returns the index files of all whose source section
+// covers the most of a compressed CSV, through whose table the CSV is
+// opened (the others are judged against it), else all's first.
+func furthestOpened(all []*opened) *opened {
+	best, covered := all[0], uint64(0)
+	for _, o := range all {
+		if s := sourcePart(o.main, o.tail).h.Source; s != nil && s.Size > covered {
+			best, covered = o, s.Size
+		}
+	}
+	return best
 }
 
 // updateIndexes updates the indexes at paths, whose files all holds, from

@@ -196,6 +196,9 @@ func verifyParts(ctx context.Context, csv *csvFile, jobs []verifyJob, opts *Veri
 		return nil
 	}
 	covered := csv.prefix(int(scanned))
+	if s := jobs[0].p.h.Source; s != nil {
+		covered.fileSize = int64(s.Size) // the file as it was when its index was built (see sourceSection)
+	}
 	sinks := make([]*format.Comparison, len(jobs))
 	for i, j := range jobs {
 		j.p.m.Advise(mapping.Sequential) // the comparison reads the file from end to end

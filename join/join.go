@@ -145,6 +145,10 @@ func New(left io.Reader, rightPath string, opts *Options) (_ *Join, err error) {
 		return nil, err
 	}
 	j.ix = ix
+	if _, err := ix.Rows(); err != nil { // a compressed RIGHT, whose rows the join cannot read yet
+		ix.Close()
+		return nil, fmt.Errorf("%s: %w", rightPath, err)
+	}
 	if err := ix.Guard(j.readRightHeader); err != nil {
 		ix.Close()
 		return nil, err

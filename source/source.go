@@ -73,9 +73,19 @@ type Tabled interface {
 	Backend() string
 	// Table returns the backend's encoding of its table of the file.
 	Table() []byte
-	// FileEnds returns the file's first and last min(n, its size) bytes
-	// on disk, as of now.
-	FileEnds(n int) (head, tail []byte, err error)
+	// Covered returns how many bytes of the file on disk the table
+	// covers: the file's size when the table was made.
+	Covered() int64
+	// FileAt reads the file's own bytes on disk (compressed), as
+	// io.ReaderAt does, as of now: an index checks the ends of what its
+	// table covers against them.
+	FileAt(p []byte, off int64) (int, error)
+	// Cut returns the table of the file as it was when it was its first
+	// covered bytes, whose plain bytes ended at plain: ok is false unless
+	// a frame (a member) ends at plain, and covered lies between that
+	// frame's start and the next one's. The verify of an index of a file
+	// since appended to compares the index with this.
+	Cut(plain, covered int64) (table []byte, ok bool)
 }
 
 // A Prefetcher is a Source that can make reads at given offsets cheaper

@@ -2,6 +2,7 @@ package compressed
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/flate"
@@ -140,23 +142,25 @@ func (s *Framed) Backend() string { return s.backend }
 // Table returns the encoding of the frames' table (see EncodeTable).
 func (s *Framed) Table() []byte { return EncodeTable(s.blocks) }
 
-// FileEnds returns the file's first and last min(n, its size) bytes on
-// disk, as of now.
-func (s *Framed) FileEnds(n int) (head, tail []byte, err error) {
-	st, err := s.f.Stat()
-	if err != nil {
-		return nil, nil, err
+// Covered returns the file's size when its frames' table was made.
+func (s *Framed) Covered() int64 { return s.blocks[len(s.blocks)-1].Comp }
+
+// Cut returns the table of the file as it was when it was its first
+// covered bytes, whose plain bytes ended at plain: the frames before plain
+// and an end at (covered, plain). ok is false unless a frame ends at plain
+// and covered lies past its start, up to the next frame's (what follows a
+// frame up to the next, an empty member or a skippable frame, belongs to
+// it, so the file may have ended anywhere there).
+func (s *Framed) Cut(plain, covered int64) (table []byte, ok bool) {
+	i, found := slices.BinarySearchFunc(s.blocks, plain, func(b Block, p int64) int { return cmp.Compare(b.Plain, p) })
+	if !found || covered > s.blocks[i].Comp || (i > 0 && covered <= s.blocks[i-1].Comp) {
+		return nil, false
 	}
-	k := min(int64(n), st.Size())
-	head, tail = make([]byte, k), make([]byte, k)
-	if _, err := s.f.ReadAt(head, 0); err != nil {
-		return nil, nil, err
-	}
-	if _, err := s.f.ReadAt(tail, st.Size()-k); err != nil {
-		return nil, nil, err
-	}
-	return head, tail, nil
+	return EncodeTable(append(slices.Clip(s.blocks[:i]), Block{covered, plain})), true
 }
+
+// FileAt reads the file's own bytes on disk, as of now.
+func (s *Framed) FileAt(p []byte, off int64) (int, error) { return s.f.ReadAt(p, off) }
 
 // Prefetch decodes the frames that hold the plain offsets offs, on all
 // cores at once, so that the reads of them that follow find them decoded:

@@ -3,6 +3,7 @@ package compressed
 import (
 	"bytes"
 	"context"
+	"os"
 	"slices"
 	"testing"
 
@@ -26,6 +27,10 @@ func TestTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		tb := walked.(source.Tabled)
+		raw, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if tb.Backend() != c.backend {
 			t.Errorf("Backend() = %q, want %q", tb.Backend(), c.backend)
 		}
@@ -41,9 +46,12 @@ func TestTable(t *testing.T) {
 		if n, err := s.ReadAt(context.Background(), p, 0); n != len(data) || err != nil || !bytes.Equal(p, data) {
 			t.Fatalf("%s through its table: %d, %v", c.backend, n, err)
 		}
-		head, tail, err := tb.FileEnds(100)
-		if err != nil || len(head) != 100 || len(tail) != 100 {
-			t.Fatalf("FileEnds: %d, %d, %v", len(head), len(tail), err)
+		if st, err := os.Stat(c.path); err != nil || tb.Covered() != st.Size() {
+			t.Fatalf("Covered: %d, the file's size: %v", tb.Covered(), st)
+		}
+		head := make([]byte, 100)
+		if n, err := tb.FileAt(head, 0); n != 100 || err != nil || !bytes.Equal(head, raw[:100]) {
+			t.Fatalf("FileAt: %d, %v", n, err)
 		}
 		s.Close()
 		walked.Close()
