@@ -117,11 +117,14 @@ func (ix *Index) Header() ([]byte, error) {
 }
 
 // A Span is a row of the CSV found by a lookup: its bytes [Start, End) of
-// [Index.Data], from its first byte through its terminator; Terminated is
-// false for a last record with no terminator.
+// the CSV, from its first byte through its terminator, which Bytes holds;
+// Terminated is false for a last record with no terminator. Bytes is a
+// piece of [Index.Data] when the CSV is mapped (read it inside
+// [Index.Guard]), else a copy.
 type Span struct {
 	Start, End int
 	Terminated bool
+	Bytes      []byte
 }
 
 // rows calls fn with each row whose key is key, in file order: the
@@ -191,7 +194,7 @@ func (ix *Index) candidate(s *scan.Scanner, p *part, off, h uint64, key []byte, 
 	if match, err := ix.judgeKey(p, off, h, key, k, ok); !match {
 		return err
 	}
-	return fn(Span{s.Start(), s.End(), s.Terminated()})
+	return fn(Span{s.Start(), s.End(), s.Terminated(), ix.csv.data[s.Start():s.End()]})
 }
 
 // inPart reports whether the record of p at off is to be skipped (at or

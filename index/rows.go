@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"io"
 	"io/fs"
 	"os"
 
@@ -24,10 +25,10 @@ type Rows struct {
 
 // Rows returns a handle on ix's rows for one goroutine.
 func (ix *Index) Rows() (*Rows, error) {
-	if ix.csv.mem == nil {
-		return nil, errNotMapped
-	}
 	r := &Rows{ix: ix}
+	if ix.csv.mem == nil {
+		return r, nil // Each reads through the source
+	}
 	if err := ix.main.h.InitScanner(&r.s, ix.csv.data); err != nil {
 		return nil, err
 	}
@@ -38,6 +39,9 @@ func (ix *Index) Rows() (*Rows, error) {
 // order, as [Index.Get] finds them. An error fn returns stops it and is
 // returned.
 func (r *Rows) Each(key []byte, fn func(Span) error) error {
+	if r.ix.csv.mem == nil {
+		return r.ix.eachRead([][]byte{key}, fn)
+	}
 	return r.ix.rows(&r.s, key, fn)
 }
 
@@ -75,6 +79,65 @@ func (ix *Index) Scan(from int) (*scan.Scanner, error) {
 	return s, nil
 }
 
+// EachRecord calls fn with each record of the CSV from offset from, which
+// must be a record's start, to the end of what the index covers, in file
+// order, and whether it has the key: as Scan's scanner reads them, or, for
+// a CSV that is not mapped, as a stream of the source reads them (Bytes is
+// then valid until fn returns). An error fn returns stops it and is
+// returned; so does ctx's cancellation.
+func (ix *Index) EachRecord(ctx context.Context, from int, fn func(sp Span, hasKey bool) error) error {
+	if ix.csv.mem == nil {
+		return ix.eachRecordRead(ctx, from, fn)
+	}
+	s, err := ix.Scan(from)
+	if err != nil {
+		return err
+	}
+	data := ix.csv.data
+	for n := 0; s.Next(); n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		_, has := s.Key()
+		if err := fn(Span{s.Start(), s.End(), s.Terminated(), data[s.Start():s.End()]}, has); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachRecordRead is EachRecord for a CSV that is not mapped.
+func (ix *Index) eachRecordRead(ctx context.Context, from int, fn func(sp Span, hasKey bool) error) error {
+	covered := int64(ix.Covered())
+	r := io.NewSectionReader(ix.csv.at(ctx), int64(from), covered-int64(from))
+	rs := scan.NewStreamAt(r, int64(from), func(s *scan.Scanner, data []byte) error { return ix.main.h.InitScanner(s, data) })
+	for {
+		more, err := rs.Next()
+		if err != nil || !more {
+			return err
+		}
+		s, off := rs.Scanner(), int(rs.Offset())
+		_, has := s.Key()
+		rec := rs.Record()
+		if err := fn(Span{off, off + len(rec), s.Terminated(), rec}, has); err != nil {
+			return err
+		}
+	}
+}
+
+// Head returns the CSV's first bytes, from offset 0, which hold its first
+// record whole, and its header's ([Index.HeaderAt]): the mapped bytes
+// (read them inside [Index.Guard]), or for a CSV that is not mapped its
+// first records, read.
+func (ix *Index) Head() ([]byte, error) {
+	if ix.csv.mem != nil {
+		return ix.csv.data, nil
+	}
+	return readHead(ix.csv.src, ix.main.h.Delim)
+}
+
 // CSVPath returns the path of the CSV, as the index was opened with it.
 func (ix *Index) CSVPath() string { return ix.csvPath }
 
@@ -88,7 +151,14 @@ func (ix *Index) Definition() *Definition { return definitionOf(ix.main.h) }
 // any link: its path and what it is ("the CSV", or "index", "tail file",
 // "fence file", "lock file").
 func (ix *Index) FileOf(fi fs.FileInfo) (path, what string, ok bool) {
-	if st, err := ix.csv.mem.Stat(); err == nil && os.SameFile(fi, st) {
+	var st fs.FileInfo
+	var err error
+	if ix.csv.mem != nil {
+		st, err = ix.csv.mem.Stat()
+	} else {
+		st, err = os.Stat(ix.csvPath) // a compressed file
+	}
+	if err == nil && os.SameFile(fi, st) {
 		return ix.csvPath, "the CSV", true
 	}
 	for _, f := range indexFiles(ix.idxPath).roles() {

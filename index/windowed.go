@@ -15,23 +15,17 @@ import (
 // each candidate row through the source: a window from the byte before the
 // row, doubled until the row ends inside it (or the CSV does), parsed as
 // the mapped path parses the whole file. The rows of a lookup are
-// gathered, sorted by offset and passed on in file order, each once. The
-// row API ([Index.Rows], [Index.Data], [Index.Scan]) needs the CSV mapped.
+// gathered, sorted by offset and passed on in file order, each once. Of
+// the row API, [Rows.Each], [Index.EachRecord] and [Index.Head] read
+// through the source too; [Index.Data] and [Index.Scan] need the CSV
+// mapped.
 
-// errNotMapped is the row API's error for a CSV that is not mapped.
-var errNotMapped = errors.New("the row API (and join) reads a plain CSV, and this one is compressed; decompress it for a join")
+// errNotMapped is the error of the row API's calls that need the CSV mapped.
+var errNotMapped = errors.New("this call of the row API reads a plain CSV in memory, and this one is compressed: use Rows.Each, EachRecord and Head")
 
 // rowWindowBytes is the bytes a candidate's first read takes (a variable
 // for the tests, which make rows longer than it).
 var rowWindowBytes = 16 << 10
-
-// A foundRow is a row a lookup through the source found: its offset and
-// bytes, from its first byte through its terminator (a '\n' added when it
-// has none).
-type foundRow struct {
-	off uint64
-	row []byte
-}
 
 // A probe is a record of an index file that points at a row that may
 // be a key's: the part, the key and its hash, the row's offset, and the
@@ -74,23 +68,35 @@ func (ix *Index) candidates(keys [][]byte) ([]probe, error) {
 
 // getRead is Get for a CSV that is not mapped.
 func (ix *Index) getRead(keys [][]byte, fn func(row []byte) error) error {
-	cs, err := ix.candidates(distinct(keys))
+	return ix.eachRead(distinct(keys), func(sp Span) error {
+		if !sp.Terminated {
+			return fn(append(sp.Bytes, '\n'))
+		}
+		return fn(sp.Bytes)
+	})
+}
+
+// eachRead calls fn with the rows of keys of a CSV that is not mapped, in
+// file order, each once: the candidates read and compared, gathered, and
+// sorted by offset.
+func (ix *Index) eachRead(keys [][]byte, fn func(Span) error) error {
+	cs, err := ix.candidates(keys)
 	if err != nil {
 		return err
 	}
-	var found []foundRow
+	var found []Span
 	for _, c := range cs {
-		row, err := ix.readCandidate(c)
+		sp, ok, err := ix.readCandidate(c)
 		if err != nil {
 			return err
 		}
-		if row != nil {
-			found = append(found, foundRow{c.off, row})
+		if ok {
+			found = append(found, sp)
 		}
 	}
-	slices.SortFunc(found, func(a, b foundRow) int { return cmp.Compare(a.off, b.off) })
-	for _, f := range found {
-		if err := fn(f.row); err != nil {
+	slices.SortFunc(found, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
+	for _, sp := range found {
+		if err := fn(sp); err != nil {
 			return err
 		}
 	}
@@ -98,35 +104,31 @@ func (ix *Index) getRead(keys [][]byte, fn func(row []byte) error) error {
 }
 
 // readCandidate is candidate for a CSV read through its source: it reads
-// the row of c and returns it, through its terminator (a '\n' added when
-// it has none), if its key is c's and it is below c's shadow; else nil.
-func (ix *Index) readCandidate(c probe) ([]byte, error) {
+// the row of c and returns it, its bytes its own, and ok if its key is
+// c's and it is below c's shadow.
+func (ix *Index) readCandidate(c probe) (sp Span, ok bool, err error) {
 	p, off := c.p, c.off
 	if skip, err := inPart(p, off, c.shd); skip || err != nil {
-		return nil, err
+		return Span{}, false, err
 	}
 	w, base, err := ix.rowWindow(p, off)
 	if err != nil {
-		return nil, err
+		return Span{}, false, err
 	}
 	var s scan.Scanner
 	if err := p.h.InitScanner(&s, w); err != nil {
-		return nil, err
+		return Span{}, false, err
 	}
 	at := int(off) - base
 	lineStart := off == 0 || w[at-1] == '\n' || off == uint64(len(scan.BOM)) && bytes.HasPrefix(w, scan.BOM)
 	if !lineStart || !s.At(at) || s.Start() != at {
-		return nil, ix.movedRow(p, off)
+		return Span{}, false, ix.movedRow(p, off)
 	}
-	k, ok := s.Key()
-	if match, err := ix.judgeKey(p, off, c.h, c.key, k, ok); !match {
-		return nil, err
+	k, has := s.Key()
+	if match, err := ix.judgeKey(p, off, c.h, c.key, k, has); !match {
+		return Span{}, false, err
 	}
-	row := bytes.Clone(w[s.Start():s.End()])
-	if !s.Terminated() {
-		row = append(row, '\n')
-	}
-	return row, nil
+	return Span{base + s.Start(), base + s.End(), s.Terminated(), w[s.Start():s.End():s.End()]}, true, nil
 }
 
 // rowWindow reads the CSV from the byte before off (from 0 near its start,
@@ -165,11 +167,11 @@ func (ix *Index) countRead(key []byte) (int64, error) {
 	}
 	n := int64(0)
 	for _, c := range cs {
-		row, err := ix.readCandidate(c)
+		_, ok, err := ix.readCandidate(c)
 		if err != nil {
 			return 0, err
 		}
-		if row != nil {
+		if ok {
 			n++
 		}
 	}

@@ -145,10 +145,6 @@ func New(left io.Reader, rightPath string, opts *Options) (_ *Join, err error) {
 		return nil, err
 	}
 	j.ix = ix
-	if _, err := ix.Rows(); err != nil { // a compressed RIGHT, whose rows the join cannot read yet
-		ix.Close()
-		return nil, fmt.Errorf("%s: %w", rightPath, err)
-	}
 	if err := ix.Guard(j.readRightHeader); err != nil {
 		ix.Close()
 		return nil, err
@@ -257,7 +253,11 @@ func (j *Join) readLeftHeader(left io.Reader) error {
 // readRightHeader reads what the output takes from RIGHT's first record:
 // its header's names, or the number of its fields.
 func (j *Join) readRightHeader() error {
-	data, delim := j.ix.Data(), j.ix.Delimiter()
+	data, err := j.ix.Head() // the mapped CSV, or a compressed one's first records
+	if err != nil {
+		return err
+	}
+	delim := j.ix.Delimiter()
 	j.right.delim = delim
 	if start, end, ok := j.ix.HeaderAt(); ok {
 		rec := data[start:end]

@@ -137,7 +137,7 @@ func (w *joinWorker) record(rec []byte, terminated bool, key []byte, has bool) e
 			if w.matched != nil {
 				w.matched.set(sp.Start)
 			}
-			w.writeRow(left, w.side(w.ix.Data()[sp.Start:sp.End], sp.Terminated, w.right.delim, rightSide))
+			w.writeRow(left, w.side(sp.Bytes, sp.Terminated, w.right.delim, rightSide))
 			return w.spill() // a heavy key streams its rows
 		})
 		if err != nil {
@@ -187,24 +187,15 @@ func (w *joinWorker) flush() error {
 // terminator may have been completed since, as get prints it). A row
 // without the key was never matched.
 func (w *joinWorker) unmatchedRight() error {
-	data := w.ix.Data()
-	s, err := w.ix.Scan(w.right.start) // to the end of what the index covers
+	err := w.ix.EachRecord(w.ctx, w.right.start, func(sp index.Span, has bool) error {
+		if has && w.matched.get(sp.Start) {
+			return nil
+		}
+		w.writeRow(w.emptyLeft, w.side(sp.Bytes, sp.Terminated, w.right.delim, rightSide))
+		return w.spill()
+	})
 	if err != nil {
 		return err
-	}
-	for n := 0; s.Next(); n++ {
-		if n%1024 == 0 {
-			if err := w.ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if _, has := s.Key(); has && w.matched.get(s.Start()) {
-			continue
-		}
-		w.writeRow(w.emptyLeft, w.side(data[s.Start():s.End()], s.Terminated(), w.right.delim, rightSide))
-		if err := w.spill(); err != nil {
-			return err
-		}
 	}
 	return w.flush()
 }

@@ -26,8 +26,9 @@ type Stream struct {
 	r        io.Reader
 	initScan func(s *Scanner, data []byte) error // sets the delimiter and key columns
 	buf      []byte
-	off, n   int  // the scanner reads buf[off:n]
-	eof      bool // r has no more bytes
+	base     int64 // the input offset of buf[0]
+	off, n   int   // the scanner reads buf[off:n]
+	eof      bool  // r has no more bytes
 	started  bool
 	s        Scanner
 }
@@ -38,6 +39,18 @@ func NewStream(r io.Reader, initScan func(s *Scanner, data []byte) error) *Strea
 	return &Stream{r: r, initScan: initScan, buf: make([]byte, streamBuffer)}
 }
 
+// NewStreamAt returns a stream of the records of r as NewStream does, for
+// r that reads a file from offset at, a record's start: Offset counts from
+// there, and a byte order mark is skipped only at offset 0.
+func NewStreamAt(r io.Reader, at int64, initScan func(s *Scanner, data []byte) error) *Stream {
+	rs := NewStream(r, initScan)
+	rs.base = at
+	return rs
+}
+
+// Offset returns the input offset of the current record's first byte.
+func (rs *Stream) Offset() int64 { return rs.base + int64(rs.off+rs.s.Start()) }
+
 // Next advances to the next record and returns false at the end of the
 // input. The record is then current in the scanner (see Scanner and
 // Record) until the next call.
@@ -47,7 +60,7 @@ func (rs *Stream) Next() (bool, error) {
 		if err := rs.fill(len(BOM)); err != nil {
 			return false, err
 		}
-		if bytes.HasPrefix(rs.buf[:rs.n], BOM) {
+		if rs.base == 0 && bytes.HasPrefix(rs.buf[:rs.n], BOM) {
 			rs.off = len(BOM)
 		}
 		if err := rs.rescan(); err != nil {
@@ -130,6 +143,7 @@ func (rs *Stream) rescan() error {
 func (rs *Stream) fill(want int) error {
 	copy(rs.buf, rs.buf[rs.off:rs.n])
 	rs.n -= rs.off
+	rs.base += int64(rs.off)
 	rs.off = 0
 	if want > len(rs.buf) {
 		if want > maxStreamRecord {
