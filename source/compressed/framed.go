@@ -37,16 +37,16 @@ type Framed struct {
 
 var _ source.Tabled = (*Framed)(nil)
 
-// openFramed opens the compressed file at path, whose frames blocks lists,
-// or scan lists when blocks is nil.
-func openFramed(path string, blocks []Block, scan func(io.ReaderAt, int64, string) ([]Block, error)) (*Framed, error) {
+// openFramed opens the compressed file at path through blocks, its frames'
+// table, or when blocks is nil through the table of prefix's frames and of
+// those that scan finds after them (see scanAfter).
+func openFramed(path string, blocks, prefix []Block, scan func(io.ReaderAt, Block, int64, string) ([]Block, error)) (*Framed, error) {
 	f, st, err := source.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
 	if blocks == nil {
-		mapping.WillNeedFile(path, st.Size())
-		if blocks, err = scan(f, st.Size(), path); err != nil {
+		if blocks, err = scanAfter(f, st.Size(), path, prefix, scan); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -56,6 +56,30 @@ func openFramed(path string, blocks []Block, scan func(io.ReaderAt, int64, strin
 		return nil, err
 	}
 	return &Framed{name: path, f: f, id: source.IdentityOf(st), blocks: blocks}, nil
+}
+
+// scanAfter returns the frames' table of the file r of size bytes at path,
+// which starts with the file that prefix is the table of (with its end;
+// nil for none): prefix's frames, then those that scan finds after them,
+// from where prefix ends. Only the frames appended since prefix was made
+// are walked.
+func scanAfter(r io.ReaderAt, size int64, path string, prefix []Block, scan func(io.ReaderAt, Block, int64, string) ([]Block, error)) ([]Block, error) {
+	var from Block
+	if prefix != nil {
+		if len(prefix) == 0 {
+			return nil, fmt.Errorf("%w: no end", errTable)
+		}
+		from, prefix = prefix[len(prefix)-1], prefix[:len(prefix)-1:len(prefix)-1]
+	}
+	if size < from.Comp {
+		return nil, &CorruptError{path, size, fmt.Sprintf("the file ends before the %d bytes its table covers (it shrank?)", from.Comp)}
+	}
+	mapping.WillNeedFile(path, size-from.Comp, from.Comp)
+	more, err := scan(r, from, size, path)
+	if err != nil {
+		return nil, err
+	}
+	return append(prefix, more...), nil
 }
 
 // MaxFrame is the most plain bytes a frame of a Framed source may hold: a
@@ -94,7 +118,21 @@ func checkFrames(blocks []Block, path string) error {
 // members' table (see ScanBGZF), or through a table it makes by walking
 // the members' headers when blocks is nil.
 func OpenBGZF(path string, blocks []Block) (*Framed, error) {
-	s, err := openFramed(path, blocks, ScanBGZF)
+	s, err := openFramed(path, blocks, nil, scanBGZF)
+	if err != nil {
+		return nil, err
+	}
+	s.backend, s.decode = "bgzf", (*Framed).inflate
+	return s, nil
+}
+
+// ExtendBGZF opens the BGZF file at path as OpenBGZF does, through prefix,
+// the members' table of a prefix of the file (with its end, as ScanBGZF
+// gave it when the file was that prefix), walking only the members
+// appended since, which must start where the prefix ended (cat more.bgz >>
+// f.bgz).
+func ExtendBGZF(path string, prefix []Block) (*Framed, error) {
+	s, err := openFramed(path, nil, prefix, scanBGZF)
 	if err != nil {
 		return nil, err
 	}

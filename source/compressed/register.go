@@ -8,8 +8,8 @@ import "github.com/csvidx/csvidx/source"
 // (not BGZF) is not read yet: source.Open still refuses it with a
 // *source.CompressedError, as it refuses xz, bzip2 and zip.
 func init() {
-	source.Register(source.Backend{Name: "bgzf", Match: IsBGZF, Open: openBGZF, OpenTable: tabled(OpenBGZF)})
-	source.Register(source.Backend{Name: "zstd", Match: isZstd, Open: openZstd, OpenTable: tabled(OpenZstd)})
+	source.Register(source.Backend{Name: "bgzf", Match: IsBGZF, Open: openBGZF, OpenTable: tabled(OpenBGZF), Extend: tabled(ExtendBGZF)})
+	source.Register(source.Backend{Name: "zstd", Match: isZstd, Open: openZstd, OpenTable: tabled(OpenZstd), Extend: tabled(ExtendZstd)})
 }
 
 // isZstd reports whether head, a file's first bytes, is zstd data: a
@@ -34,8 +34,9 @@ func openZstd(path string) (source.Source, error) {
 	return s, nil
 }
 
-// tabled returns a backend's OpenTable over open, which opens a file
-// through a table of its frames.
+// tabled returns a backend's OpenTable or Extend over open, which opens a
+// file through a table of its frames (OpenBGZF), or of a prefix of it
+// (ExtendBGZF).
 func tabled(open func(string, []Block) (*Framed, error)) func(string, []byte) (source.Source, error) {
 	return func(path string, table []byte) (source.Source, error) {
 		blocks, err := DecodeTable(table)
