@@ -201,46 +201,9 @@ func (s *Framed) Cut(plain, covered int64) (table []byte, ok bool) {
 func (s *Framed) FileAt(p []byte, off int64) (int, error) { return s.f.ReadAt(p, off) }
 
 // Prefetch decodes the frames that hold the plain offsets offs, on all
-// cores at once, so that the reads of them that follow find them decoded:
-// as many frames as the cache keeps, in the order of offs. A frame that
-// does not decode is left for the read to report.
-func (s *Framed) Prefetch(offs []int64) {
-	var frames []int
-	seen := map[int]bool{}
-	bytes := int64(0)
-	for _, off := range offs {
-		if off < 0 || off >= s.Size() {
-			continue
-		}
-		i := blockAt(s.blocks, off)
-		if seen[i] {
-			continue
-		}
-		bytes += s.blocks[i+1].Plain - s.blocks[i].Plain
-		if len(frames) == cachedBlocks/2 || bytes > cachedBytes/2 {
-			break
-		}
-		seen[i] = true
-		frames = append(frames, i)
-	}
-	if len(frames) < 2 {
-		return
-	}
-	next := make(chan int, len(frames))
-	for _, i := range frames {
-		next <- i
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(frames)) {
-		wg.Go(func() {
-			for i := range next {
-				_, _ = s.block(i) // an error is the read's to report
-			}
-		})
-	}
-	wg.Wait()
-}
+// cores at once, so that the reads of them that follow find them decoded
+// (see prefetchPieces).
+func (s *Framed) Prefetch(offs []int64) { prefetchPieces(offs, s.Size(), s.frameAt, s.block) }
 
 // Close closes the file.
 func (s *Framed) Close() error { return s.f.Close() }
@@ -248,18 +211,33 @@ func (s *Framed) Close() error { return s.f.Close() }
 // ReadAt reads the plain bytes [off, off+len(p)), decoding the frames
 // that hold them (or taking them from the few it keeps).
 func (s *Framed) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	size := s.Size()
 	if off < 0 {
 		return 0, &CorruptError{s.name, 0, "a read before the start"}
 	}
+	return readPieces(p, off, s.Size(), s.frameAt, s.block)
+}
+
+// frameAt returns the frame that holds plain offset off, in [0, Size), and
+// where its plain bytes start and end.
+func (s *Framed) frameAt(off int64) (i int, start, end int64) {
+	i = blockAt(s.blocks, off)
+	return i, s.blocks[i].Plain, s.blocks[i+1].Plain
+}
+
+// readPieces reads the plain bytes [off, off+len(p)) of a stream of size
+// plain bytes made of pieces that decode alone (frames, or a gzip file's
+// spans), as io.ReaderAt does: at gives the piece that holds an offset in
+// [0, size), and where its plain bytes start and end; load gives its
+// plain bytes.
+func readPieces(p []byte, off, size int64, at func(int64) (int, int64, int64), load func(int) ([]byte, error)) (int, error) {
 	n := 0
 	for n < len(p) && off < size {
-		i := blockAt(s.blocks, off)
-		plain, err := s.block(i)
+		i, start, _ := at(off)
+		plain, err := load(i)
 		if err != nil {
 			return n, err
 		}
-		c := copy(p[n:], plain[off-s.blocks[i].Plain:])
+		c := copy(p[n:], plain[off-start:])
 		n += c
 		off += int64(c)
 	}
@@ -267,6 +245,48 @@ func (s *Framed) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// prefetchPieces loads the pieces of a stream of size plain bytes (see
+// readPieces) that hold the plain offsets offs, on all cores at once: as
+// many as half the cache keeps (blockCache), in the order of offs. A piece
+// that does not decode is left for the read to report.
+func prefetchPieces(offs []int64, size int64, at func(int64) (int, int64, int64), load func(int) ([]byte, error)) {
+	var pieces []int
+	seen := map[int]bool{}
+	bytes := int64(0)
+	for _, off := range offs {
+		if off < 0 || off >= size {
+			continue
+		}
+		i, start, end := at(off)
+		if seen[i] {
+			continue
+		}
+		bytes += end - start
+		if len(pieces) == cachedBlocks/2 || bytes > cachedBytes/2 {
+			break
+		}
+		seen[i] = true
+		pieces = append(pieces, i)
+	}
+	if len(pieces) < 2 {
+		return
+	}
+	next := make(chan int, len(pieces))
+	for _, i := range pieces {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(pieces)) {
+		wg.Go(func() {
+			for i := range next {
+				_, _ = load(i) // an error is the read's to report
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // block returns the plain bytes of frame i.
