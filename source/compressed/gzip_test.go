@@ -20,6 +20,7 @@ import (
 	"github.com/klauspost/compress/flate"
 
 	"github.com/csvidx/csvidx/internal/tooltest"
+	"github.com/csvidx/csvidx/source"
 )
 
 // gzipFile returns the path of a file holding data compressed by the
@@ -216,8 +217,8 @@ func TestGzipGrown(t *testing.T) {
 // TestGzipExtend: a gzip file with members appended (gzip -c more >> f),
 // opened through the table of what it was (ExtendGzip, and
 // source.OpenExtended), has the very table a walk of the whole file makes,
-// and reads as the plain bytes, without inflating the old part (a damaged
-// member there goes unseen); appended bytes that do not start a member,
+// and reads as the plain bytes (through that table too: source.OpenTable),
+// without inflating the old part (a damaged member there goes unseen); appended bytes that do not start a member,
 // and a file shorter than its table, are *CorruptErrors.
 func TestGzipExtend(t *testing.T) {
 	a, b := csvText(8000, 33), csvText(6000, 34)
@@ -257,6 +258,19 @@ func TestGzipExtend(t *testing.T) {
 			checkCut(t, walked, table, int64(len(a)), int64(len(first)), slices.Concat(first, more))
 			checkReads(t, s, slices.Concat(a, b), 200, 100000)
 			s.Close()
+			if span == DefaultSpan { // the registered backend's
+				ext, err := source.OpenExtended(p, "gzip", table)
+				if err != nil || !bytes.Equal(ext.(*Gzip).Table(), walked.Table()) {
+					t.Fatalf("source.OpenExtended: %v, or not the walk's table", err)
+				}
+				ext.Close()
+				tabled, err := source.OpenTable(p, "gzip", walked.Table())
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkReads(t, tabled, slices.Concat(a, b), 100, 100000)
+				tabled.Close()
+			}
 
 			damaged := slices.Concat(first, more)
 			damaged[len(first)/2] ^= 0x10
