@@ -10,10 +10,10 @@
 // anyway: a plain file costs no read and no system call more.
 //
 // Compressed files are read by backends that other packages register
-// (Register, from an init function; package compressed registers BGZF's
-// and zstd's): Open gives a compressed file to the first Backend whose
-// Match accepts its first HeadLen bytes, and that backend's Source serves
-// the plain bytes by offset. Package source links no decoder, so that a
+// (Register, from an init function; package compressed registers BGZF's,
+// zstd's and plain gzip's): Open gives a compressed file to the first
+// Backend whose Match accepts its first HeadLen bytes, and that backend's
+// Source serves the plain bytes by offset. Package source links no decoder, so that a
 // program that reads only plain files does not run a decoder's package
 // initialisation at every start; it reads a compressed format when it
 // imports the package of that format's backend. Compressed data that no

@@ -98,10 +98,17 @@ func (e *CorruptError) Error() string {
 // BGZF source reads through. Members that hold no plain bytes (the end
 // marker) are left out.
 func ScanBGZF(r io.ReaderAt, size int64, path string) ([]Block, error) {
+	return scanBGZF(r, Block{}, size, path)
+}
+
+// scanBGZF walks the members of the BGZF file r of size bytes from
+// from.Comp on, where a member must start, and returns their table (see
+// ScanBGZF), with plain offsets from from.Plain on.
+func scanBGZF(r io.ReaderAt, from Block, size int64, path string) ([]Block, error) {
 	var blocks []Block
-	var plain int64
+	plain := from.Plain
 	head := make([]byte, 12+bgzfMaxBlock) // a header's extra field is at most 64 KiB
-	for off := int64(0); off < size; {
+	for off := from.Comp; off < size; {
 		n, err := r.ReadAt(head[:min(int64(bgzfHeaderLen), size-off)], off)
 		if err != nil && err != io.EOF {
 			return nil, err

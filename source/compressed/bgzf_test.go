@@ -161,7 +161,7 @@ func TestBGZFDamage(t *testing.T) {
 // checkReads fails unless s reads as data: the whole stream, and reads of
 // up to maxLen bytes at random offsets, io.EOF exactly when they reach the
 // end.
-func checkReads(t *testing.T, s *Framed, data []byte, reads, maxLen int) {
+func checkReads(t *testing.T, s source.Source, data []byte, reads, maxLen int) {
 	t.Helper()
 	ctx := context.Background()
 	got, err := io.ReadAll(io.NewSectionReader(source.ReaderAt(ctx, s), 0, s.Size()))

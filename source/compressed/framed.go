@@ -37,16 +37,16 @@ type Framed struct {
 
 var _ source.Tabled = (*Framed)(nil)
 
-// openFramed opens the compressed file at path, whose frames blocks lists,
-// or scan lists when blocks is nil.
-func openFramed(path string, blocks []Block, scan func(io.ReaderAt, int64, string) ([]Block, error)) (*Framed, error) {
+// openFramed opens the compressed file at path through blocks, its frames'
+// table, or when blocks is nil through the table of prefix's frames and of
+// those that scan finds after them (see scanAfter).
+func openFramed(path string, blocks, prefix []Block, scan func(io.ReaderAt, Block, int64, string) ([]Block, error)) (*Framed, error) {
 	f, st, err := source.OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
 	if blocks == nil {
-		mapping.WillNeedFile(path, st.Size())
-		if blocks, err = scan(f, st.Size(), path); err != nil {
+		if blocks, err = scanAfter(f, st.Size(), path, prefix, scan); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -56,6 +56,30 @@ func openFramed(path string, blocks []Block, scan func(io.ReaderAt, int64, strin
 		return nil, err
 	}
 	return &Framed{name: path, f: f, id: source.IdentityOf(st), blocks: blocks}, nil
+}
+
+// scanAfter returns the frames' table of the file r of size bytes at path,
+// which starts with the file that prefix is the table of (with its end;
+// nil for none): prefix's frames, then those that scan finds after them,
+// from where prefix ends. Only the frames appended since prefix was made
+// are walked.
+func scanAfter(r io.ReaderAt, size int64, path string, prefix []Block, scan func(io.ReaderAt, Block, int64, string) ([]Block, error)) ([]Block, error) {
+	var from Block
+	if prefix != nil {
+		if len(prefix) == 0 {
+			return nil, fmt.Errorf("%w: no end", errTable)
+		}
+		from, prefix = prefix[len(prefix)-1], prefix[:len(prefix)-1:len(prefix)-1]
+	}
+	if size < from.Comp {
+		return nil, &CorruptError{path, size, fmt.Sprintf("the file ends before the %d bytes its table covers (it shrank?)", from.Comp)}
+	}
+	mapping.WillNeedFile(path, size-from.Comp, from.Comp)
+	more, err := scan(r, from, size, path)
+	if err != nil {
+		return nil, err
+	}
+	return append(prefix, more...), nil
 }
 
 // MaxFrame is the most plain bytes a frame of a Framed source may hold: a
@@ -94,7 +118,21 @@ func checkFrames(blocks []Block, path string) error {
 // members' table (see ScanBGZF), or through a table it makes by walking
 // the members' headers when blocks is nil.
 func OpenBGZF(path string, blocks []Block) (*Framed, error) {
-	s, err := openFramed(path, blocks, ScanBGZF)
+	s, err := openFramed(path, blocks, nil, scanBGZF)
+	if err != nil {
+		return nil, err
+	}
+	s.backend, s.decode = "bgzf", (*Framed).inflate
+	return s, nil
+}
+
+// ExtendBGZF opens the BGZF file at path as OpenBGZF does, through prefix,
+// the members' table of a prefix of the file (with its end, as ScanBGZF
+// gave it when the file was that prefix), walking only the members
+// appended since, which must start where the prefix ended (cat more.bgz >>
+// f.bgz).
+func ExtendBGZF(path string, prefix []Block) (*Framed, error) {
+	s, err := openFramed(path, nil, prefix, scanBGZF)
 	if err != nil {
 		return nil, err
 	}
@@ -163,46 +201,9 @@ func (s *Framed) Cut(plain, covered int64) (table []byte, ok bool) {
 func (s *Framed) FileAt(p []byte, off int64) (int, error) { return s.f.ReadAt(p, off) }
 
 // Prefetch decodes the frames that hold the plain offsets offs, on all
-// cores at once, so that the reads of them that follow find them decoded:
-// as many frames as the cache keeps, in the order of offs. A frame that
-// does not decode is left for the read to report.
-func (s *Framed) Prefetch(offs []int64) {
-	var frames []int
-	seen := map[int]bool{}
-	bytes := int64(0)
-	for _, off := range offs {
-		if off < 0 || off >= s.Size() {
-			continue
-		}
-		i := blockAt(s.blocks, off)
-		if seen[i] {
-			continue
-		}
-		bytes += s.blocks[i+1].Plain - s.blocks[i].Plain
-		if len(frames) == cachedBlocks/2 || bytes > cachedBytes/2 {
-			break
-		}
-		seen[i] = true
-		frames = append(frames, i)
-	}
-	if len(frames) < 2 {
-		return
-	}
-	next := make(chan int, len(frames))
-	for _, i := range frames {
-		next <- i
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(frames)) {
-		wg.Go(func() {
-			for i := range next {
-				_, _ = s.block(i) // an error is the read's to report
-			}
-		})
-	}
-	wg.Wait()
-}
+// cores at once, so that the reads of them that follow find them decoded
+// (see prefetchPieces).
+func (s *Framed) Prefetch(offs []int64) { prefetchPieces(offs, s.Size(), s.frameAt, s.block) }
 
 // Close closes the file.
 func (s *Framed) Close() error { return s.f.Close() }
@@ -210,18 +211,33 @@ func (s *Framed) Close() error { return s.f.Close() }
 // ReadAt reads the plain bytes [off, off+len(p)), decoding the frames
 // that hold them (or taking them from the few it keeps).
 func (s *Framed) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	size := s.Size()
 	if off < 0 {
 		return 0, &CorruptError{s.name, 0, "a read before the start"}
 	}
+	return readPieces(p, off, s.Size(), s.frameAt, s.block)
+}
+
+// frameAt returns the frame that holds plain offset off, in [0, Size), and
+// where its plain bytes start and end.
+func (s *Framed) frameAt(off int64) (i int, start, end int64) {
+	i = blockAt(s.blocks, off)
+	return i, s.blocks[i].Plain, s.blocks[i+1].Plain
+}
+
+// readPieces reads the plain bytes [off, off+len(p)) of a stream of size
+// plain bytes made of pieces that decode alone (frames, or a gzip file's
+// spans), as io.ReaderAt does: at gives the piece that holds an offset in
+// [0, size), and where its plain bytes start and end; load gives its
+// plain bytes.
+func readPieces(p []byte, off, size int64, at func(int64) (int, int64, int64), load func(int) ([]byte, error)) (int, error) {
 	n := 0
 	for n < len(p) && off < size {
-		i := blockAt(s.blocks, off)
-		plain, err := s.block(i)
+		i, start, _ := at(off)
+		plain, err := load(i)
 		if err != nil {
 			return n, err
 		}
-		c := copy(p[n:], plain[off-s.blocks[i].Plain:])
+		c := copy(p[n:], plain[off-start:])
 		n += c
 		off += int64(c)
 	}
@@ -229,6 +245,48 @@ func (s *Framed) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// prefetchPieces loads the pieces of a stream of size plain bytes (see
+// readPieces) that hold the plain offsets offs, on all cores at once: as
+// many as half the cache keeps (blockCache), in the order of offs. A piece
+// that does not decode is left for the read to report.
+func prefetchPieces(offs []int64, size int64, at func(int64) (int, int64, int64), load func(int) ([]byte, error)) {
+	var pieces []int
+	seen := map[int]bool{}
+	bytes := int64(0)
+	for _, off := range offs {
+		if off < 0 || off >= size {
+			continue
+		}
+		i, start, end := at(off)
+		if seen[i] {
+			continue
+		}
+		bytes += end - start
+		if len(pieces) == cachedBlocks/2 || bytes > cachedBytes/2 {
+			break
+		}
+		seen[i] = true
+		pieces = append(pieces, i)
+	}
+	if len(pieces) < 2 {
+		return
+	}
+	next := make(chan int, len(pieces))
+	for _, i := range pieces {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(pieces)) {
+		wg.Go(func() {
+			for i := range next {
+				_, _ = load(i) // an error is the read's to report
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // block returns the plain bytes of frame i.

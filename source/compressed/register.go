@@ -3,18 +3,24 @@ package compressed
 import "github.com/csvidx/csvidx/source"
 
 // The backends of the formats this package reads, registered with package
-// source when a program imports this one: source.Open then reads BGZF and
-// zstd files, told by their first bytes whatever their names. Plain gzip
-// (not BGZF) is not read yet: source.Open still refuses it with a
-// *source.CompressedError, as it refuses xz, bzip2 and zip.
+// source when a program imports this one: source.Open then reads BGZF,
+// zstd and plain gzip files, told by their first bytes whatever their
+// names. BGZF is gzip too: its backend comes first, so that a file whose
+// first member says it is BGZF is read by its members, and the gzip
+// backend reads the rest.
 func init() {
-	source.Register(source.Backend{Name: "bgzf", Match: IsBGZF, Open: openBGZF, OpenTable: tabled(OpenBGZF)})
-	source.Register(source.Backend{Name: "zstd", Match: isZstd, Open: openZstd, OpenTable: tabled(OpenZstd)})
+	source.Register(source.Backend{Name: "bgzf", Match: IsBGZF, Open: openBGZF, OpenTable: tabled(OpenBGZF), Extend: tabled(ExtendBGZF)})
+	source.Register(source.Backend{Name: "zstd", Match: isZstd, Open: openZstd, OpenTable: tabled(OpenZstd), Extend: tabled(ExtendZstd)})
+	source.Register(source.Backend{Name: "gzip", Match: isGzip, Open: openGzipFile, OpenTable: gzipTabled(OpenGzip), Extend: gzipTabled(ExtendGzip)})
 }
 
 // isZstd reports whether head, a file's first bytes, is zstd data: a
 // frame's magic, or a skippable frame's, which pzstd writes first.
 func isZstd(head []byte) bool { return source.Compression(head) == "zstd" }
+
+// isGzip reports whether head, a file's first bytes, is gzip data that is
+// not BGZF (see IsBGZF): one member or several, as gzip and pigz write.
+func isGzip(head []byte) bool { return source.Compression(head) == "gzip" && !IsBGZF(head) }
 
 // openBGZF opens the BGZF file at path, walking its members' headers.
 func openBGZF(path string) (source.Source, error) {
@@ -34,8 +40,9 @@ func openZstd(path string) (source.Source, error) {
 	return s, nil
 }
 
-// tabled returns a backend's OpenTable over open, which opens a file
-// through a table of its frames.
+// tabled returns a backend's OpenTable or Extend over open, which opens a
+// file through a table of its frames (OpenBGZF), or of a prefix of it
+// (ExtendBGZF).
 func tabled(open func(string, []Block) (*Framed, error)) func(string, []byte) (source.Source, error) {
 	return func(path string, table []byte) (source.Source, error) {
 		blocks, err := DecodeTable(table)
@@ -43,6 +50,30 @@ func tabled(open func(string, []Block) (*Framed, error)) func(string, []byte) (s
 			return nil, err
 		}
 		s, err := open(path, blocks)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+}
+
+// openGzipFile opens the gzip file at path, walking it with checkpoints
+// DefaultSpan apart.
+func openGzipFile(path string) (source.Source, error) {
+	s, err := OpenGzip(path, nil, DefaultSpan)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// gzipTabled returns the gzip backend's OpenTable or Extend over open,
+// which opens a file through its checkpoints' table (OpenGzip), or a
+// prefix's (ExtendGzip), walking what it walks with checkpoints
+// DefaultSpan apart.
+func gzipTabled(open func(string, []byte, int64) (*Gzip, error)) func(string, []byte) (source.Source, error) {
+	return func(path string, table []byte) (source.Source, error) {
+		s, err := open(path, table, DefaultSpan)
 		if err != nil {
 			return nil, err
 		}

@@ -27,10 +27,17 @@ import (
 // the file's size and the plain stream's (see ScanBGZF). A frame whose
 // header does not give its plain size is decoded to count it.
 func ScanZstd(r io.ReaderAt, size int64, path string) ([]Block, error) {
+	return scanZstd(r, Block{}, size, path)
+}
+
+// scanZstd walks the frames of the zstd file r of size bytes from
+// from.Comp on, where a frame (or a skippable one) must start, and returns
+// their table (see ScanZstd), with plain offsets from from.Plain on.
+func scanZstd(r io.ReaderAt, from Block, size int64, path string) ([]Block, error) {
 	var blocks []Block
-	var plain int64
+	plain := from.Plain
 	head := make([]byte, zstd.HeaderMaxSize)
-	for off := int64(0); off < size; {
+	for off := from.Comp; off < size; {
 		n, err := r.ReadAt(head[:min(int64(len(head)), size-off)], off)
 		if err != nil && err != io.EOF {
 			return nil, err
@@ -124,7 +131,21 @@ func zstdDecodedSize(r io.Reader) (int64, error) {
 // frames' table (see ScanZstd), or through a table it makes by walking
 // the frames when blocks is nil.
 func OpenZstd(path string, blocks []Block) (*Framed, error) {
-	s, err := openFramed(path, blocks, ScanZstd)
+	s, err := openFramed(path, blocks, nil, scanZstd)
+	if err != nil {
+		return nil, err
+	}
+	s.backend, s.decode = "zstd", (*Framed).unzstd
+	return s, nil
+}
+
+// ExtendZstd opens the zstd file at path as OpenZstd does, through
+// prefix, the frames' table of a prefix of the file (with its end, as
+// ScanZstd gave it when the file was that prefix), walking only the frames
+// appended since, which must start where the prefix ended (zstd -c more.csv
+// >> f.csv.zst).
+func ExtendZstd(path string, prefix []Block) (*Framed, error) {
+	s, err := openFramed(path, nil, prefix, scanZstd)
 	if err != nil {
 		return nil, err
 	}
