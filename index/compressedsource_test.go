@@ -25,6 +25,9 @@ var compressions = []struct{ name, tool, cmd, file string }{
 	{"ZstdFrames", "zstd", `split -b 50000 "$IN" "$IN.part." && for p in "$IN".part.*; do zstd -q -c "$p"; done > "$OUT"`, "a.csv.zst"},
 	{"Pzstd", "pzstd", `pzstd -q -p 2 -c "$IN" > "$OUT"`, "a.csv.zst"},
 	{"ZstdOneFrame", "zstd", `zstd -q -c "$IN" > "$OUT"`, "a.csv"},
+	{"Gzip", "gzip", `gzip -c "$IN" > "$OUT"`, "a.csv.gz"},
+	{"GzipMembers", "gzip", `split -b 70000 "$IN" "$IN.part." && for p in "$IN".part.*; do gzip -c "$p"; done > "$OUT"`, "a.csv.gz"},
+	{"Pigz", "pigz", `pigz -c -p 2 "$IN" > "$OUT"`, "a.gz"},
 }
 
 // TestBuildCompressedEqualsPlain: the index of a compressed CSV, read
@@ -35,7 +38,7 @@ var compressions = []struct{ name, tool, cmd, file string }{
 // or two keys, on one thread or several with small chunks and windows.
 func TestBuildCompressedEqualsPlain(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 40))
-	for i := range 6 {
+	for i := range len(compressions) + 2 {
 		g := makeCSV(r, 3000+r.IntN(20000), 1, ',', i%2 == 0, i%3 == 2)
 		c := compressions[i%len(compressions)]
 		t.Run(fmt.Sprintf("%d-%s", i, c.name), func(t *testing.T) {
@@ -205,7 +208,7 @@ func sameButSource(t *testing.T, got, want []byte, comp string) {
 		t.Fatal(err)
 	}
 	s := gh.Source
-	if s == nil || s.Size != uint64(st.Size()) || (s.Backend != "bgzf" && s.Backend != "zstd") || wh.Source != nil {
+	if s == nil || s.Size != uint64(st.Size()) || (s.Backend != "bgzf" && s.Backend != "zstd" && s.Backend != "gzip") || wh.Source != nil {
 		t.Fatalf("source sections: %+v (the compressed file is %d bytes), %+v", s, st.Size(), wh.Source)
 	}
 	records := format.PageSize * (1 + wh.Pages)

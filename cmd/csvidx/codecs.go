@@ -18,7 +18,7 @@ import (
 	"github.com/csvidx/csvidx/internal/atomicfile"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/source"
-	"github.com/csvidx/csvidx/source/compressed" // its init registers the BGZF and zstd backends
+	"github.com/csvidx/csvidx/source/compressed" // its init registers the gzip (BGZF or not) and zstd backends
 )
 
 // codecsBuild says this build reads the formats of package compressed.

@@ -13,7 +13,7 @@ import (
 // (zstd) and 0.03-0.06 ms (flate) of every process, a fifth of a lookup
 // (see internal/layout's TestLocalPathLinksNoDecoder). The codecs build
 // (go build -tags codecs, codecs.go) links package source/compressed,
-// whose backends read BGZF and zstd files. The default build, given a file
+// whose backends read gzip (BGZF or not) and zstd files. The default build, given a file
 // in a format the codecs build reads, runs the codecs build, installed as
 // csvidx-codecs, in its place with the same arguments (reexec.go); without
 // one, it says how to get it. Formats that no build reads get the advice
@@ -33,12 +33,12 @@ const reexecEnv = "CSVIDX_CODECS_REEXEC"
 const codecsInstall = `go build -tags codecs -o "$(dirname "$(command -v csvidx)")/csvidx-codecs" ./cmd/csvidx`
 
 // codecsReads reports whether the codecs build reads the file e is about:
-// the formats whose backends package source/compressed registers (BGZF and
-// zstd; plain gzip not yet), told by e's fields, since the default build
-// may not import that package to ask it. A stream (join's LEFT) is read
-// by no build.
+// the formats whose backends package source/compressed registers (gzip,
+// BGZF or not, and zstd), told by e's fields, since the default build may
+// not import that package to ask it. A stream (join's LEFT) is read by no
+// build.
 func codecsReads(e *source.CompressedError) bool {
-	return !e.Stream && (e.BGZF || e.Format == "zstd")
+	return !e.Stream && (e.Format == "gzip" || e.Format == "zstd")
 }
 
 // decompressAdvice words the fix of a compressed input as the command that

@@ -247,7 +247,7 @@ func version() string {
 	}
 	v += ", " + bi.GoVersion
 	if codecsBuild {
-		v += ", codecs build (reads BGZF and zstd)"
+		v += ", codecs build (reads gzip and zstd)"
 	}
 	return v
 }

@@ -79,7 +79,7 @@
 //
 // The library reads compressed CSVs as the codecs build of the csvidx
 // command does: it links package source/compressed, whose backends
-// source.Open picks for BGZF and zstd files. Its initialisation (0.2-0.3
+// source.Open picks for gzip and zstd files. Its initialisation (0.2-0.3
 // ms, see internal/layout) is paid once per Python process that loads the
 // library, not at every lookup as it would be by every csvidx process.
 package main
@@ -104,7 +104,7 @@ import (
 	"github.com/csvidx/csvidx/join"
 	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/source"
-	_ "github.com/csvidx/csvidx/source/compressed" // registers the BGZF and zstd backends: see the package doc
+	_ "github.com/csvidx/csvidx/source/compressed" // registers the gzip (BGZF or not) and zstd backends: see the package doc
 )
 
 // abiVersion changes whenever a function's signature or meaning does, so the

@@ -38,7 +38,7 @@ import (
 
 	"github.com/csvidx/csvidx/scripts/internal/run"
 	"github.com/csvidx/csvidx/source"
-	_ "github.com/csvidx/csvidx/source/compressed" // the backends source.Open reads BGZF and zstd with
+	_ "github.com/csvidx/csvidx/source/compressed" // the backends source.Open reads gzip and zstd with
 )
 
 // A file is one form of the CSV.
