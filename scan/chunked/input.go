@@ -93,8 +93,8 @@ func NewReaderAt(r io.ReaderAt, size int64) *ReaderInput {
 func (in *ReaderInput) Size() int { return in.size }
 
 // Window reads bytes [off, min(off+n, Size())) into a buffer, with Base
-// off. An error from ReadAt is returned, and so is ErrShortRead when the
-// source ends before Size.
+// off. An error from ReadAt is returned as it is (the source's, which
+// names it), and ErrShortRead when the source ends before Size.
 func (in *ReaderInput) Window(off, n int) (Window, error) {
 	if off < 0 || off > in.size || n < 0 {
 		return Window{}, fmt.Errorf("chunked: window [%d, +%d) of an input of %d bytes", off, n, in.size)
@@ -105,11 +105,12 @@ func (in *ReaderInput) Window(off, n int) (Window, error) {
 	switch {
 	case k == n:
 		return Window{Data: buf, Base: off}, nil // io.EOF with all n bytes is no error
-	case err == nil || errors.Is(err, io.EOF):
-		err = ErrShortRead
+	case err != nil && !errors.Is(err, io.EOF):
+		in.put(buf)
+		return Window{}, err // the source's own error, which says what is wrong with it
 	}
 	in.put(buf)
-	return Window{}, fmt.Errorf("chunked: reading %d bytes at %d: got %d: %w", n, off, k, err)
+	return Window{}, fmt.Errorf("chunked: reading %d bytes at %d: got %d: %w", n, off, k, ErrShortRead)
 }
 
 // Release keeps w's buffer for a window to come.
