@@ -46,32 +46,36 @@ func Compact(ctx context.Context, csvPath string, opts *CompactOptions) (_ *Info
 		return nil, err
 	}
 	defer lock.unlock()
-	csv, err := openCompacted(csvPath, idxPath)
+	files, err := indexFiles(idxPath).openFiles(csvPath, false)
 	if err != nil {
 		return nil, err
 	}
-	defer csv.close()
-	if err := compactLocked(ctx, csv, idxPath, Resources{}); err != nil {
+	err = compactOpened(ctx, files, idxPath)
+	files.close()
+	if err != nil {
 		return nil, err
 	}
 	return ReadInfo(csvPath, o)
 }
 
-// openCompacted opens the CSV at csvPath for a compact of its index at
-// idxPath: a compressed file through the table of the tail (or of the main
-// index), which covers all the merge reads, with no walk of what was
-// appended since. An index that cannot be used is compactLocked's to
-// report.
-func openCompacted(csvPath, idxPath string) (*csvFile, error) {
-	files, err := indexFiles(idxPath).openFiles(csvPath, false)
+// compactOpened opens the CSV of the index files opened (after them: the
+// CSV only grows) and merges their tail into their main index (see
+// compactFiles): a compressed CSV through the table of the tail (or of the
+// main index), which covers all the merge reads, with no walk of what was
+// appended since.
+func compactOpened(ctx context.Context, files *opened, idxPath string) error {
+	var csv *csvFile
+	var err error
+	if files.main == nil { // no usable index: compactFiles says why
+		csv, err = openSource(files.csvPath, mapping.Random, format.DefaultDelim)
+	} else {
+		csv, err = files.openWriting(mapping.Random, false)
+	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer files.close()
-	if files.main == nil {
-		return openSource(csvPath, mapping.Random, format.DefaultDelim)
-	}
-	return files.openWriting(mapping.Random, false)
+	defer csv.close()
+	return compactFiles(ctx, csv, files, idxPath, Resources{})
 }
 
 // compactLocked is Compact for a caller that holds the lock, within res
@@ -79,12 +83,17 @@ func openCompacted(csvPath, idxPath string) (*csvFile, error) {
 // merges: the merge holds no other memory than the writer's buffers, and a
 // merge that must build anew, the sort's).
 func compactLocked(ctx context.Context, csv *csvFile, idxPath string, res Resources) error {
-	// Either file not usable is an error; without a tail there is nothing to do.
 	files, err := indexFiles(idxPath).openFiles(csv.src.Name(), false)
 	if err != nil {
 		return err
 	}
 	defer files.close()
+	return compactFiles(ctx, csv, files, idxPath, res)
+}
+
+// compactFiles is compactLocked with the index files opened.
+func compactFiles(ctx context.Context, csv *csvFile, files *opened, idxPath string, res Resources) error {
+	// Either file not usable is an error; without a tail there is nothing to do.
 	if err := files.judge(csv.at(ctx), int64(csv.size)); err != nil {
 		return err
 	}
