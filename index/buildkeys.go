@@ -47,7 +47,7 @@ func BuildIndexes(ctx context.Context, csvPath string, keys []string, opts *Buil
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}
-	csv, err := openSource(csvPath, mapping.Sequential, sp.delim)
+	csv, err := openBuilt(csvPath, mapping.Sequential, sp.delim)
 	if err != nil {
 		return nil, err
 	}

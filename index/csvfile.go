@@ -21,12 +21,13 @@ import (
 // bytes of all, so only a build, which makes none, releases.
 type csvFile struct {
 	src      source.Source
-	mem      source.Mapped // src when it is mapped, else nil
-	data     []byte        // mem.Bytes(), or a prefix; nil once released, or when not mapped
-	size     int           // the bytes worked on: len(data) until released, when mapped
-	head     []byte        // data, or when not mapped the CSV's first records (see openSource)
-	grown    int64         // a compressed file's bytes appended since its table was made, not read (see openIndexed)
-	fileSize int64         // of a prefix, the compressed file's size when it ended there, if known (see sourceSection)
+	mem      source.Mapped  // src when it is mapped, else nil
+	data     []byte         // mem.Bytes(), or a prefix; nil once released, or when not mapped
+	size     int            // the bytes worked on: len(data) until released, when mapped
+	head     []byte         // data, or when not mapped the CSV's first records (see openSource)
+	grown    int64          // a compressed file's bytes appended since its table was made, not read (see openIndexed)
+	fileSize int64          // of a prefix, the compressed file's size when it ended there, if known (see sourceSection)
+	walking  source.Walking // src, when it is walked as it is read, until the scan that reads it ends (size is 0 until then)
 
 	releaseAfterScan bool // a build that needs no byte of the CSV once scanned, so may release it during the sort
 }
@@ -48,13 +49,30 @@ func openSource(path string, advice mapping.Advice, delim byte) (*csvFile, error
 	return fromSource(src, delim, true)
 }
 
+// openBuilt opens the CSV at path for a build, as openSource does, but a
+// compressed file whose table takes decoding all of it (plain gzip) as a
+// source.Walking, decoded as the build's scan reads it: its size is then
+// known once the scan is done (see scanDone).
+func openBuilt(path string, advice mapping.Advice, delim byte) (*csvFile, error) {
+	src, err := source.OpenWalking(path, advice)
+	if err != nil {
+		return nil, err
+	}
+	return fromSource(src, delim, true)
+}
+
 // fromSource returns the csvFile of src (see openSource), with its head
 // read when withHead (a build's, not a lookup's), closing src on an error.
 func fromSource(src source.Source, delim byte, withHead bool) (*csvFile, error) {
 	if m, ok := src.(source.Mapped); ok {
 		return mapped(m), nil
 	}
-	c := &csvFile{src: src, size: int(src.Size())}
+	c := &csvFile{src: src}
+	if w, ok := src.(source.Walking); ok {
+		c.walking = w
+	} else {
+		c.size = int(src.Size())
+	}
 	if !withHead {
 		return c, nil
 	}
@@ -276,14 +294,22 @@ func (c *csvFile) sourceSection() (*format.SourceInfo, error) {
 const headStart = 64 << 10
 
 // readHead reads the first bytes of src, enough to hold its first two
-// records whole, or all of it.
+// records whole, or all of it. Of a source.Walking, whose size is not known
+// yet, a read that comes short of what it asked for has read all of it.
 func readHead(src source.Source, delim byte) ([]byte, error) {
+	_, walking := src.(source.Walking)
 	for n := int64(headStart); ; n *= 2 {
-		buf := make([]byte, min(n, src.Size()))
-		if _, err := src.ReadAt(context.Background(), buf, 0); err != nil {
-			return nil, err
+		if !walking {
+			n = min(n, src.Size())
 		}
-		if int64(len(buf)) == src.Size() || holdsRecords(buf, delim, 2) {
+		buf := make([]byte, n)
+		k, err := src.ReadAt(context.Background(), buf, 0)
+		switch {
+		case walking && k < len(buf) && errors.Is(err, io.EOF):
+			return buf[:k], nil
+		case err != nil:
+			return nil, err
+		case !walking && n == src.Size() || holdsRecords(buf, delim, 2):
 			return buf, nil
 		}
 	}
@@ -307,11 +333,32 @@ func holdsRecords(data []byte, delim byte, k int) bool {
 // input returns what a scan reads the CSV through: its bytes and mapping
 // in place when it is mapped, else windows read from the source.
 func (c *csvFile) input(s *chunked.Scan) {
-	if c.mem != nil {
+	switch {
+	case c.mem != nil:
 		s.Data, s.Map = c.data, c.mapping()
-		return
+	case c.walking != nil: // read once, front to back, as it is decoded
+		s.Input = chunked.NewStreamReaderAt(source.ReaderAt(context.Background(), c.src), c.walking.Known)
+	default:
+		s.Input = chunked.NewReaderAt(source.ReaderAt(context.Background(), c.src), int64(c.size))
 	}
-	s.Input = chunked.NewReaderAt(source.ReaderAt(context.Background(), c.src), int64(c.size))
+}
+
+// scanDone is called when a scan of the CSV has read it to its end: the
+// size of a source walked as it was read is then known.
+func (c *csvFile) scanDone() {
+	if c.walking != nil {
+		c.size, c.walking = int(c.src.Size()), nil
+	}
+}
+
+// planSize returns the CSV's size for a scan's plan: of a source walked as
+// it is read, whose size is not known yet, a guess (four times the
+// compressed file's).
+func (c *csvFile) planSize() int64 {
+	if c.walking != nil {
+		return 4 * c.src.Identity().Size
+	}
+	return int64(c.size)
 }
 
 // ends returns the checksums of the first and the last 64 KiB of the

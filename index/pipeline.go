@@ -136,7 +136,7 @@ func removeDerived(idxPath string) error {
 // for an index file at path whose writer buffers as shape says (the zero
 // shape for a sink that writes nothing).
 func (p *pipeline) run(ctx context.Context, path string, shape writerShape, sink format.PageSink) (*built, error) {
-	plan, so := p.res.plan(path, shape, int64(p.csv.size))
+	plan, so := p.res.plan(path, shape, p.csv.planSize())
 	srt := sorter.New(so)
 	defer srt.Close()
 	var b *built
@@ -188,6 +188,7 @@ func (p *pipeline) scan(ctx context.Context, plan chunked.Plan, srt *sorter.Sort
 // with threads workers, in which its key is key j, and returns what the
 // pipeline built.
 func (p *pipeline) scanned(h *format.Header, r chunked.Result, j, threads int) (*built, error) {
+	p.csv.scanDone()
 	size := p.csv.size
 	h.Scanned = uint64(size)
 	var err error

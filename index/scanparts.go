@@ -70,7 +70,7 @@ func (p *pipeline) writeParts(ctx context.Context, parts []*scanPart, start int,
 // its part's sink, with its fence. The parts' writers buffer as shape says
 // (the zero shape for sinks that write nothing).
 func (p *pipeline) runParts(ctx context.Context, parts []*scanPart, start int, shape writerShape) ([]*built, error) {
-	plan, opts := p.res.planKeys(parts[0].path, shape, int64(p.csv.size), len(parts))
+	plan, opts := p.res.planKeys(parts[0].path, shape, p.csv.planSize(), len(parts))
 	srts := make([]*sorter.Sorter, len(parts))
 	for j := range srts {
 		o := opts

@@ -37,6 +37,12 @@ type Backend struct {
 	// caller checks that), and the bytes after it must start a frame or a
 	// member of the format; otherwise it is an error.
 	Extend func(path string, table []byte) (Source, error)
+	// Walk, when set, opens the file at path as Open does, but as a
+	// Walking source, which makes its table as it is read from front to
+	// back, instead of before: for a format whose table takes decoding
+	// the whole file (plain gzip), a build scans the file as the walk
+	// decodes it, once.
+	Walk func(path string) (Source, error)
 }
 
 // HeadLen is how many of a file's first bytes a Backend's Match sees: a

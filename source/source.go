@@ -88,6 +88,19 @@ type Tabled interface {
 	Cut(plain, covered int64) (table []byte, ok bool)
 }
 
+// A Walking source is one whose table is made as it is read from front to
+// back (see Backend.Walk): its size is known only once the walk reached
+// the file's end. Size, and the Tabled methods a Walking source has, wait
+// for that; Known does not. Its reads are meant to go front to back, a
+// little behind the walk, which waits for them: a read of bytes the walk
+// has passed and no longer keeps waits for the walk's end.
+type Walking interface {
+	Source
+	// Known returns the size once the walk has reached the end; ok is
+	// false before, or when the walk failed (reads then return its error).
+	Known() (size int64, ok bool)
+}
+
 // A Prefetcher is a Source that can make reads at given offsets cheaper
 // ahead of them: a compressed one decodes their frames on all cores at
 // once. A lookup that knows its rows' offsets asks for them first.
@@ -133,6 +146,13 @@ func OpenExtended(name, backend string, table []byte) (Source, error) {
 	return b.Extend(name, table)
 }
 
+// OpenWalking opens the CSV at name as Open does, but a compressed file
+// whose backend can walk it as it is read (Backend.Walk) as a Walking
+// source: a build's scan then reads it as it is decoded.
+func OpenWalking(name string, advice mapping.Advice) (Source, error) {
+	return open(name, advice, true)
+}
+
 // Open opens the CSV at name through the backend that reads it: a local
 // regular file of plain CSV is mapped whole (a File, which is Mapped), with
 // advice for the kernel's read-ahead; a compressed file is opened by the
@@ -141,6 +161,11 @@ func OpenExtended(name, backend string, table []byte) (Source, error) {
 // errors that say so (a *CompressedError for the latter), as is anything
 // but a regular file. Open is safe for concurrent use.
 func Open(name string, advice mapping.Advice) (Source, error) {
+	return open(name, advice, false)
+}
+
+// open is Open, or OpenWalking when walking.
+func open(name string, advice mapping.Advice, walking bool) (Source, error) {
 	f, err := OpenFile(name, advice)
 	if err != nil {
 		return nil, err
@@ -148,10 +173,14 @@ func Open(name string, advice mapping.Advice) (Source, error) {
 	head, err := f.checkPlain()
 	if err != nil {
 		f.Close()
-		if b, ok := backendFor(head); ok {
-			return b.Open(name)
+		b, ok := backendFor(head)
+		switch {
+		case !ok:
+			return nil, err
+		case walking && b.Walk != nil:
+			return b.Walk(name)
 		}
-		return nil, err
+		return b.Open(name)
 	}
 	return f, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 
 	"github.com/csvidx/csvidx/internal/mapping"
@@ -154,4 +155,68 @@ func (in *ReaderInput) put(b []byte) {
 		in.free = append(in.free, b[:0])
 	}
 	in.mu.Unlock()
+}
+
+// A Streamed input is one whose size is known only once it has been read
+// to its end: a compressed file decoded as it is read, whose decoder finds
+// where it ends. Size returns that size when it is known, else a bound no
+// offset reaches; Known says which. A scan reads it in one goroutine,
+// front to back (see Scan.RunKeys), asking for windows from about where
+// the last one ended: a window past the end holds fewer bytes than asked,
+// and Size is then known.
+type Streamed interface {
+	Input
+	Known() bool
+}
+
+// StreamInput is a ReaderInput over a source whose size is known only at
+// its end (see Streamed).
+type StreamInput struct {
+	*ReaderInput
+	known func() (int64, bool)
+}
+
+// NewStreamReaderAt returns the Input of the bytes that r holds from
+// offset 0 on, which known tells the number of once it is known.
+func NewStreamReaderAt(r io.ReaderAt, known func() (int64, bool)) *StreamInput {
+	return &StreamInput{ReaderInput: NewReaderAt(r, math.MaxInt), known: known}
+}
+
+// Size returns the input's size once known, else math.MaxInt.
+func (in *StreamInput) Size() int {
+	if n, ok := in.known(); ok {
+		return int(n)
+	}
+	return math.MaxInt
+}
+
+// Known reports whether the input's size is known.
+func (in *StreamInput) Known() bool {
+	_, ok := in.known()
+	return ok
+}
+
+// Window reads bytes [off, off+n) into a buffer, with Base off, or up to
+// the input's end, which a read that comes short at io.EOF finds.
+func (in *StreamInput) Window(off, n int) (Window, error) {
+	if off < 0 || n < 0 {
+		return Window{}, fmt.Errorf("chunked: window [%d, +%d) of a stream", off, n)
+	}
+	if size := in.Size(); off > size {
+		return Window{}, fmt.Errorf("chunked: window [%d, +%d) of a stream of %d bytes", off, n, size)
+	} else {
+		n = min(n, size-off)
+	}
+	buf := in.get(n)
+	k, err := in.r.ReadAt(buf, int64(off))
+	switch {
+	case k == n:
+		return Window{Data: buf, Base: off}, nil
+	case errors.Is(err, io.EOF) && in.Known():
+		return Window{Data: buf[:k], Base: off}, nil // the stream's end
+	case err == nil || errors.Is(err, io.EOF):
+		err = ErrShortRead
+	}
+	in.put(buf)
+	return Window{}, fmt.Errorf("chunked: reading %d bytes at %d: got %d: %w", n, off, k, err)
 }

@@ -103,7 +103,7 @@ func (s *Scan) RunKeys(ctx context.Context, from int, sinks []Sink) (Result, err
 	if n := max(1, len(s.Keys)); len(sinks) != n {
 		return Result{}, fmt.Errorf("chunked: %d sinks for %d keys", len(sinks), n)
 	}
-	if s.Plan.Threads <= 1 || s.size()-from <= s.Plan.ChunkBytes {
+	if _, streamed := s.Input.(Streamed); streamed || s.Plan.Threads <= 1 || s.size()-from <= s.Plan.ChunkBytes {
 		return s.sequential(ctx, from, sinks)
 	}
 	r, err := s.newRun(from, sinks)
@@ -144,12 +144,12 @@ func (s *Scan) sequential(ctx context.Context, from int, sinks []Sink) (Result, 
 	res := Result{Tally: Tally{Resume: -1}, Stats: Stats{Chunks: 1}}
 	bufs, adds := newBuffers(len(sinks), batchRecords), toSinks(sinks)
 	_, m, _ := s.mem()
-	size := s.size()
 	pos := from
 	for limit := from + progressEvery; ; limit += progressEvery {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
+		size := s.size() // of a Streamed input, known at its end
 		if limit >= size {
 			limit = math.MaxInt
 		}
@@ -162,11 +162,12 @@ func (s *Scan) sequential(ctx context.Context, from int, sinks []Sink) (Result, 
 		}
 		res.add(t)
 		pos = stop
+		size = s.size()
 		inputDone(sinks, int64(pos-from), int64(size-from))
 		if limit == math.MaxInt {
 			return res, nil
 		}
-		if s.Progress != nil {
+		if s.Progress != nil && size != math.MaxInt { // a Streamed input's size is not known yet
 			s.Progress(int64(pos), int64(size))
 		}
 	}

@@ -10,7 +10,6 @@ import "github.com/csvidx/csvidx/scan"
 // exactly what it finds in the whole CSV.
 type walk struct {
 	s     *Scan
-	size  int // the input's
 	pos   int // where the next window's scan starts
 	limit int
 	n     int // bytes to ask for past pos
@@ -21,7 +20,7 @@ type walk struct {
 
 // newWalk starts a walk of s's records from pos to limit.
 func (s *Scan) newWalk(pos, limit int) walk {
-	return walk{s: s, size: s.size(), pos: pos, limit: limit, n: s.window()}
+	return walk{s: s, pos: pos, limit: limit, n: s.window()}
 }
 
 // next returns the next window to scan, with the scanner sc reset on pos
@@ -46,8 +45,9 @@ func (k *walk) next(sc *scan.Scanner, init func(*scan.Scanner, []byte) error) (b
 }
 
 // last reports whether the current window reaches the input's end: a
-// record that runs to its end is the CSV's last, not cut short.
-func (k *walk) last() bool { return k.w.End() >= k.size }
+// record that runs to its end is the CSV's last, not cut short. (A
+// Streamed input knows its size once a window reached its end.)
+func (k *walk) last() bool { return k.w.End() >= k.s.size() }
 
 // cut goes on from the record sc is on, which runs to the end of the
 // window: the next window starts where it does.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/csvidx/csvidx/sorter"
@@ -97,7 +98,36 @@ func sameScans(t testing.TB, s Scan, data []byte, from, window int) {
 	if n := blocks.held.Load(); n != 0 {
 		t.Fatalf("%q: %d windows not released", data, n)
 	}
+	// A Streamed input, read front to back in one goroutine, its size
+	// known once a read reached its end: the records and the tally are
+	// the whole slice's too.
+	end := &endSeen{r: bytes.NewReader(data), n: int64(len(data))}
+	w := s
+	w.Data, w.Input, w.Plan.WindowBytes = nil, NewStreamReaderAt(end, end.known), window
+	got := scanOf(t, w, from)
+	if got.err != nil || got.res.Tally != want.res.Tally || !slices.EqualFunc(got.recs, want.recs, slices.Equal) {
+		t.Fatalf("%q from %d, windows of %d, streamed: %+v, %v; the whole slice's: %+v, %v, or the records differ",
+			data, from, window, got.res, got.err, want.res, want.err)
+	}
 }
+
+// endSeen reads data as a decoder of a stream does: its size is known once
+// a read reached its end.
+type endSeen struct {
+	r    *bytes.Reader
+	n    int64
+	seen atomic.Bool
+}
+
+func (e *endSeen) ReadAt(p []byte, off int64) (int, error) {
+	k, err := e.r.ReadAt(p, off)
+	if off+int64(k) >= e.n {
+		e.seen.Store(true)
+	}
+	return k, err
+}
+
+func (e *endSeen) known() (int64, bool) { return e.n, e.seen.Load() }
 
 // keyKinds are the keys the differential tests scan for: a column, a
 // composite key, several keys at once (a column and a composite key), and a

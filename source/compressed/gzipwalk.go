@@ -74,6 +74,15 @@ func WalkGzip(r io.ReaderAt, size int64, path string, span int64) ([]Checkpoint,
 // member's boundary), and returns prefix's checkpoints, then the walk's,
 // then the end.
 func walkGzip(r io.ReaderAt, size int64, path string, span int64, prefix []Checkpoint) ([]Checkpoint, error) {
+	return walkGzipTo(r, size, path, span, prefix, nil)
+}
+
+// walkGzipTo is walkGzip, handing the plain bytes to out, when set, as they
+// are inflated, before their member's checksum is checked (the walk's
+// error says whether they were the file's): p, at its plain offset at,
+// becomes out's, which returns the buffer to inflate into next, of 256 KiB
+// at least. An error from out stops the walk.
+func walkGzipTo(r io.ReaderAt, size int64, path string, span int64, prefix []Checkpoint, out func(p []byte, at int64) ([]byte, error)) ([]Checkpoint, error) {
 	end := prefix[len(prefix)-1]
 	from := end.Bit / 8
 	if size < from {
@@ -85,7 +94,7 @@ func walkGzip(r io.ReaderAt, size int64, path string, span int64, prefix []Check
 	}
 	w := &gzipWalk{
 		path: path, span: max(span, 1), src: src, in: bufio.NewReaderSize(src, 256<<10),
-		cps: slices.Clip(prefix[:len(prefix)-1]), next: len(prefix) - 1,
+		cps: slices.Clip(prefix[:len(prefix)-1]), next: len(prefix) - 1, out: out,
 		pack: windowPacker{sem: make(chan struct{}, runtime.GOMAXPROCS(0)), done: map[int64][]byte{}},
 	}
 	defer w.pack.wg.Wait()
@@ -93,7 +102,7 @@ func walkGzip(r io.ReaderAt, size int64, path string, span int64, prefix []Check
 	buf := make([]byte, 256<<10)
 	for off < size {
 		var err error
-		if off, plain, err = w.member(off, from, plain, buf); err != nil {
+		if off, plain, err = w.member(off, from, plain, &buf); err != nil {
 			return nil, err
 		}
 	}
@@ -112,6 +121,7 @@ type gzipWalk struct {
 	in   *bufio.Reader
 	cps  []Checkpoint // the table so far, without its end
 	pack windowPacker
+	out  func(p []byte, at int64) ([]byte, error) // given the plain bytes, if set (see walkGzipTo)
 
 	// The span whose Sum the plain bytes go to is cps[next-1], when open.
 	next int
@@ -125,9 +135,10 @@ type gzipWalk struct {
 }
 
 // member walks the member at off, whose plain bytes start at plain, with
-// buf for them, and returns where the next one starts in the file and in
-// the plain stream. The walk began at from.
-func (w *gzipWalk) member(off, from, plain int64, buf []byte) (next, nextPlain int64, err error) {
+// *buf for them (replaced by the one out gives back), and returns where the
+// next one starts in the file and in the plain stream. The walk began at
+// from.
+func (w *gzipWalk) member(off, from, plain int64, buf *[]byte) (next, nextPlain int64, err error) {
 	if err := w.seek(off); err != nil {
 		return 0, 0, err
 	}
@@ -147,9 +158,17 @@ func (w *gzipWalk) member(off, from, plain int64, buf []byte) (next, nextPlain i
 	fr := flate.NewReaderOpts(w.in, flate.WithEobCallback(w.blockEnd))
 	crc, n := uint32(0), int64(0)
 	for {
-		k, err := fr.Read(buf)
-		w.hash(buf[:k], plain+n)
-		crc = crc32.Update(crc, crc32.IEEETable, buf[:k])
+		k, err := fr.Read(*buf)
+		got := (*buf)[:k]
+		w.hash(got, plain+n)
+		crc = crc32.Update(crc, crc32.IEEETable, got)
+		if w.out != nil && k > 0 {
+			next, err := w.out(got, plain+n)
+			if err != nil {
+				return 0, 0, err
+			}
+			*buf = next[:cap(next)]
+		}
 		n += int64(k)
 		if long := plain + n - w.cps[len(w.cps)-1].Plain; long > maxFrame {
 			return 0, 0, &FrameError{w.path, long}

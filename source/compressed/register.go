@@ -11,7 +11,17 @@ import "github.com/csvidx/csvidx/source"
 func init() {
 	source.Register(source.Backend{Name: "bgzf", Match: IsBGZF, Open: openBGZF, OpenTable: tabled(OpenBGZF), Extend: tabled(ExtendBGZF)})
 	source.Register(source.Backend{Name: "zstd", Match: isZstd, Open: openZstd, OpenTable: tabled(OpenZstd), Extend: tabled(ExtendZstd)})
-	source.Register(source.Backend{Name: "gzip", Match: isGzip, Open: openGzipFile, OpenTable: gzipTabled(OpenGzip), Extend: gzipTabled(ExtendGzip)})
+	source.Register(source.Backend{Name: "gzip", Match: isGzip, Open: openGzipFile, OpenTable: gzipTabled(OpenGzip), Extend: gzipTabled(ExtendGzip), Walk: streamGzip})
+}
+
+// streamGzip opens the plain gzip file at path as a GzipStream, whose walk
+// runs as it is read (see source.OpenWalking).
+func streamGzip(path string) (source.Source, error) {
+	s, err := StreamGzip(path, 0)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // isZstd reports whether head, a file's first bytes, is zstd data: a

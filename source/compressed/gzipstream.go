@@ -1,0 +1,289 @@
+package compressed
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+
+	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/source"
+)
+
+// A GzipStream is a plain gzip file opened without a table (see
+// StreamGzip): a source.Walking whose walk (see WalkGzip) runs on a
+// goroutine of its own, keeping the plain bytes it inflated last, which
+// reads from front to back take as they come, while it goes on. So a build
+// inflates the file once, and scans it on another core meanwhile. Once the
+// walk is done, the stream reads as the Gzip of the table it made; a read
+// of bytes the walk no longer keeps waits for that.
+type GzipStream struct {
+	name string
+	f    *os.File
+	id   source.Identity
+	done chan struct{} // closed at the walk's end
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	chunks []plainChunk // the plain bytes inflated last, in order
+	spare  [][]byte     // the buffers of chunks dropped, for chunks to come (fresh memory faults page by page)
+	kept   int64        // bytes in chunks
+	fed    int64        // plain bytes inflated so far
+	want   int64        // the furthest byte a read asked for: the walk runs streamAhead past it
+	free   bool         // the walk runs to its end without waiting for reads
+	closed bool         // Close stops the walk
+	ended  bool         // the walk is done: g or err is set
+	g      *Gzip        // the source through the walk's table
+	err    error        // why the walk failed
+}
+
+// A plainChunk is plain bytes a walk inflated, from offset off.
+type plainChunk struct {
+	off int64
+	b   []byte
+}
+
+const (
+	// streamAhead is how far the walk inflates past the furthest byte
+	// read; it then waits.
+	streamAhead = 4 << 20
+	// streamKeep is how many plain bytes the walk keeps, the last it
+	// inflated: what is ahead of the reads and a scan's window behind.
+	streamKeep = streamAhead + 8<<20
+)
+
+var (
+	_ source.Walking = (*GzipStream)(nil)
+	_ source.Tabled  = (*GzipStream)(nil)
+)
+
+// errStreamClosed stops the walk of a stream closed before its end.
+var errStreamClosed = errors.New("the gzip stream was closed")
+
+// StreamGzip opens the plain gzip file at path as a GzipStream, starting
+// its walk with checkpoints span plain bytes apart (DefaultSpan when 0).
+func StreamGzip(path string, span int64) (*GzipStream, error) {
+	if span <= 0 {
+		span = DefaultSpan
+	}
+	f, st, err := source.OpenInput(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() == 0 {
+		f.Close()
+		return nil, &CorruptError{path, 0, "the file is empty, not gzip"}
+	}
+	s := &GzipStream{name: path, f: f, id: source.IdentityOf(st), done: make(chan struct{})}
+	s.cond = sync.NewCond(&s.mu)
+	mapping.WillNeedFile(path, st.Size(), 0)
+	go s.walk(st.Size(), span)
+	return s, nil
+}
+
+// walk walks the file, feeding the plain bytes to the stream, and sets
+// what it made at its end.
+func (s *GzipStream) walk(size, span int64) {
+	cps, err := walkGzipTo(s.f, size, s.name, span, []Checkpoint{{}}, s.feed)
+	if err == nil {
+		err = checkSpans(cps, s.name)
+	}
+	s.mu.Lock()
+	if err == nil {
+		s.g = &Gzip{name: s.name, f: s.f, id: s.id, cps: cps}
+	}
+	s.err, s.ended = err, true
+	s.chunks, s.kept, s.spare = nil, 0, nil // reads go through the table now
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	close(s.done)
+}
+
+// feed keeps b, the plain bytes at offset at, dropping the oldest kept
+// past streamKeep, waits while the walk is streamAhead past the furthest
+// byte read (unless it runs free), and returns the buffer to inflate into
+// next: one of those dropped, whose bytes no one reads any more.
+func (s *GzipStream) feed(b []byte, at int64) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.chunks = append(s.chunks, plainChunk{at, b})
+	s.kept += int64(len(b))
+	s.fed = at + int64(len(b))
+	for s.kept-int64(len(s.chunks[0].b)) >= streamKeep {
+		s.kept -= int64(len(s.chunks[0].b))
+		s.spare = append(s.spare, s.chunks[0].b) // reads copy out under mu: no one holds it
+		s.chunks[0] = plainChunk{}
+		s.chunks = s.chunks[1:]
+	}
+	s.cond.Broadcast()
+	for !s.free && !s.closed && s.fed > s.want+streamAhead {
+		s.cond.Wait()
+	}
+	if s.closed {
+		return nil, errStreamClosed
+	}
+	if n := len(s.spare); n > 0 {
+		next := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		return next, nil
+	}
+	return make([]byte, 256<<10), nil
+}
+
+// ReadAt reads the plain bytes [off, off+len(p)): from those the walk
+// keeps, once it has inflated them, or, for bytes it no longer keeps,
+// through its table once it is done.
+func (s *GzipStream) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &CorruptError{s.name, 0, "a read before the start"}
+	}
+	end := off + int64(len(p))
+	s.mu.Lock()
+	if end > s.want {
+		s.want = end
+		s.cond.Broadcast()
+	}
+	for !s.ended && s.fed < end && !s.dropped(off) {
+		s.cond.Wait()
+	}
+	if !s.ended && !s.dropped(off) {
+		n := s.copyKept(p, off)
+		s.mu.Unlock()
+		return n, nil
+	}
+	s.free = true // the walk's end is what this read waits for
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	<-s.done
+	if s.err != nil {
+		return 0, s.err
+	}
+	return s.g.ReadAt(ctx, p, off)
+}
+
+// dropped reports whether the byte at off was inflated and is no longer
+// kept. The caller holds mu.
+func (s *GzipStream) dropped(off int64) bool {
+	return len(s.chunks) > 0 && off < s.chunks[0].off || len(s.chunks) == 0 && off < s.fed
+}
+
+// copyKept copies the kept bytes from off into p, which they hold whole.
+// The caller holds mu.
+func (s *GzipStream) copyKept(p []byte, off int64) int {
+	n := 0
+	for _, c := range s.chunks {
+		if n == len(p) {
+			break
+		}
+		if c.off+int64(len(c.b)) <= off {
+			continue
+		}
+		k := copy(p[n:], c.b[off-c.off:])
+		n += k
+		off += int64(k)
+	}
+	return n
+}
+
+// walked waits for the walk's end, letting it run free, and returns the
+// source through its table, or its error.
+func (s *GzipStream) walked() (*Gzip, error) {
+	s.mu.Lock()
+	s.free = true
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	<-s.done
+	return s.g, s.err
+}
+
+// Known returns the plain size once the walk is done without an error.
+func (s *GzipStream) Known() (int64, bool) {
+	select {
+	case <-s.done:
+		if s.err == nil {
+			return s.g.Size(), true
+		}
+	default:
+	}
+	return 0, false
+}
+
+// Name returns the path the file was opened by.
+func (s *GzipStream) Name() string { return s.name }
+
+// Size returns the plain size, once the walk is done (0 if it failed).
+func (s *GzipStream) Size() int64 {
+	g, err := s.walked()
+	if err != nil {
+		return 0
+	}
+	return g.Size()
+}
+
+// Identity returns the compressed file's identity as of opening.
+func (s *GzipStream) Identity() source.Identity { return s.id }
+
+// Current returns the compressed file's identity now.
+func (s *GzipStream) Current() (source.Identity, error) {
+	st, err := s.f.Stat()
+	if err != nil {
+		return source.Identity{}, err
+	}
+	return source.IdentityOf(st), nil
+}
+
+// Splits returns the checkpoints' plain offsets about target apart, once
+// the walk is done.
+func (s *GzipStream) Splits(target int64) []int64 {
+	g, err := s.walked()
+	if err != nil {
+		return []int64{0}
+	}
+	return g.Splits(target)
+}
+
+// Backend returns "gzip".
+func (s *GzipStream) Backend() string { return "gzip" }
+
+// Table returns the encoding of the walk's table, once it is done (nil if
+// it failed).
+func (s *GzipStream) Table() []byte {
+	g, err := s.walked()
+	if err != nil {
+		return nil
+	}
+	return g.Table()
+}
+
+// Covered returns the file's size when it was walked, once the walk is
+// done.
+func (s *GzipStream) Covered() int64 {
+	g, err := s.walked()
+	if err != nil {
+		return 0
+	}
+	return g.Covered()
+}
+
+// Cut returns the table of a prefix of the file (see Gzip.Cut), once the
+// walk is done.
+func (s *GzipStream) Cut(plain, covered int64) ([]byte, bool) {
+	g, err := s.walked()
+	if err != nil {
+		return nil, false
+	}
+	return g.Cut(plain, covered)
+}
+
+// FileAt reads the file's own bytes on disk, as of now.
+func (s *GzipStream) FileAt(p []byte, off int64) (int, error) { return s.f.ReadAt(p, off) }
+
+// Close stops the walk and closes the file.
+func (s *GzipStream) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	<-s.done
+	return s.f.Close()
+}
