@@ -100,7 +100,7 @@ type FrameError struct {
 
 func (e *FrameError) Error() string {
 	return fmt.Sprintf("%s has a frame of %d bytes, and csvidx reads compressed files at random only in frames of at most %d MiB: "+
-		"recompress it in small frames (pzstd -p 2, or bgzip)", e.Path, e.Plain, maxFrame>>20)
+		"recompress it in small frames (csvidx compress, pzstd -p 2, or bgzip)", e.Path, e.Plain, maxFrame>>20)
 }
 
 // checkFrames returns a *FrameError if a frame of blocks holds more than
