@@ -9,15 +9,17 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/klauspost/compress/gzip"
+
 	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/source"
 	"github.com/csvidx/csvidx/source/compressed"
 )
 
 // The compressed fuzz target's inputs: CSV bytes and how to compress them.
-// mode's low two bits pick the file's shape (compressedShapes); bit 2 reads
-// candidate rows through windows of 3 bytes, shorter than any row (read
-// again, doubled); bit 3 builds on two threads. frame is the plain bytes of
+// mode's low two bits and bit 4 pick the file's shape (compressedShapes);
+// bit 2 reads candidate rows through windows of 3 bytes, shorter than any
+// row (read again, doubled); bit 3 builds on two threads. frame is the plain bytes of
 // a frame or piece, 1 to 512, but at least a 128th of the data.
 const (
 	fuzzCompressedMax = 8 << 10 // CSV bytes of an input: more are cut, so each input stays fast
@@ -30,16 +32,23 @@ const (
 // CSV cut in pieces of that size, each compressed alone by csvidx compress
 // and the files concatenated: zstd frames with each file's seek table (a
 // skippable frame) between them, BGZF members with each file's empty end
-// member between them, as cat of such files writes.
+// member between them, as cat of such files writes; and plain gzip, in one
+// member (written whole, or flushed at every piece: deflate blocks end
+// there) or a member a piece, with an empty member after each.
 var compressedShapes = []struct {
 	name   string
 	format string
 	pieces bool
+	whole  bool // gzip: one write, no flush
 }{
-	{"zstd frames", "zstd", false},
-	{"BGZF", "bgzf", false},
-	{"zstd files concatenated", "zstd", true},
-	{"BGZF files concatenated", "bgzf", true},
+	{"zstd frames", "zstd", false, false},
+	{"BGZF", "bgzf", false, false},
+	{"zstd files concatenated", "zstd", true, false},
+	{"BGZF files concatenated", "bgzf", true, false},
+	{"gzip, flushed", "gzip", false, false},
+	{"gzip members", "gzip", true, false},
+	{"gzip", "gzip", false, true},
+	{"zstd frames", "zstd", false, false},
 }
 
 // FuzzCompressedSameRows compresses a CSV in frames of any size, builds
@@ -57,6 +66,10 @@ func FuzzCompressedSameRows(f *testing.F) {
 	f.Add([]byte("id,k\r\n1,\"a\r\nb\"\r\n2,x\r\n\r\n3,\"a\r\nb\""), uint16(3), uint8(4), uint8(1), false)
 	f.Add([]byte("\xEF\xBB\xBFk\n\"\"\n\"x\"\"y\"z\n"), uint16(1), uint8(2), uint8(0), true)
 	f.Add([]byte("a,b\n"), uint16(1), uint8(1), uint8(1), false)
+	for i := range 3 { // plain gzip: flushed, in members, written whole
+		g := makeCSV(r, 40+r.IntN(150), 1, ',', i != 2, i == 1)
+		f.Add([]byte(g.data), uint16(1+r.IntN(300)), uint8(16+i+4*(i%2)+8*(i/2)), uint8(1), i == 2)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, frame uint16, mode, keyCol uint8, noHeader bool) {
 		fuzzCompressedOnce(t, data, int(frame), mode, int(keyCol%4), noHeader)
 	})
@@ -68,7 +81,7 @@ func fuzzCompressedOnce(t *testing.T, data []byte, frame int, mode uint8, keyCol
 	if source.Compression(data) != "" {
 		return // a CSV that starts with a compressed file's magic is read as one
 	}
-	shape := compressedShapes[mode&3]
+	shape := compressedShapes[int(mode&3)|int(mode>>4&1)<<2]
 	frame = max(1+frame%512, len(data)/128)
 	if mode&4 != 0 {
 		old := rowWindowBytes
@@ -79,6 +92,9 @@ func fuzzCompressedOnce(t *testing.T, data []byte, frame int, mode uint8, keyCol
 	plain, comp := filepath.Join(dir, "p.csv"), filepath.Join(dir, "c.csv")
 	if err := os.WriteFile(plain, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if shape.whole {
+		frame = len(data) + 1
 	}
 	if err := os.WriteFile(comp, compressPieces(t, data, shape.format, frame, shape.pieces), 0o644); err != nil {
 		t.Fatal(err)
@@ -145,6 +161,9 @@ func fuzzCompressedOnce(t *testing.T, data []byte, frame int, mode uint8, keyCol
 // compressed alone, concatenated.
 func compressPieces(t *testing.T, data []byte, format string, frame int, pieces bool) []byte {
 	t.Helper()
+	if format == "gzip" {
+		return gzipPieces(t, data, frame, pieces)
+	}
 	o := compressed.CompressOptions{Format: format, Threads: 2}
 	if format == "zstd" {
 		o.FrameBytes = frame
@@ -162,6 +181,40 @@ func compressPieces(t *testing.T, data []byte, format string, frame int, pieces 
 			return out.Bytes()
 		}
 	}
+}
+
+// gzipPieces returns data as plain gzip (klauspost's writer, another
+// deflate than gzip's): one member, flushed every frame bytes, or a member
+// for each piece of frame bytes, with an empty member after each.
+func gzipPieces(t *testing.T, data []byte, frame int, pieces bool) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	for rest := data; len(rest) > 0; {
+		piece := rest[:min(len(rest), frame)]
+		rest = rest[len(piece):]
+		if _, err := zw.Write(piece); err != nil {
+			t.Fatal(err)
+		}
+		if !pieces {
+			if err := zw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		empty := gzip.NewWriter(&out)
+		if err := empty.Close(); err != nil {
+			t.Fatal(err)
+		}
+		zw.Reset(&out)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }
 
 // csvKeys returns the distinct keys of the records of data with the key in
