@@ -38,6 +38,11 @@ type BuildOptions struct {
 	// Progress, when set, is called now and then with the CSV bytes
 	// scanned so far and the CSV's size.
 	Progress func(done, total int64)
+	// GzipSpan, for a CSV in plain gzip, is how many plain bytes the
+	// index's checkpoints are apart, at least (0: 1 MiB): a lookup
+	// inflates up to a span, and the index keeps about 8 KB a checkpoint.
+	// Updates and verify keep the index's.
+	GzipSpan int64
 }
 
 // spec is the dialect and the key of an index: with the CSV's bytes, what

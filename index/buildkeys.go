@@ -10,6 +10,7 @@ import (
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/keyspec"
 	"github.com/csvidx/csvidx/scan"
+	"github.com/csvidx/csvidx/source"
 )
 
 // BuildIndexes builds an index of the CSV at csvPath by each of keys (key
@@ -47,7 +48,7 @@ func BuildIndexes(ctx context.Context, csvPath string, keys []string, opts *Buil
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}
-	csv, err := openBuilt(csvPath, mapping.Sequential, sp.delim)
+	csv, err := openBuilt(csvPath, mapping.Sequential, sp.delim, source.WalkOptions{Span: opts.GzipSpan})
 	if err != nil {
 		return nil, err
 	}

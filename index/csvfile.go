@@ -53,8 +53,8 @@ func openSource(path string, advice mapping.Advice, delim byte) (*csvFile, error
 // compressed file whose table takes decoding all of it (plain gzip) as a
 // source.Walking, decoded as the build's scan reads it: its size is then
 // known once the scan is done (see scanDone).
-func openBuilt(path string, advice mapping.Advice, delim byte) (*csvFile, error) {
-	src, err := source.OpenWalking(path, advice)
+func openBuilt(path string, advice mapping.Advice, delim byte, o source.WalkOptions) (*csvFile, error) {
+	src, err := source.OpenWalking(path, advice, o)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/csvidx/csvidx/fence"
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/source"
 )
 
 // VerifyOptions say where the index to verify is and how to rebuild it.
@@ -144,7 +145,7 @@ func verifyIndexes(ctx context.Context, csvPath string, paths []string, opts *Ve
 	if len(mains) > 0 {
 		delim = mains[0].p.h.Delim
 	}
-	csv, err := openSource(csvPath, mapping.Sequential, delim) // a compressed file walked anew: its table is checked too
+	csv, err := openVerified(csvPath, mains, delim) // a compressed file walked anew: its table is checked too
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +161,25 @@ func verifyIndexes(ctx context.Context, csvPath string, paths []string, opts *Ve
 		r.Equal = len(r.Differences) == 0
 	}
 	return rs, nil
+}
+
+// openVerified opens the CSV at csvPath for a verify of the main indexes of
+// jobs, as openSource does, but a compressed file walked as the first's
+// build walked it (its checkpoints as far apart: see source.OpenLike).
+func openVerified(csvPath string, mains []verifyJob, delim byte) (*csvFile, error) {
+	if len(mains) == 0 || mains[0].p.h.Source == nil {
+		return openSource(csvPath, mapping.Sequential, delim)
+	}
+	p := mains[0].p
+	table, err := p.table()
+	if err != nil {
+		return nil, err
+	}
+	src, err := source.OpenLike(csvPath, mapping.Sequential, p.h.Source.Backend, table)
+	if err != nil {
+		return nil, err
+	}
+	return fromSource(src, delim, true)
 }
 
 // A verifyJob is one index file to verify: a main index with its fence's

@@ -39,10 +39,22 @@ type Backend struct {
 	Extend func(path string, table []byte) (Source, error)
 	// Walk, when set, opens the file at path as Open does, but as a
 	// Walking source, which makes its table as it is read from front to
-	// back, instead of before: for a format whose table takes decoding
-	// the whole file (plain gzip), a build scans the file as the walk
-	// decodes it, once.
-	Walk func(path string) (Source, error)
+	// back, instead of before, as o says: for a format whose table takes
+	// decoding the whole file (plain gzip), a build scans the file as the
+	// walk decodes it, once.
+	Walk func(path string, o WalkOptions) (Source, error)
+	// OpenLike, when set, opens the file at path as Open does, walking it
+	// anew, with the options of the walk that made table (a table of the
+	// file as Tabled.Table gave it): a verify walks the file as its
+	// index's build did. Without it, OpenLike is Open.
+	OpenLike func(path string, table []byte) (Source, error)
+}
+
+// WalkOptions say how a backend walks a file to make its table.
+type WalkOptions struct {
+	// Span is the plain bytes between the checkpoints of a backend that
+	// keeps checkpoints (plain gzip's), at least; 0 for its default.
+	Span int64
 }
 
 // HeadLen is how many of a file's first bytes a Backend's Match sees: a

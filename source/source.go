@@ -149,8 +149,23 @@ func OpenExtended(name, backend string, table []byte) (Source, error) {
 // OpenWalking opens the CSV at name as Open does, but a compressed file
 // whose backend can walk it as it is read (Backend.Walk) as a Walking
 // source: a build's scan then reads it as it is decoded.
-func OpenWalking(name string, advice mapping.Advice) (Source, error) {
-	return open(name, advice, true)
+func OpenWalking(name string, advice mapping.Advice, o WalkOptions) (Source, error) {
+	return open(name, advice, opening{walk: &o})
+}
+
+// OpenLike opens the CSV at name as Open does, but a compressed file that
+// the backend named backend reads walking it as the walk that made table
+// did (see Backend.OpenLike).
+func OpenLike(name string, advice mapping.Advice, backend string, table []byte) (Source, error) {
+	return open(name, advice, opening{like: backend, table: table})
+}
+
+// opening is how open opens a compressed file: as Open does, or as
+// OpenWalking (walk) or OpenLike (like and table) do.
+type opening struct {
+	walk  *WalkOptions
+	like  string
+	table []byte
 }
 
 // Open opens the CSV at name through the backend that reads it: a local
@@ -161,11 +176,11 @@ func OpenWalking(name string, advice mapping.Advice) (Source, error) {
 // errors that say so (a *CompressedError for the latter), as is anything
 // but a regular file. Open is safe for concurrent use.
 func Open(name string, advice mapping.Advice) (Source, error) {
-	return open(name, advice, false)
+	return open(name, advice, opening{})
 }
 
-// open is Open, or OpenWalking when walking.
-func open(name string, advice mapping.Advice, walking bool) (Source, error) {
+// open is Open, OpenWalking or OpenLike, as how says.
+func open(name string, advice mapping.Advice, how opening) (Source, error) {
 	f, err := OpenFile(name, advice)
 	if err != nil {
 		return nil, err
@@ -177,8 +192,10 @@ func open(name string, advice mapping.Advice, walking bool) (Source, error) {
 		switch {
 		case !ok:
 			return nil, err
-		case walking && b.Walk != nil:
-			return b.Walk(name)
+		case how.walk != nil && b.Walk != nil:
+			return b.Walk(name, *how.walk)
+		case how.like == b.Name && b.OpenLike != nil:
+			return b.OpenLike(name, how.table)
 		}
 		return b.Open(name)
 	}

@@ -22,6 +22,7 @@ type buildOptions struct {
 	asJSON    bool
 	verbose   bool
 	quiet     bool
+	spanKiB   int
 	res       resourceFlags
 }
 
@@ -55,6 +56,10 @@ when the build ends, and need up to 16 bytes of free space per row beyond
 the limit. The index itself takes about 4 bytes per row, and is byte for
 byte the same at any limit.
 
+A compressed FILE (BGZF, zstd in frames, plain gzip) is read as it is, through
+the codecs build: its index keeps the table of its frames, or for plain gzip
+checkpoints every --gzip-span-kib of plain bytes.
+
 Build reports what it did in one line on standard error (--json prints
 the index's description on standard output instead, for scripts; --quiet
 prints nothing but warnings).`,
@@ -76,6 +81,9 @@ prints nothing but warnings).`,
 			if err != nil {
 				return err
 			}
+			if o.spanKiB < 1 || o.spanKiB > 64<<10 {
+				return fmt.Errorf("--gzip-span-kib %d: give 1 to 65536 (64 MiB, the most a lookup inflates at once)", o.spanKiB)
+			}
 			res, err := o.res.resources()
 			if err != nil {
 				return err
@@ -91,6 +99,7 @@ prints nothing but warnings).`,
 				Resources: res,
 				NoWait:    o.noWait,
 				Progress:  bar.update,
+				GzipSpan:  int64(o.spanKiB) << 10,
 			})
 			bar.finish()
 			if errors.Is(err, index.ErrLineEnds) {
@@ -128,6 +137,7 @@ prints nothing but warnings).`,
 	f.BoolVar(&o.asJSON, "json", false, "print the new index's description as one JSON object on standard output")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "also report how the parallel scan went")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, quietUsage)
+	f.IntVar(&o.spanKiB, "gzip-span-kib", 1024, "for a plain gzip FILE: `KiB` of plain bytes between the index's inflate checkpoints; a lookup inflates up to that, and each takes about 8 KB of index (update and verify keep the build's)")
 	o.res.addFlags(f)
 	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "no-headers" { // as xsv and qsv spell it

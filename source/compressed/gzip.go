@@ -28,6 +28,7 @@ type Gzip struct {
 	f     *os.File
 	id    source.Identity // the compressed file's
 	cps   []Checkpoint    // with the end (see WalkGzip)
+	every int64           // the span the walk was asked for (see DecodeGzipTable)
 	cache blockCache      // spans' plain bytes, by their checkpoints' indexes
 }
 
@@ -46,7 +47,7 @@ func OpenGzip(path string, table []byte, span int64) (*Gzip, error) {
 	if table == nil {
 		return openGzip(path, nil, span, true)
 	}
-	cps, err := DecodeGzipTable(table)
+	cps, span, err := DecodeGzipTable(table)
 	if err != nil {
 		return nil, err
 	}
@@ -59,8 +60,8 @@ func OpenGzip(path string, table []byte, span int64) (*Gzip, error) {
 // walking only what was appended since, which must start a gzip member
 // (gzip -c more.csv >> f.csv.gz): the Gzip's table covers the whole file,
 // and nothing of the prefix is inflated.
-func ExtendGzip(path string, table []byte, span int64) (*Gzip, error) {
-	cps, err := DecodeGzipTable(table)
+func ExtendGzip(path string, table []byte) (*Gzip, error) {
+	cps, span, err := DecodeGzipTable(table)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func openGzip(path string, cps []Checkpoint, span int64, walk bool) (*Gzip, erro
 		f.Close()
 		return nil, err
 	}
-	return &Gzip{name: path, f: f, id: source.IdentityOf(st), cps: cps}, nil
+	return &Gzip{name: path, f: f, id: source.IdentityOf(st), cps: cps, every: span}, nil
 }
 
 // checkSpans returns an error if a span of cps is too large to inflate
@@ -153,7 +154,7 @@ func (g *Gzip) Backend() string { return "gzip" }
 
 // Table returns the encoding of the checkpoints' table (see
 // EncodeGzipTable).
-func (g *Gzip) Table() []byte { return EncodeGzipTable(g.cps) }
+func (g *Gzip) Table() []byte { return EncodeGzipTable(g.cps, g.every) }
 
 // Covered returns the file's size when its checkpoints' table was made.
 func (g *Gzip) Covered() int64 { return g.cps[len(g.cps)-1].Bit / 8 }
@@ -170,7 +171,7 @@ func (g *Gzip) Cut(plain, covered int64) (table []byte, ok bool) {
 	if !found || len(g.cps[i].Window) > 0 || covered*8 > g.cps[i].Bit || (i > 0 && covered*8 <= g.cps[i-1].Bit) {
 		return nil, false
 	}
-	return EncodeGzipTable(append(slices.Clip(g.cps[:i]), Checkpoint{Bit: covered * 8, Plain: plain})), true
+	return EncodeGzipTable(append(slices.Clip(g.cps[:i]), Checkpoint{Bit: covered * 8, Plain: plain}), g.every), true
 }
 
 // FileAt reads the file's own bytes on disk, as of now.

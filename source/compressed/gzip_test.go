@@ -248,7 +248,7 @@ func TestGzipExtend(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer walked.Close()
-			s, err := ExtendGzip(p, table, span)
+			s, err := ExtendGzip(p, table)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,7 +280,7 @@ func TestGzipExtend(t *testing.T) {
 			if _, err := OpenGzip(p, nil, span); err == nil {
 				t.Fatal("a walk of a damaged file succeeds")
 			}
-			s, err = ExtendGzip(p, table, span)
+			s, err = ExtendGzip(p, table)
 			if err != nil {
 				t.Fatalf("extending past a damaged member: %v", err)
 			}
@@ -303,7 +303,7 @@ func TestGzipExtend(t *testing.T) {
 				if err := os.WriteFile(p, c.file, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				if s, err := ExtendGzip(p, table, span); !errors.As(err, &ce) || ce.Offset > c.at {
+				if s, err := ExtendGzip(p, table); !errors.As(err, &ce) || ce.Offset > c.at {
 					t.Errorf("%s: %v, %v; want a *CorruptError at %d at most", c.name, s, err, c.at)
 				}
 			}

@@ -90,7 +90,7 @@ func (s *GzipStream) walk(size, span int64) {
 	}
 	s.mu.Lock()
 	if err == nil {
-		s.g = &Gzip{name: s.name, f: s.f, id: s.id, cps: cps}
+		s.g = &Gzip{name: s.name, f: s.f, id: s.id, cps: cps, every: span}
 	}
 	s.err, s.ended = err, true
 	s.chunks, s.kept, s.spare = nil, 0, nil // reads go through the table now

@@ -15,6 +15,8 @@ import (
 // index as a directory of the checkpoints, then their windows:
 //
 //	version   1 byte    1
+//	span      uvarint   the span the walk was asked for, in plain bytes (a walk
+//	                    of the file anew, verify's, is asked the same)
 //	n         uvarint   the checkpoints, less the end
 //	n times, one a checkpoint:
 //	  dbit    uvarint   its Bit less the previous checkpoint's (the first's less 0)
@@ -27,9 +29,9 @@ import (
 //	windows             the n Windows, in order, wlen bytes each
 //
 // A file of one member of 120 bytes that holds 1000 plain bytes whose
-// CRC-32 is 0x0d0c0b0a encodes as
+// CRC-32 is 0x0d0c0b0a, walked with the default span (1 MiB), encodes as
 //
-//	01  01  00 00 0a 0b 0c 0d 00  c0 07 e8 07
+//	01  80 80 40  01  00 00 0a 0b 0c 0d 00  c0 07 e8 07
 //
 // Windows are most of a table: at the default span (1 MiB), about 8.2 KB
 // a checkpoint, 0.39 to 0.42 bytes a row of a 1M-row orders CSV of 52
@@ -61,14 +63,16 @@ var errGzipTable = errors.New("not a gzip checkpoint table")
 // that no sum of them overflows.
 const maxOffset = 1 << 62
 
-// EncodeGzipTable returns the encoding of cps, a table with its end.
-func EncodeGzipTable(cps []Checkpoint) []byte {
+// EncodeGzipTable returns the encoding of cps, a table with its end, made
+// by a walk with span.
+func EncodeGzipTable(cps []Checkpoint, span int64) []byte {
 	n := len(cps) - 1
-	size := 1 + binary.MaxVarintLen64
+	size := 1 + 2*binary.MaxVarintLen64
 	for _, c := range cps {
 		size += 2*binary.MaxVarintLen64 + 4 + len(c.Window)
 	}
 	b := append(make([]byte, 0, size), gzipTableVersion)
+	b = binary.AppendUvarint(b, uint64(span))
 	b = binary.AppendUvarint(b, uint64(max(n, 0)))
 	var prev Checkpoint
 	for i, c := range cps {
@@ -86,25 +90,31 @@ func EncodeGzipTable(cps []Checkpoint) []byte {
 	return b
 }
 
-// DecodeGzipTable returns the table b encodes (see EncodeGzipTable), its
-// windows copied out of b: checkpoints whose Bit and Plain both ascend,
+// DecodeGzipTable returns the table b encodes (see EncodeGzipTable) and the
+// span its walk was asked for (1 to MaxFrame), its windows copied out of
+// b: checkpoints whose Bit and Plain both ascend,
 // the first a member's start at plain offset 0, each member's start (a
 // checkpoint without a window) and the end on a byte, every span holding
 // plain bytes, and at least the end. Anything else is an error wrapping
 // errGzipTable, however b was damaged. The windows are not decoded: a
 // read that resumes at a checkpoint decodes its window, and checks what
 // it inflates against the span's Sum.
-func DecodeGzipTable(b []byte) ([]Checkpoint, error) {
+func DecodeGzipTable(b []byte) (cps []Checkpoint, span int64, err error) {
 	if len(b) == 0 || b[0] != gzipTableVersion {
-		return nil, fmt.Errorf("%w: not version %d", errGzipTable, gzipTableVersion)
+		return nil, 0, fmt.Errorf("%w: not version %d", errGzipTable, gzipTableVersion)
 	}
 	r := tableReader{b: b[1:]}
+	if s := r.uvarint(); r.err != nil || s == 0 || s > uint64(maxFrame) {
+		return nil, 0, fmt.Errorf("%w: a bad span", errGzipTable)
+	} else {
+		span = int64(s)
+	}
 	n := r.uvarint()
 	const minEntry = 7 // dbit, dplain, sum, wlen
 	if r.err != nil || n > uint64(len(r.b)/minEntry) {
-		return nil, fmt.Errorf("%w: a bad count of checkpoints", errGzipTable)
+		return nil, 0, fmt.Errorf("%w: a bad count of checkpoints", errGzipTable)
 	}
-	cps := make([]Checkpoint, 0, n+1)
+	cps = make([]Checkpoint, 0, n+1)
 	wlens := make([]uint64, 0, n+1)
 	var at Checkpoint
 	var windows uint64
@@ -116,36 +126,36 @@ func DecodeGzipTable(b []byte) ([]Checkpoint, error) {
 			sum, wlen = r.uint32(), r.uvarint()
 		}
 		if r.err != nil {
-			return nil, fmt.Errorf("%w: it ends inside its directory", errGzipTable)
+			return nil, 0, fmt.Errorf("%w: it ends inside its directory", errGzipTable)
 		}
 		if dbit >= maxOffset || dplain >= maxOffset || at.Bit >= maxOffset-int64(dbit) || at.Plain >= maxOffset-int64(dplain) {
-			return nil, fmt.Errorf("%w: offsets out of range", errGzipTable)
+			return nil, 0, fmt.Errorf("%w: offsets out of range", errGzipTable)
 		}
 		at = Checkpoint{Bit: at.Bit + int64(dbit), Plain: at.Plain + int64(dplain), Sum: sum}
 		switch {
 		case i == 0 && at.Plain != 0:
-			return nil, fmt.Errorf("%w: the first checkpoint is at plain byte %d", errGzipTable, at.Plain)
+			return nil, 0, fmt.Errorf("%w: the first checkpoint is at plain byte %d", errGzipTable, at.Plain)
 		case i == 0 && i < n && wlen != 0:
-			return nil, fmt.Errorf("%w: the first checkpoint is not a member's start", errGzipTable)
+			return nil, 0, fmt.Errorf("%w: the first checkpoint is not a member's start", errGzipTable)
 		case i > 0 && (dbit == 0 || dplain == 0):
-			return nil, fmt.Errorf("%w: a span of no bytes", errGzipTable)
+			return nil, 0, fmt.Errorf("%w: a span of no bytes", errGzipTable)
 		case (wlen == 0 || i == n) && at.Bit%8 != 0:
-			return nil, fmt.Errorf("%w: a member's start or the end between bytes", errGzipTable)
+			return nil, 0, fmt.Errorf("%w: a member's start or the end between bytes", errGzipTable)
 		case wlen > uint64(len(b)):
-			return nil, fmt.Errorf("%w: a window larger than the table", errGzipTable)
+			return nil, 0, fmt.Errorf("%w: a window larger than the table", errGzipTable)
 		}
 		cps = append(cps, at)
 		wlens = append(wlens, wlen)
 		windows += wlen
 	}
 	if windows != uint64(len(r.b)) {
-		return nil, fmt.Errorf("%w: %d bytes of windows, where the directory says %d", errGzipTable, len(r.b), windows)
+		return nil, 0, fmt.Errorf("%w: %d bytes of windows, where the directory says %d", errGzipTable, len(r.b), windows)
 	}
 	all := bytes.Clone(r.b)
 	for i := range n {
 		cps[i].Window, all = all[:wlens[i]:wlens[i]], all[wlens[i]:]
 	}
-	return cps, nil
+	return cps, span, nil
 }
 
 // A tableReader reads the fields of an encoded table from b, the bytes

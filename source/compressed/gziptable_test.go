@@ -25,27 +25,27 @@ func gzipTableOf(t testing.TB, data []byte, span int64) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return EncodeGzipTable(cps)
+	return EncodeGzipTable(cps, span)
 }
 
 // TestGzipTableEncoding: the example of gziptable.go's comment encodes as
 // it says, and back; a walked table encodes and decodes to itself.
 func TestGzipTableEncoding(t *testing.T) {
 	example := []Checkpoint{{Bit: 0, Plain: 0, Sum: 0x0d0c0b0a}, {Bit: 120 * 8, Plain: 1000}}
-	want := []byte{0x01, 0x01, 0x00, 0x00, 0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0xc0, 0x07, 0xe8, 0x07}
-	if got := EncodeGzipTable(example); !bytes.Equal(got, want) {
+	want := []byte{0x01, 0x80, 0x80, 0x40, 0x01, 0x00, 0x00, 0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0xc0, 0x07, 0xe8, 0x07}
+	if got := EncodeGzipTable(example, DefaultSpan); !bytes.Equal(got, want) {
 		t.Fatalf("EncodeGzipTable(the example) = % x, want % x", got, want)
 	}
-	if got, err := DecodeGzipTable(want); err != nil || !slices.EqualFunc(got, example, equalCheckpoints) {
-		t.Fatalf("DecodeGzipTable(the example) = %v, %v", got, err)
+	if got, span, err := DecodeGzipTable(want); err != nil || span != DefaultSpan || !slices.EqualFunc(got, example, equalCheckpoints) {
+		t.Fatalf("DecodeGzipTable(the example) = %v, %d, %v", got, span, err)
 	}
 	table := gzipTableOf(t, csvText(3000, 41), 1<<12)
-	cps, err := DecodeGzipTable(table)
-	if err != nil {
-		t.Fatal(err)
+	cps, span, err := DecodeGzipTable(table)
+	if err != nil || span != 1<<12 {
+		t.Fatal(span, err)
 	}
-	if len(cps) < 10 || !bytes.Equal(EncodeGzipTable(cps), table) {
-		t.Fatalf("%d checkpoints; encoded again equal: %v", len(cps), bytes.Equal(EncodeGzipTable(cps), table))
+	if len(cps) < 10 || !bytes.Equal(EncodeGzipTable(cps, span), table) {
+		t.Fatalf("%d checkpoints; encoded again equal: %v", len(cps), bytes.Equal(EncodeGzipTable(cps, span), table))
 	}
 	members := 0
 	for _, c := range cps[:len(cps)-1] {
@@ -64,11 +64,11 @@ func TestGzipTableEncoding(t *testing.T) {
 func TestGzipTableMalformed(t *testing.T) {
 	table := gzipTableOf(t, csvText(2000, 42), 1<<12)
 	for n := range len(table) {
-		if _, err := DecodeGzipTable(table[:n]); !errors.Is(err, errGzipTable) {
+		if _, _, err := DecodeGzipTable(table[:n]); !errors.Is(err, errGzipTable) {
 			t.Fatalf("the table's first %d bytes of %d: %v", n, len(table), err)
 		}
 	}
-	if _, err := DecodeGzipTable(append(bytes.Clone(table), 0)); !errors.Is(err, errGzipTable) {
+	if _, _, err := DecodeGzipTable(append(bytes.Clone(table), 0)); !errors.Is(err, errGzipTable) {
 		t.Fatalf("the table and a byte: %v", err)
 	}
 	sum := []byte{1, 2, 3, 4}
@@ -78,21 +78,23 @@ func TestGzipTableMalformed(t *testing.T) {
 	}{
 		{"Version0", []byte{0, 0, 0, 0}},
 		{"Version2", []byte{2, 0, 0, 0}},
-		{"NoEnd", []byte{1, 0}},
-		{"EmptyWithPlain", []byte{1, 0, 0, 5}},
-		{"EndBetweenBytes", []byte{1, 0, 3, 0}},
-		{"FirstNotAtZero", slices.Concat([]byte{1, 1, 8, 5}, sum, []byte{0, 8, 5})},
-		{"FirstWithWindow", slices.Concat([]byte{1, 1, 0, 0}, sum, []byte{1, 8, 5, 0xaa})},
-		{"MemberBetweenBytes", slices.Concat([]byte{1, 2, 0, 0}, sum, []byte{0, 3, 5}, sum, []byte{0, 8, 5})},
-		{"EmptySpan", slices.Concat([]byte{1, 2, 0, 0}, sum, []byte{0, 8, 0}, sum, []byte{0, 8, 5})},
-		{"SameBit", slices.Concat([]byte{1, 2, 0, 0}, sum, []byte{0, 0, 5}, sum, []byte{0, 8, 5})},
-		{"EmptyLastSpan", slices.Concat([]byte{1, 1, 0, 0}, sum, []byte{0, 8, 0})},
-		{"WindowPastEnd", slices.Concat([]byte{1, 2, 0, 0}, sum, []byte{0, 3, 5}, sum, []byte{9, 5, 5, 0xaa})},
-		{"HugeCount", []byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0}},
-		{"Overflow", slices.Concat([]byte{1, 1, 0, 0}, sum, []byte{0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1})},
-		{"BadVarint", []byte{1, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0}},
+		{"NoEnd", []byte{1, 16, 0}},
+		{"EmptyWithPlain", []byte{1, 16, 0, 0, 5}},
+		{"EndBetweenBytes", []byte{1, 16, 0, 3, 0}},
+		{"FirstNotAtZero", slices.Concat([]byte{1, 16, 1, 8, 5}, sum, []byte{0, 8, 5})},
+		{"FirstWithWindow", slices.Concat([]byte{1, 16, 1, 0, 0}, sum, []byte{1, 8, 5, 0xaa})},
+		{"MemberBetweenBytes", slices.Concat([]byte{1, 16, 2, 0, 0}, sum, []byte{0, 3, 5}, sum, []byte{0, 8, 5})},
+		{"EmptySpan", slices.Concat([]byte{1, 16, 2, 0, 0}, sum, []byte{0, 8, 0}, sum, []byte{0, 8, 5})},
+		{"SameBit", slices.Concat([]byte{1, 16, 2, 0, 0}, sum, []byte{0, 0, 5}, sum, []byte{0, 8, 5})},
+		{"EmptyLastSpan", slices.Concat([]byte{1, 16, 1, 0, 0}, sum, []byte{0, 8, 0})},
+		{"WindowPastEnd", slices.Concat([]byte{1, 16, 2, 0, 0}, sum, []byte{0, 3, 5}, sum, []byte{9, 5, 5, 0xaa})},
+		{"HugeCount", []byte{1, 16, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0}},
+		{"Overflow", slices.Concat([]byte{1, 16, 1, 0, 0}, sum, []byte{0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1})},
+		{"BadVarint", []byte{1, 16, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0}},
+		{"ZeroSpan", []byte{1, 0, 0, 0, 0}},
+		{"SpanPastMaxFrame", []byte{1, 0x81, 0x80, 0x80, 0x40, 0, 0, 0}},
 	} {
-		if got, err := DecodeGzipTable(c.b); !errors.Is(err, errGzipTable) {
+		if got, _, err := DecodeGzipTable(c.b); !errors.Is(err, errGzipTable) {
 			t.Errorf("%s: DecodeGzipTable(% x) = %v, %v; want an error", c.name, c.b, got, err)
 		}
 	}
@@ -101,13 +103,13 @@ func TestGzipTableMalformed(t *testing.T) {
 // FuzzDecodeGzipTable: DecodeGzipTable never panics, and what it accepts
 // is a table by its rules, which encodes to bytes that decode to it again.
 func FuzzDecodeGzipTable(f *testing.F) {
-	f.Add([]byte{0x01, 0x01, 0x00, 0x00, 0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0xc0, 0x07, 0xe8, 0x07})
-	f.Add([]byte{1, 0, 0, 0})
+	f.Add([]byte{0x01, 0x80, 0x80, 0x40, 0x01, 0x00, 0x00, 0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0xc0, 0x07, 0xe8, 0x07})
+	f.Add([]byte{1, 1, 0, 0, 0})
 	table := gzipTableOf(f, csvText(500, 43), 1<<10)
 	f.Add(table)
 	f.Add(table[:len(table)/2])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		cps, err := DecodeGzipTable(b)
+		cps, span, err := DecodeGzipTable(b)
 		if err != nil {
 			if !errors.Is(err, errGzipTable) {
 				t.Fatalf("an error that is not errGzipTable: %v", err)
@@ -122,8 +124,8 @@ func FuzzDecodeGzipTable(f *testing.F) {
 				t.Fatalf("checkpoints %d and %d: %+v, %+v", i, i+1, cps[i], cps[i+1])
 			}
 		}
-		again, err := DecodeGzipTable(EncodeGzipTable(cps))
-		if err != nil || !slices.EqualFunc(again, cps, equalCheckpoints) {
+		again, spanAgain, err := DecodeGzipTable(EncodeGzipTable(cps, span))
+		if err != nil || spanAgain != span || !slices.EqualFunc(again, cps, equalCheckpoints) {
 			t.Fatalf("encoded and decoded again: %v", err)
 		}
 	})

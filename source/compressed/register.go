@@ -11,13 +11,30 @@ import "github.com/csvidx/csvidx/source"
 func init() {
 	source.Register(source.Backend{Name: "bgzf", Match: IsBGZF, Open: openBGZF, OpenTable: tabled(OpenBGZF), Extend: tabled(ExtendBGZF)})
 	source.Register(source.Backend{Name: "zstd", Match: isZstd, Open: openZstd, OpenTable: tabled(OpenZstd), Extend: tabled(ExtendZstd)})
-	source.Register(source.Backend{Name: "gzip", Match: isGzip, Open: openGzipFile, OpenTable: gzipTabled(OpenGzip), Extend: gzipTabled(ExtendGzip), Walk: streamGzip})
+	source.Register(source.Backend{Name: "gzip", Match: isGzip, Open: openGzipFile, OpenTable: gzipTabled(func(path string, table []byte) (*Gzip, error) { return OpenGzip(path, table, 0) }),
+		Extend: gzipTabled(ExtendGzip), Walk: streamGzip, OpenLike: gzipLike})
+}
+
+// gzipLike opens the plain gzip file at path walking it with the span of
+// table's walk (see source.OpenLike); a table that does not decode is its
+// error.
+func gzipLike(path string, table []byte) (source.Source, error) {
+	_, span, err := DecodeGzipTable(table)
+	if err != nil {
+		return nil, err
+	}
+	s, err := OpenGzip(path, nil, span)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // streamGzip opens the plain gzip file at path as a GzipStream, whose walk
-// runs as it is read (see source.OpenWalking).
-func streamGzip(path string) (source.Source, error) {
-	s, err := StreamGzip(path, 0)
+// runs as it is read, with checkpoints o.Span apart (see
+// source.OpenWalking).
+func streamGzip(path string, o source.WalkOptions) (source.Source, error) {
+	s, err := StreamGzip(path, o.Span)
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +96,11 @@ func openGzipFile(path string) (source.Source, error) {
 
 // gzipTabled returns the gzip backend's OpenTable or Extend over open,
 // which opens a file through its checkpoints' table (OpenGzip), or a
-// prefix's (ExtendGzip), walking what it walks with checkpoints
-// DefaultSpan apart.
-func gzipTabled(open func(string, []byte, int64) (*Gzip, error)) func(string, []byte) (source.Source, error) {
+// prefix's (ExtendGzip), walking what it walks with the span the table
+// records.
+func gzipTabled(open func(string, []byte) (*Gzip, error)) func(string, []byte) (source.Source, error) {
 	return func(path string, table []byte) (source.Source, error) {
-		s, err := open(path, table, DefaultSpan)
+		s, err := open(path, table)
 		if err != nil {
 			return nil, err
 		}
