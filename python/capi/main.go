@@ -109,7 +109,7 @@ import (
 
 // abiVersion changes whenever a function's signature or meaning does, so the
 // Python package refuses a stale library instead of calling it wrongly.
-const abiVersion = 6
+const abiVersion = 7
 
 func main() {}
 
@@ -121,7 +121,7 @@ func csvidx_free(p unsafe.Pointer) { C.free(p) }
 
 //export csvidx_build
 func csvidx_build(path, keys *C.char, keysLen, nkeys C.int64_t, noHeader C.int, delimiter *C.char, memLimitMiB C.int64_t, threads C.int,
-	tmpDir, indexPath, indexDir *C.char, noWait C.int, infoJSON, errOut **C.char) C.int {
+	tmpDir, indexPath, indexDir *C.char, noWait C.int, gzipSpanKiB C.int64_t, infoJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
 		ks, err := splitKeys(keys, keysLen, nkeys)
 		if err != nil {
@@ -139,6 +139,9 @@ func csvidx_build(path, keys *C.char, keysLen, nkeys C.int64_t, noHeader C.int, 
 		if err != nil {
 			return err
 		}
+		if gzipSpanKiB < 1 || gzipSpanKiB > 64<<10 {
+			return fmt.Errorf("gzip_span_kib=%d: give 1 to 65536 (64 MiB, the most a lookup inflates at once)", int64(gzipSpanKiB))
+		}
 		defer limitMemory(res.MemLimit)()
 		infos, err := index.BuildIndexes(context.Background(), goString(path), specs, &index.BuildOptions{
 			NoHeader:  noHeader != 0,
@@ -147,6 +150,7 @@ func csvidx_build(path, keys *C.char, keysLen, nkeys C.int64_t, noHeader C.int, 
 			IndexDir:  goString(indexDir),
 			Resources: res,
 			NoWait:    noWait != 0,
+			GzipSpan:  int64(gzipSpanKiB) << 10,
 		})
 		if err != nil {
 			return err

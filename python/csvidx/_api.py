@@ -70,7 +70,7 @@ def _json(ptr):
 
 
 def build(path, key, *, no_header=False, delimiter=",", mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0,
-          tmp_dir=None, index_path=None, index_dir=None, no_wait=False):
+          tmp_dir=None, index_path=None, index_dir=None, no_wait=False, gzip_span_kib=1024):
     """Index the CSV at path by key, as ``csvidx build`` does, and return
     the new index's description (``csvidx info --json``).
 
@@ -88,7 +88,11 @@ def build(path, key, *, no_header=False, delimiter=",", mem_limit_mib=DEFAULT_ME
     delimiter is one byte ("\\t" for TSV). mem_limit_mib bounds the memory of
     the index records (beyond it they spill to tmp_dir, next to the index by
     default); threads is 0 for all cores. A build waits for another writer
-    of the same index unless no_wait. The GIL is released during the build."""
+    of the same index unless no_wait. A compressed path (BGZF, zstd in
+    frames, plain gzip) is read as it is; for plain gzip, gzip_span_kib is
+    the KiB of plain bytes between the index's inflate checkpoints (a
+    lookup inflates up to that; each takes about 8 KB of index). The GIL is
+    released during the build."""
     several = isinstance(key, list)
     specs = [_keys.key_spec(k) for k in (key if several else [key])]
     delim = _text(delimiter, "delimiter")
@@ -97,7 +101,7 @@ def build(path, key, *, no_header=False, delimiter=",", mem_limit_mib=DEFAULT_ME
     out, err = _n.out_ptr(), _n.out_ptr()
     _n.check(_n.lib.csvidx_build(_path(path), buf, len(buf), len(specs), bool(no_header), delim, mem, thr,
                                  _path(tmp_dir, "tmp_dir"), _path(index_path, "index_path"), _index_dir(index_dir),
-                                 bool(no_wait), _n.byref(out), _n.byref(err)), err)
+                                 bool(no_wait), _int(gzip_span_kib, "gzip_span_kib"), _n.byref(out), _n.byref(err)), err)
     r = _json(out)  # an array for several keys, an object for one
     return [r] if several and len(specs) == 1 else r
 

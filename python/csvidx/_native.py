@@ -16,7 +16,7 @@ import struct
 from ._errors import CsvIdxError
 
 LIBRARY_NAME = "_libcsvidx.so"
-ABI_VERSION = 6  # must equal abiVersion in python/capi/main.go
+ABI_VERSION = 7  # must equal abiVersion in python/capi/main.go
 
 _c_int = ctypes.c_int
 _c_i64 = ctypes.c_int64
@@ -30,7 +30,7 @@ _SIGNATURES = {
     "csvidx_abi_version": (_c_int, []),
     "csvidx_free": (None, [_c_void_p]),
     "csvidx_build": (_c_int, [_c_str, _c_str, _c_i64, _c_i64, _c_int, _c_str, _c_i64, _c_int, _c_str, _c_str,
-                              _c_str, _c_int, _out_ptr, _out_ptr]),
+                              _c_str, _c_int, _c_i64, _out_ptr, _out_ptr]),
     "csvidx_indexes": (_c_int, [_c_str, _c_str, _out_ptr, _out_ptr]),
     "csvidx_update": (_c_int, [_c_str, _c_int, _c_i64, _c_int, _c_str, _c_str, _c_str, _c_str, _c_int, _out_ptr,
                                _out_ptr]),

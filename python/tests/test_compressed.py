@@ -77,3 +77,24 @@ def test_compressed_reads_as_plain(tmp_path, tool):
             with open(out, "rb") as f:
                 outs.append(f.read())
         assert outs[0] == outs[1], how
+
+
+def test_gzip_span(tmp_path):
+    """gzip_span_kib puts the checkpoints of a plain gzip file's index
+    closer: more of them, the same rows; a span out of range is refused."""
+    rows = [[str(i), f"u{i % 97}", f"{i * 1.5:.2f}", "x" * (i % 50)] for i in range(20000)]
+    plain = CSVFile(tmp_path / "orders.csv", ["order_id", "user_id", "amount", "comment"], rows, key_col=1)
+    comp = str(tmp_path / "orders.csv.gz")
+    compress("gzip", plain.path, comp)
+    other = str(tmp_path / "other.csv.gz")
+    compress("gzip", plain.path, other)
+    small = csvidx.build(comp, key="user_id", gzip_span_kib=16)
+    default = csvidx.build(other, key="user_id")
+    assert small["table_bytes"] > 5 * default["table_bytes"]
+    csvidx.build(plain.path, key="user_id")
+    with csvidx.Index(comp) as c, csvidx.Index(plain.path) as p:
+        for k in ("u1", "u42", "u96"):
+            assert c.get_bytes(k) == p.get_bytes(k)
+    assert csvidx.verify(comp)
+    with pytest.raises(csvidx.CsvIdxError, match="gzip_span_kib=0"):
+        csvidx.build(comp, key="user_id", gzip_span_kib=0)
