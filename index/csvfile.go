@@ -201,7 +201,9 @@ func openTabled(path string, p *part) (src source.Source, grown int64, changed, 
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if src, err = source.OpenTable(path, p.h.Source.Backend, table); err != nil {
+	if src, err = source.OpenTable(path, p.h.Source.Backend, table); errors.Is(err, source.ErrTable) {
+		return nil, 0, nil, mustRebuild(path, p.path, p.h, fmt.Errorf("%s: %w", p.path, err))
+	} else if err != nil {
 		return nil, 0, nil, err
 	}
 	var rebuild *RebuildError

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -107,6 +108,12 @@ type Walking interface {
 type Prefetcher interface {
 	Prefetch(offs []int64)
 }
+
+// ErrTable means that a backend's table of a file, which an index keeps,
+// does not decode: the index was written by another version of csvidx,
+// or is damaged past its pages' checksums. The index is to be built
+// again.
+var ErrTable = errors.New("the index's table of the compressed file does not decode")
 
 // OpenTable opens the file at name through the registered backend named
 // backend, with table, its table of the file as Tabled.Table gave it, so

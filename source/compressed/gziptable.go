@@ -3,18 +3,18 @@ package compressed
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 
+	"github.com/csvidx/csvidx/source"
 	"github.com/klauspost/compress/zstd"
 )
 
 // A gzip table (a []Checkpoint with its end, see WalkGzip) is kept in an
 // index as a directory of the checkpoints, then their windows:
 //
-//	version   1 byte    1
+//	version   1 byte    2 (1 had no span)
 //	span      uvarint   the span the walk was asked for, in plain bytes (a walk
 //	                    of the file anew, verify's, is asked the same)
 //	n         uvarint   the checkpoints, less the end
@@ -36,7 +36,7 @@ import (
 // Windows are most of a table: at the default span (1 MiB), about 8.2 KB
 // a checkpoint, 0.39 to 0.42 bytes a row of a 1M-row orders CSV of 52
 // bytes a row (scripts/csvgen) gzipped by gzip -6, gzip -9 or pigz.
-const gzipTableVersion = 1
+const gzipTableVersion = 2
 
 // A Checkpoint is where inflating a gzip file can begin (see WalkGzip): a
 // member's start, or the end of a deflate block inside one, with the plain
@@ -57,7 +57,7 @@ type Checkpoint struct {
 }
 
 // errGzipTable means an encoded gzip table does not decode to a table.
-var errGzipTable = errors.New("not a gzip checkpoint table")
+var errGzipTable = fmt.Errorf("%w: not a gzip checkpoint table", source.ErrTable)
 
 // maxOffset bounds the offsets a table holds, in bits and in bytes, so
 // that no sum of them overflows.

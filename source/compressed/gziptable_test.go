@@ -32,7 +32,7 @@ func gzipTableOf(t testing.TB, data []byte, span int64) []byte {
 // it says, and back; a walked table encodes and decodes to itself.
 func TestGzipTableEncoding(t *testing.T) {
 	example := []Checkpoint{{Bit: 0, Plain: 0, Sum: 0x0d0c0b0a}, {Bit: 120 * 8, Plain: 1000}}
-	want := []byte{0x01, 0x80, 0x80, 0x40, 0x01, 0x00, 0x00, 0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0xc0, 0x07, 0xe8, 0x07}
+	want := []byte{0x02, 0x80, 0x80, 0x40, 0x01, 0x00, 0x00, 0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0xc0, 0x07, 0xe8, 0x07}
 	if got := EncodeGzipTable(example, DefaultSpan); !bytes.Equal(got, want) {
 		t.Fatalf("EncodeGzipTable(the example) = % x, want % x", got, want)
 	}
@@ -77,22 +77,23 @@ func TestGzipTableMalformed(t *testing.T) {
 		b    []byte
 	}{
 		{"Version0", []byte{0, 0, 0, 0}},
-		{"Version2", []byte{2, 0, 0, 0}},
-		{"NoEnd", []byte{1, 16, 0}},
-		{"EmptyWithPlain", []byte{1, 16, 0, 0, 5}},
-		{"EndBetweenBytes", []byte{1, 16, 0, 3, 0}},
-		{"FirstNotAtZero", slices.Concat([]byte{1, 16, 1, 8, 5}, sum, []byte{0, 8, 5})},
-		{"FirstWithWindow", slices.Concat([]byte{1, 16, 1, 0, 0}, sum, []byte{1, 8, 5, 0xaa})},
-		{"MemberBetweenBytes", slices.Concat([]byte{1, 16, 2, 0, 0}, sum, []byte{0, 3, 5}, sum, []byte{0, 8, 5})},
-		{"EmptySpan", slices.Concat([]byte{1, 16, 2, 0, 0}, sum, []byte{0, 8, 0}, sum, []byte{0, 8, 5})},
-		{"SameBit", slices.Concat([]byte{1, 16, 2, 0, 0}, sum, []byte{0, 0, 5}, sum, []byte{0, 8, 5})},
-		{"EmptyLastSpan", slices.Concat([]byte{1, 16, 1, 0, 0}, sum, []byte{0, 8, 0})},
-		{"WindowPastEnd", slices.Concat([]byte{1, 16, 2, 0, 0}, sum, []byte{0, 3, 5}, sum, []byte{9, 5, 5, 0xaa})},
-		{"HugeCount", []byte{1, 16, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0}},
-		{"Overflow", slices.Concat([]byte{1, 16, 1, 0, 0}, sum, []byte{0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1})},
-		{"BadVarint", []byte{1, 16, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0}},
-		{"ZeroSpan", []byte{1, 0, 0, 0, 0}},
-		{"SpanPastMaxFrame", []byte{1, 0x81, 0x80, 0x80, 0x40, 0, 0, 0}},
+		{"Version1", []byte{1, 0, 0, 0}},
+		{"Version3", []byte{3, 0, 0, 0}},
+		{"NoEnd", []byte{2, 16, 0}},
+		{"EmptyWithPlain", []byte{2, 16, 0, 0, 5}},
+		{"EndBetweenBytes", []byte{2, 16, 0, 3, 0}},
+		{"FirstNotAtZero", slices.Concat([]byte{2, 16, 1, 8, 5}, sum, []byte{0, 8, 5})},
+		{"FirstWithWindow", slices.Concat([]byte{2, 16, 1, 0, 0}, sum, []byte{1, 8, 5, 0xaa})},
+		{"MemberBetweenBytes", slices.Concat([]byte{2, 16, 2, 0, 0}, sum, []byte{0, 3, 5}, sum, []byte{0, 8, 5})},
+		{"EmptySpan", slices.Concat([]byte{2, 16, 2, 0, 0}, sum, []byte{0, 8, 0}, sum, []byte{0, 8, 5})},
+		{"SameBit", slices.Concat([]byte{2, 16, 2, 0, 0}, sum, []byte{0, 0, 5}, sum, []byte{0, 8, 5})},
+		{"EmptyLastSpan", slices.Concat([]byte{2, 16, 1, 0, 0}, sum, []byte{0, 8, 0})},
+		{"WindowPastEnd", slices.Concat([]byte{2, 16, 2, 0, 0}, sum, []byte{0, 3, 5}, sum, []byte{9, 5, 5, 0xaa})},
+		{"HugeCount", []byte{2, 16, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0}},
+		{"Overflow", slices.Concat([]byte{2, 16, 1, 0, 0}, sum, []byte{0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1})},
+		{"BadVarint", []byte{2, 16, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0}},
+		{"ZeroSpan", []byte{2, 0, 0, 0, 0}},
+		{"SpanPastMaxFrame", []byte{2, 0x81, 0x80, 0x80, 0x40, 0, 0, 0}},
 	} {
 		if got, _, err := DecodeGzipTable(c.b); !errors.Is(err, errGzipTable) {
 			t.Errorf("%s: DecodeGzipTable(% x) = %v, %v; want an error", c.name, c.b, got, err)
@@ -103,8 +104,8 @@ func TestGzipTableMalformed(t *testing.T) {
 // FuzzDecodeGzipTable: DecodeGzipTable never panics, and what it accepts
 // is a table by its rules, which encodes to bytes that decode to it again.
 func FuzzDecodeGzipTable(f *testing.F) {
-	f.Add([]byte{0x01, 0x80, 0x80, 0x40, 0x01, 0x00, 0x00, 0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0xc0, 0x07, 0xe8, 0x07})
-	f.Add([]byte{1, 1, 0, 0, 0})
+	f.Add([]byte{0x02, 0x80, 0x80, 0x40, 0x01, 0x00, 0x00, 0x0a, 0x0b, 0x0c, 0x0d, 0x00, 0xc0, 0x07, 0xe8, 0x07})
+	f.Add([]byte{2, 1, 0, 0, 0})
 	table := gzipTableOf(f, csvText(500, 43), 1<<10)
 	f.Add(table)
 	f.Add(table[:len(table)/2])

@@ -2,8 +2,9 @@ package compressed
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
+
+	"github.com/csvidx/csvidx/source"
 )
 
 // A frame table (a []Block with its end, see ScanBGZF) is kept in an index
@@ -25,7 +26,7 @@ func EncodeTable(blocks []Block) []byte {
 }
 
 // errTable means an encoded table does not decode to a table.
-var errTable = errors.New("not a frame table")
+var errTable = fmt.Errorf("%w: not a frame table", source.ErrTable)
 
 // DecodeTable returns the table b encodes (see EncodeTable): Blocks whose
 // Comp and Plain both ascend, the first at (0, 0) unless the file starts
