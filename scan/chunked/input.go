@@ -76,8 +76,9 @@ const (
 // CSV (a compressed file whose ReadAt serves uncompressed offsets, a
 // remote object).
 type ReaderInput struct {
-	r    io.ReaderAt
-	size int
+	r     io.ReaderAt
+	size  int
+	known func() (int64, bool) // of a StreamInput: its size, once known
 
 	mu   sync.Mutex
 	free [][]byte // buffers released, for windows to come
@@ -90,22 +91,36 @@ func NewReaderAt(r io.ReaderAt, size int64) *ReaderInput {
 	return &ReaderInput{r: r, size: int(max(0, size))}
 }
 
-// Size returns the input's size, as given to NewReaderAt.
-func (in *ReaderInput) Size() int { return in.size }
+// Size returns the input's size, as given to NewReaderAt; of a
+// StreamInput, its size once known, else math.MaxInt.
+func (in *ReaderInput) Size() int {
+	if in.known == nil {
+		return in.size
+	}
+	if n, ok := in.known(); ok {
+		return int(n)
+	}
+	return math.MaxInt
+}
 
 // Window reads bytes [off, min(off+n, Size())) into a buffer, with Base
 // off. An error from ReadAt is returned as it is (the source's, which
-// names it), and ErrShortRead when the source ends before Size.
+// names it), and ErrShortRead when the source ends before Size; a
+// StreamInput's read that comes short at io.EOF once its size is known
+// is its end.
 func (in *ReaderInput) Window(off, n int) (Window, error) {
-	if off < 0 || off > in.size || n < 0 {
-		return Window{}, fmt.Errorf("chunked: window [%d, +%d) of an input of %d bytes", off, n, in.size)
+	size := in.Size()
+	if off < 0 || off > size || n < 0 {
+		return Window{}, fmt.Errorf("chunked: window [%d, +%d) of an input of %d bytes", off, n, size)
 	}
-	n = min(n, in.size-off)
+	n = min(n, size-off)
 	buf := in.get(n)
 	k, err := in.r.ReadAt(buf, int64(off))
 	switch {
 	case k == n:
 		return Window{Data: buf, Base: off}, nil // io.EOF with all n bytes is no error
+	case errors.Is(err, io.EOF) && in.known != nil && in.Size() != math.MaxInt:
+		return Window{Data: buf[:k], Base: off}, nil // a stream's end
 	case err != nil && !errors.Is(err, io.EOF):
 		in.put(buf)
 		return Window{}, err // the source's own error, which says what is wrong with it
@@ -173,50 +188,16 @@ type Streamed interface {
 // its end (see Streamed).
 type StreamInput struct {
 	*ReaderInput
-	known func() (int64, bool)
 }
 
 // NewStreamReaderAt returns the Input of the bytes that r holds from
 // offset 0 on, which known tells the number of once it is known.
 func NewStreamReaderAt(r io.ReaderAt, known func() (int64, bool)) *StreamInput {
-	return &StreamInput{ReaderInput: NewReaderAt(r, math.MaxInt), known: known}
-}
-
-// Size returns the input's size once known, else math.MaxInt.
-func (in *StreamInput) Size() int {
-	if n, ok := in.known(); ok {
-		return int(n)
-	}
-	return math.MaxInt
+	return &StreamInput{&ReaderInput{r: r, size: math.MaxInt, known: known}}
 }
 
 // Known reports whether the input's size is known.
 func (in *StreamInput) Known() bool {
 	_, ok := in.known()
 	return ok
-}
-
-// Window reads bytes [off, off+n) into a buffer, with Base off, or up to
-// the input's end, which a read that comes short at io.EOF finds.
-func (in *StreamInput) Window(off, n int) (Window, error) {
-	if off < 0 || n < 0 {
-		return Window{}, fmt.Errorf("chunked: window [%d, +%d) of a stream", off, n)
-	}
-	if size := in.Size(); off > size {
-		return Window{}, fmt.Errorf("chunked: window [%d, +%d) of a stream of %d bytes", off, n, size)
-	} else {
-		n = min(n, size-off)
-	}
-	buf := in.get(n)
-	k, err := in.r.ReadAt(buf, int64(off))
-	switch {
-	case k == n:
-		return Window{Data: buf, Base: off}, nil
-	case errors.Is(err, io.EOF) && in.Known():
-		return Window{Data: buf[:k], Base: off}, nil // the stream's end
-	case err == nil || errors.Is(err, io.EOF):
-		err = ErrShortRead
-	}
-	in.put(buf)
-	return Window{}, fmt.Errorf("chunked: reading %d bytes at %d: got %d: %w", n, off, k, err)
 }
