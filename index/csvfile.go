@@ -95,13 +95,9 @@ func openIndexed(path string, p *part, advice mapping.Advice) (*csvFile, error) 
 	if p.h.Source == nil {
 		return openSource(path, advice, p.h.Delim)
 	}
-	src, grown, changed, err := openTabled(path, p)
+	src, _, grown, err := openCurrent(path, p)
 	if err != nil {
 		return nil, err
-	}
-	if changed != nil {
-		src.Close()
-		return nil, changed
 	}
 	c, err := fromSource(src, p.h.Delim, false)
 	if err != nil {
@@ -122,20 +118,12 @@ func openAppended(path string, p *part, advice mapping.Advice, extend bool) (*cs
 	if p.h.Source == nil {
 		return openSource(path, advice, p.h.Delim)
 	}
-	src, grown, changed, err := openTabled(path, p)
+	src, table, grown, err := openCurrent(path, p)
 	if err != nil {
 		return nil, err
 	}
-	if changed != nil {
-		src.Close()
-		return nil, changed
-	}
 	if grown > 0 && extend {
 		src.Close()
-		table, err := p.table()
-		if err != nil {
-			return nil, err
-		}
 		if src, err = source.OpenExtended(path, p.h.Source.Backend, table); err != nil {
 			return nil, err
 		}
@@ -148,6 +136,24 @@ func openAppended(path string, p *part, advice mapping.Advice, extend bool) (*cs
 		c.grown = grown
 	}
 	return c, nil
+}
+
+// openCurrent opens the CSV at path through the table of p's source
+// section (see openTabled), which it returns too, and refuses a file that
+// does not start with the one indexed with the stale error that says so.
+func openCurrent(path string, p *part) (src source.Source, table []byte, grown int64, err error) {
+	if table, err = p.table(); err != nil {
+		return nil, nil, 0, err
+	}
+	src, grown, changed, err := openTabled(path, p, table)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if changed != nil {
+		src.Close()
+		return nil, nil, 0, changed
+	}
+	return src, table, grown, nil
 }
 
 // openWriting opens the CSV of the index files o for a writer of them (see
@@ -191,16 +197,13 @@ func (p *part) table() ([]byte, error) {
 	return table, nil
 }
 
-// openTabled opens the CSV at path through the table of the source section
-// of p (see sourcePart), and checks that the file on disk starts with the
-// one indexed, the same ends of the same size (see sameFile): when it does
-// not, src is open all the same and changed is the stale error that says
-// so; when it does, grown is how many bytes were appended to it since.
-func openTabled(path string, p *part) (src source.Source, grown int64, changed, err error) {
-	table, err := p.table()
-	if err != nil {
-		return nil, 0, nil, err
-	}
+// openTabled opens the CSV at path through table, the table of the source
+// section of p (see sourcePart and part.table), and checks that the file
+// on disk starts with the one indexed, the same ends of the same size (see
+// sameFile): when it does not, src is open all the same and changed is the
+// stale error that says so; when it does, grown is how many bytes were
+// appended to it since.
+func openTabled(path string, p *part, table []byte) (src source.Source, grown int64, changed, err error) {
 	if src, err = source.OpenTable(path, p.h.Source.Backend, table); errors.Is(err, source.ErrTable) {
 		return nil, 0, nil, mustRebuild(path, p.path, p.h, fmt.Errorf("%s: %w", p.path, err))
 	} else if err != nil {

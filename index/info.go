@@ -313,5 +313,9 @@ func openForInfo(csvPath string, o *opened) (src source.Source, grown int64, cha
 		src, err = source.Open(csvPath, mapping.Random)
 		return src, 0, nil, err
 	}
-	return openTabled(csvPath, p)
+	table, err := p.table()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return openTabled(csvPath, p, table)
 }
