@@ -213,9 +213,10 @@ func shadowedRecords(csv *csvFile, main *format.Header) (uint64, error) {
 		return 0, nil
 	}
 	data, from := csv.data, int(main.Resume)
-	if csv.mem == nil { // a compressed CSV: its last row, read
-		data, from = make([]byte, main.Scanned-main.Resume), 0
-		if _, err := csv.src.ReadAt(context.Background(), data, int64(main.Resume)); err != nil {
+	if csv.mem == nil { // a compressed CSV: its last row, read from the byte before (a scanner at 0 skips a byte order mark)
+		base := max(0, from-1)
+		data, from = make([]byte, int(main.Scanned)-base), from-base
+		if _, err := csv.src.ReadAt(context.Background(), data, int64(base)); err != nil {
 			return 0, err
 		}
 	} else {

@@ -510,3 +510,41 @@ func TestGzipSpan(t *testing.T) {
 		t.Fatalf("the compacted index (%d bytes) is not a fresh build's at the same span (%d bytes), %v", len(compacted), len(fresh), err)
 	}
 }
+
+// TestCompactCompressedBOMRow: a compressed CSV whose last row, cut short
+// when the main index was built, is a byte order mark's bytes mid-file
+// (a row of one field), compacts after its completion as a fresh build
+// indexes the file: the row is read from the byte before it, so that its
+// first bytes are not skipped as a mark (which left a blank line, and no
+// row at the main index's resume offset).
+func TestCompactCompressedBOMRow(t *testing.T) {
+	c := compressions[0] // bgzip
+	first, err := os.ReadFile(tooltest.Compress(t, []byte("k,v\n1,a\n\xEF\xBB\xBF"), c.tool, c.cmd, c.file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := os.ReadFile(tooltest.Compress(t, []byte("\n2,b\n"), c.tool, c.cmd, c.file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := filepath.Join(t.TempDir(), c.file)
+	if err := os.WriteFile(comp, first, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build(t, comp, &BuildOptions{Key: "v"})
+	appendCSV(t, comp, string(more))
+	if res, err := Update(context.Background(), comp, &UpdateOptions{NoCompact: true}); err != nil || res.Action != "tail" {
+		t.Fatalf("Update = %+v, %v", res, err)
+	}
+	if _, err := Compact(context.Background(), comp, nil); err != nil {
+		t.Fatal(err)
+	}
+	compacted, err := os.ReadFile(comp + ".csvidx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := buildBytes(t, comp, "v", false, Resources{})
+	if !bytes.Equal(compacted, fresh) {
+		t.Fatalf("the compacted index is not a fresh build's")
+	}
+}
