@@ -353,19 +353,11 @@ func TestUpdateCompressed(t *testing.T) {
 				parts = append(parts, b)
 			}
 			comp := filepath.Join(t.TempDir(), c.file)
-			appendTo := func(b []byte) {
-				f, err := os.OpenFile(comp, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				if _, err := f.Write(b); err != nil {
-					t.Fatal(err)
-				}
+			if err := os.WriteFile(comp, parts[0], 0o644); err != nil {
+				t.Fatal(err)
 			}
-			appendTo(parts[0])
 			build(t, comp, &BuildOptions{Key: "1", NoHeader: i%2 != 0})
-			appendTo(parts[1])
+			appendCSV(t, comp, string(parts[1]))
 			res, err := Update(context.Background(), comp, &UpdateOptions{NoCompact: true})
 			if err != nil || res.Action != "tail" || res.Info.State != "fresh" || res.Info.Tail == nil {
 				t.Fatalf("Update = %+v, %v", res, err)
@@ -374,43 +366,12 @@ func TestUpdateCompressed(t *testing.T) {
 			if res.Info.FileBytes != st.Size() {
 				t.Fatalf("after the update, info says the file has %d bytes; it has %d", res.Info.FileBytes, st.Size())
 			}
-			checkAll := func(what string, data string) {
-				t.Helper()
-				plain := writeCSV(t, data) // the reference: the same bytes, plain
-				build(t, plain, &BuildOptions{Key: "1", NoHeader: i%2 != 0})
-				want, err := Open(plain, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer want.Close()
-				ix, err := Open(comp, nil)
-				if err != nil {
-					t.Fatalf("%s: %v", what, err)
-				}
-				defer ix.Close()
-				if ix.BytesBehind() != 0 {
-					t.Fatalf("%s: %d bytes behind", what, ix.BytesBehind())
-				}
-				seen := map[string]bool{}
-				for _, row := range g.rows {
-					if !row.hasKey || seen[row.key] {
-						continue
-					}
-					seen[row.key] = true
-					if got, want := get(t, ix, row.key), get(t, want, row.key); got != want {
-						t.Fatalf("%s: key %q: got %d bytes, want %d:\n%.300q\n%.300q", what, row.key, len(got), len(want), got, want)
-					}
-				}
-				v, err := Verify(context.Background(), comp, nil)
-				if err != nil || !v.Equal {
-					t.Fatalf("%s: Verify = %+v, %v", what, v, err)
-				}
-			}
-			checkAll("tail", g.data[:cut2])
+			opts := &BuildOptions{Key: "1", NoHeader: i%2 != 0}
+			answersAsPlain(t, "tail", comp, g.data[:cut2], opts, g.rows)
 			if _, err := Compact(context.Background(), comp, nil); err != nil {
 				t.Fatal(err)
 			}
-			checkAll("compacted", g.data[:cut2])
+			answersAsPlain(t, "compacted", comp, g.data[:cut2], opts, g.rows)
 			compacted, err := os.ReadFile(comp + ".csvidx")
 			if err != nil {
 				t.Fatal(err)
@@ -419,12 +380,12 @@ func TestUpdateCompressed(t *testing.T) {
 			if !bytes.Equal(compacted, fresh) {
 				t.Fatalf("the compacted index (%d bytes) is not a fresh build's (%d bytes)", len(compacted), len(fresh))
 			}
-			appendTo(parts[2])
+			appendCSV(t, comp, string(parts[2]))
 			rs, err := UpdateAll(context.Background(), comp, &UpdateOptions{})
 			if err != nil || len(rs) != 1 || rs[0].Action == "none" {
 				t.Fatalf("UpdateAll = %v, %v", rs, err)
 			}
-			checkAll("second update", g.data)
+			answersAsPlain(t, "second update", comp, g.data, opts, g.rows)
 		})
 	}
 }
@@ -459,44 +420,17 @@ func TestGzipSpan(t *testing.T) {
 	if small.TableBytes < 10*def.TableBytes {
 		t.Fatalf("the table at a span of 64 KiB has %d bytes, at 1 MiB %d", small.TableBytes, def.TableBytes)
 	}
-	check := func(what, data string) {
-		t.Helper()
-		plain := writeCSV(t, data) // the reference: the same bytes, plain
-		build(t, plain, &BuildOptions{Key: "1"})
-		want, err := Open(plain, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer want.Close()
-		ix, err := Open(comp, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		defer ix.Close()
-		for _, row := range g.rows[:3000] {
-			if got, want := get(t, ix, row.key), get(t, want, row.key); got != want {
-				t.Fatalf("%s: key %q: got %d bytes, want %d", what, row.key, len(got), len(want))
-			}
-		}
-		if v, err := Verify(context.Background(), comp, nil); err != nil || !v.Equal {
-			t.Fatalf("%s: Verify = %+v, %v", what, v, err)
-		}
-	}
-	check("built", g.data[:cut])
-	f, err := os.OpenFile(comp, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Write(parts[1])
-	f.Close()
+	opts := &BuildOptions{Key: "1"}
+	answersAsPlain(t, "built", comp, g.data[:cut], opts, g.rows[:3000])
+	appendCSV(t, comp, string(parts[1]))
 	if res, err := Update(context.Background(), comp, &UpdateOptions{NoCompact: true}); err != nil || res.Action != "tail" {
 		t.Fatalf("Update = %+v, %v", res, err)
 	}
-	check("updated", g.data)
+	answersAsPlain(t, "updated", comp, g.data, opts, g.rows[:3000])
 	if _, err := Compact(context.Background(), comp, nil); err != nil {
 		t.Fatal(err)
 	}
-	check("compacted", g.data)
+	answersAsPlain(t, "compacted", comp, g.data, opts, g.rows[:3000])
 	compacted, err := os.ReadFile(comp + ".csvidx")
 	if err != nil {
 		t.Fatal(err)
@@ -546,5 +480,40 @@ func TestCompactCompressedBOMRow(t *testing.T) {
 	fresh, _ := buildBytes(t, comp, "v", false, Resources{})
 	if !bytes.Equal(compacted, fresh) {
 		t.Fatalf("the compacted index is not a fresh build's")
+	}
+}
+
+// answersAsPlain fails unless the index of the compressed CSV comp, which
+// holds data, covers all of it and answers the keys of rows as the index
+// of a plain file of data built with opts does, and verifies equal.
+func answersAsPlain(t *testing.T, what, comp, data string, opts *BuildOptions, rows []genRow) {
+	t.Helper()
+	plain := writeCSV(t, data) // the reference: the same bytes, plain
+	build(t, plain, opts)
+	want, err := Open(plain, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Close()
+	ix, err := Open(comp, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	defer ix.Close()
+	if ix.BytesBehind() != 0 {
+		t.Fatalf("%s: %d bytes behind", what, ix.BytesBehind())
+	}
+	seen := map[string]bool{}
+	for _, row := range rows {
+		if !row.hasKey || seen[row.key] {
+			continue
+		}
+		seen[row.key] = true
+		if got, want := get(t, ix, row.key), get(t, want, row.key); got != want {
+			t.Fatalf("%s: key %q: got %d bytes, want %d:\n%.300q\n%.300q", what, row.key, len(got), len(want), got, want)
+		}
+	}
+	if v, err := Verify(context.Background(), comp, nil); err != nil || !v.Equal {
+		t.Fatalf("%s: Verify = %+v, %v", what, v, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/csvidx/csvidx/internal/tooltest"
+	"github.com/csvidx/csvidx/source"
 )
 
 // zstdFile returns the path of a file holding data compressed by the
@@ -126,11 +127,19 @@ func TestFramedConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	readConcurrently(t, s, data, 11)
+}
+
+// readConcurrently reads s, whose plain bytes are data, at random offsets
+// from 8 goroutines at once, 100 reads of 50000 bytes each, and fails the
+// test on a read that errs or differs.
+func readConcurrently(t *testing.T, s source.Source, data []byte, seed uint64) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for g := range 8 {
 		wg.Go(func() {
-			r := rand.New(rand.NewPCG(uint64(g), 11))
+			r := rand.New(rand.NewPCG(uint64(g), seed))
 			p := make([]byte, 50000)
 			for range 100 {
 				off := r.Int64N(int64(len(data) - len(p)))
