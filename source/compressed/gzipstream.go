@@ -25,22 +25,13 @@ type GzipStream struct {
 
 	mu     sync.Mutex
 	cond   *sync.Cond
-	chunks []plainChunk // the plain bytes inflated last, in order
-	spare  [][]byte     // the buffers of chunks dropped, for chunks to come (fresh memory faults page by page)
-	kept   int64        // bytes in chunks
-	fed    int64        // plain bytes inflated so far
-	want   int64        // the furthest byte a read asked for: the walk runs streamAhead past it
-	free   bool         // the walk runs to its end without waiting for reads
-	closed bool         // Close stops the walk
-	ended  bool         // the walk is done: g or err is set
-	g      *Gzip        // the source through the walk's table
-	err    error        // why the walk failed
-}
-
-// A plainChunk is plain bytes a walk inflated, from offset off.
-type plainChunk struct {
-	off int64
-	b   []byte
+	kept   plainChunks // the plain bytes inflated last; its end is the plain bytes inflated so far
+	want   int64       // the furthest byte a read asked for: the walk runs streamAhead past it
+	free   bool        // the walk runs to its end without waiting for reads
+	closed bool        // Close stops the walk
+	ended  bool        // the walk is done: g or err is set
+	g      *Gzip       // the source through the walk's table
+	err    error       // why the walk failed
 }
 
 const (
@@ -93,7 +84,7 @@ func (s *GzipStream) walk(size, span int64) {
 		s.g = &Gzip{name: s.name, f: s.f, id: s.id, cps: cps, every: span}
 	}
 	s.err, s.ended = err, true
-	s.chunks, s.kept, s.spare = nil, 0, nil // reads go through the table now
+	s.kept.reset(s.kept.end) // reads go through the table now
 	s.cond.Broadcast()
 	s.mu.Unlock()
 	close(s.done)
@@ -106,28 +97,15 @@ func (s *GzipStream) walk(size, span int64) {
 func (s *GzipStream) feed(b []byte, at int64) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.chunks = append(s.chunks, plainChunk{at, b})
-	s.kept += int64(len(b))
-	s.fed = at + int64(len(b))
-	for s.kept-int64(len(s.chunks[0].b)) >= streamKeep {
-		s.kept -= int64(len(s.chunks[0].b))
-		s.spare = append(s.spare, s.chunks[0].b) // reads copy out under mu: no one holds it
-		s.chunks[0] = plainChunk{}
-		s.chunks = s.chunks[1:]
-	}
+	s.kept.add(b, at, streamKeep) // reads copy out under mu: no one holds a buffer dropped
 	s.cond.Broadcast()
-	for !s.free && !s.closed && s.fed > s.want+streamAhead {
+	for !s.free && !s.closed && s.kept.end > s.want+streamAhead {
 		s.cond.Wait()
 	}
 	if s.closed {
 		return nil, errStreamClosed
 	}
-	if n := len(s.spare); n > 0 {
-		next := s.spare[n-1]
-		s.spare = s.spare[:n-1]
-		return next, nil
-	}
-	return make([]byte, 256<<10), nil
+	return s.kept.buffer(256 << 10), nil
 }
 
 // ReadAt reads the plain bytes [off, off+len(p)): from those the walk
@@ -143,11 +121,11 @@ func (s *GzipStream) ReadAt(ctx context.Context, p []byte, off int64) (int, erro
 		s.want = end
 		s.cond.Broadcast()
 	}
-	for !s.ended && s.fed < end && !s.dropped(off) {
+	for !s.ended && s.kept.end < end && !s.kept.dropped(off) {
 		s.cond.Wait()
 	}
-	if !s.ended && !s.dropped(off) {
-		n := s.copyKept(p, off)
+	if !s.ended && !s.kept.dropped(off) {
+		n := s.kept.copyTo(p, off)
 		s.mu.Unlock()
 		return n, nil
 	}
@@ -159,30 +137,6 @@ func (s *GzipStream) ReadAt(ctx context.Context, p []byte, off int64) (int, erro
 		return 0, s.err
 	}
 	return s.g.ReadAt(ctx, p, off)
-}
-
-// dropped reports whether the byte at off was inflated and is no longer
-// kept. The caller holds mu.
-func (s *GzipStream) dropped(off int64) bool {
-	return len(s.chunks) > 0 && off < s.chunks[0].off || len(s.chunks) == 0 && off < s.fed
-}
-
-// copyKept copies the kept bytes from off into p, which they hold whole.
-// The caller holds mu.
-func (s *GzipStream) copyKept(p []byte, off int64) int {
-	n := 0
-	for _, c := range s.chunks {
-		if n == len(p) {
-			break
-		}
-		if c.off+int64(len(c.b)) <= off {
-			continue
-		}
-		k := copy(p[n:], c.b[off-c.off:])
-		n += k
-		off += int64(k)
-	}
-	return n
 }
 
 // walked waits for the walk's end, letting it run free, and returns the
