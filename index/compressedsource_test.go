@@ -15,6 +15,7 @@ import (
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/tooltest"
 	"github.com/csvidx/csvidx/scan/chunked"
+	"github.com/csvidx/csvidx/source/compressed"
 	_ "github.com/csvidx/csvidx/source/compressed" // the backends of BGZF and zstd files
 )
 
@@ -515,5 +516,46 @@ func answersAsPlain(t *testing.T, what, comp, data string, opts *BuildOptions, r
 	}
 	if v, err := Verify(context.Background(), comp, nil); err != nil || !v.Equal {
 		t.Fatalf("%s: Verify = %+v, %v", what, v, err)
+	}
+}
+
+// TestZstdOneLargeFrame: a zstd file in one frame over compressed.MaxFrame
+// (plain zstd's output for a big CSV) is built and verified by decoding it
+// front to back once: its index is the plain CSV's with a source section,
+// and verify finds it equal; info describes it; a lookup, which would
+// decode the frame from its start, is refused with the *FrameError that
+// names csvidx compress.
+func TestZstdOneLargeFrame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a CSV of 70 MB")
+	}
+	var b strings.Builder
+	b.WriteString("id,user,note\n")
+	for i := 0; b.Len() < compressed.MaxFrame+6<<20; i++ {
+		fmt.Fprintf(&b, "%d,u%d,a note of row %d, padded\n", i, i*7919%50021, i)
+	}
+	plain := writeCSV(t, b.String())
+	comp := tooltest.Compress(t, []byte(b.String()), "zstd", `zstd -q -1 -c "$IN" > "$OUT"`, "a.csv.zst")
+	res := Resources{Threads: 2}
+	want, _ := buildBytes(t, plain, "user", false, res)
+	got, _ := buildBytes(t, comp, "user", false, res)
+	sameButSource(t, got, want, comp)
+
+	build(t, comp, &BuildOptions{Key: "user", Resources: res})
+	if r, err := Verify(context.Background(), comp, nil); err != nil || !r.Equal {
+		t.Fatalf("Verify = %+v, %v", r, err)
+	}
+	if info, err := ReadInfo(comp, nil); err != nil || info.State != "fresh" {
+		t.Fatalf("ReadInfo = %+v, %v", info, err)
+	}
+	ix, err := Open(comp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var fe *compressed.FrameError
+	err = ix.Lookup([]byte("u7919"), func([]byte) error { return nil })
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "csvidx compress") {
+		t.Fatalf("Lookup = %v, want the *FrameError", err)
 	}
 }

@@ -27,7 +27,7 @@ type csvFile struct {
 	head     []byte         // data, or when not mapped the CSV's first records (see openSource)
 	grown    int64          // a compressed file's bytes appended since its table was made, not read (see openIndexed)
 	fileSize int64          // of a prefix, the compressed file's size when it ended there, if known (see sourceSection)
-	walking  source.Walking // src, when it is walked as it is read, until the scan that reads it ends (size is 0 until then)
+	walking  source.Walking // src, when it is walked as it is read, until the scan that reads it ends (size is 0 until then, unless known from its start)
 
 	releaseAfterScan bool // a build that needs no byte of the CSV once scanned, so may release it during the sort
 }
@@ -70,6 +70,9 @@ func fromSource(src source.Source, delim byte, withHead bool) (*csvFile, error) 
 	c := &csvFile{src: src}
 	if w, ok := src.(source.Walking); ok {
 		c.walking = w
+		if n, ok := w.Known(); ok {
+			c.size = int(n) // a stream whose size its headers give (compressed.ZstdStream)
+		}
 	} else {
 		c.size = int(src.Size())
 	}
@@ -342,7 +345,11 @@ func (c *csvFile) input(s *chunked.Scan) {
 	case c.mem != nil:
 		s.Data, s.Map = c.data, c.mapping()
 	case c.walking != nil: // read once, front to back, as it is decoded
-		s.Input = chunked.NewStreamReaderAt(source.ReaderAt(context.Background(), c.src), c.walking.Known)
+		known := c.walking.Known
+		if c.size > 0 { // known from the start, or of a prefix
+			known = func() (int64, bool) { return int64(c.size), true }
+		}
+		s.Input = chunked.NewStreamReaderAt(source.ReaderAt(context.Background(), c.src), known)
 	default:
 		s.Input = chunked.NewReaderAt(source.ReaderAt(context.Background(), c.src), int64(c.size))
 	}
@@ -352,7 +359,10 @@ func (c *csvFile) input(s *chunked.Scan) {
 // size of a source walked as it was read is then known.
 func (c *csvFile) scanDone() {
 	if c.walking != nil {
-		c.size, c.walking = int(c.src.Size()), nil
+		if c.size == 0 {
+			c.size = int(c.src.Size())
+		}
+		c.walking = nil
 	}
 }
 
@@ -360,7 +370,7 @@ func (c *csvFile) scanDone() {
 // it is read, whose size is not known yet, a guess (four times the
 // compressed file's).
 func (c *csvFile) planSize() int64 {
-	if c.walking != nil {
+	if c.walking != nil && c.size == 0 {
 		return 4 * c.src.Identity().Size
 	}
 	return int64(c.size)

@@ -2,7 +2,6 @@ package index
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -184,7 +183,7 @@ func ReadInfo(csvPath string, opts *Options) (_ *Info, err error) {
 	defer src.Close()
 	if changed != nil { // a compressed file that is not the one indexed
 		o.mainIs, o.mainWhy = fileStale, changed
-	} else if err := o.judge(source.ReaderAt(context.Background(), src), src.Size()); err != nil {
+	} else if err := o.judgeOpened(sourcePart(o.main, o.tail), src, src.Size()); err != nil {
 		return nil, err
 	}
 	info := newInfo(csvPath, idxPath, o.main.h, int64(len(o.main.data)), src.Size())

@@ -115,16 +115,7 @@ func (ix *Index) open() error {
 	if ix.csv, err = openIndexed(ix.csvPath, sp, mapping.Random); err != nil {
 		return err
 	}
-	if sp.h.Source != nil && (o.tail == nil || sp == o.tail) {
-		// openIndexed found that the file on disk starts with the one
-		// the furthest index file covers, at both ends and in size: so
-		// do its plain bytes, which reading would cost the decoding of
-		// the frames at the ends of each file's.
-		o.mainIs = fileFresh
-		if o.tail != nil {
-			o.mainIs, o.tailIs = fileBehind, fileFresh
-		}
-	} else if err := o.judge(ix.csv.at(context.Background()), int64(ix.csv.size)); err != nil {
+	if err := o.judgeOpened(sp, ix.csv.src, int64(ix.csv.size)); err != nil {
 		return err
 	}
 	if o.mainIs == fileStale || o.tailIs == fileStale {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -114,6 +115,24 @@ func (o *opened) judge(f io.ReaderAt, size int64) error {
 		}
 	}
 	return nil
+}
+
+// judgeOpened sets the verdicts of o's files as judge does, on the CSV
+// src of size bytes, opened for them as openIndexed or openForInfo does,
+// through the table of sp (see sourcePart). When sp is the furthest of
+// them and has a source section, their opening found that the file on
+// disk starts with the one sp covers, at both ends and in size: so do its
+// plain bytes, which reading would cost the decoding of the frames at the
+// ends of each file's (or, of a zstd file in one frame, all of it).
+func (o *opened) judgeOpened(sp *part, src source.Source, size int64) error {
+	if sp.h.Source != nil && (o.tail == nil || sp == o.tail) {
+		o.mainIs = fileFresh
+		if o.tail != nil {
+			o.mainIs, o.tailIs = fileBehind, fileFresh
+		}
+		return nil
+	}
+	return o.judge(source.ReaderAt(context.Background(), src), size)
 }
 
 // needMain returns why the main index cannot be used, or nil when it can.

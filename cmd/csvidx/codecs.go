@@ -12,6 +12,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -32,13 +34,19 @@ func runCodecs(err error, _ []string, _ streams) (int, error) { return -1, err }
 func beforeStdin(string) error { return nil }
 
 // compressFile writes o.in compressed to o.out (see the compress command),
-// through a temporary file renamed into place.
+// through a temporary file renamed into place. A compressed o.in is read
+// through its backend, front to back (see source.OpenWalking): its plain
+// bytes are recompressed.
 func compressFile(ctx context.Context, o compressOptions) (compressResult, error) {
-	in, st, err := source.OpenInput(o.in)
+	in, err := source.OpenWalking(o.in, mapping.Sequential, source.WalkOptions{})
 	if err != nil {
 		return compressResult{}, err
 	}
 	defer in.Close()
+	st, err := os.Stat(o.in)
+	if err != nil {
+		return compressResult{}, err
+	}
 	if ost, err := os.Stat(o.out); err == nil {
 		switch {
 		case os.SameFile(st, ost):
@@ -58,7 +66,8 @@ func compressFile(ctx context.Context, o compressOptions) (compressResult, error
 	if format == "zstd" {
 		frame = o.frameKiB << 10
 	}
-	cs, err := compressed.Compress(ctx, w, bufio.NewReaderSize(in, 1<<20), compressed.CompressOptions{
+	plain := io.NewSectionReader(source.ReaderAt(ctx, in), 0, math.MaxInt64) // to the end, whether its size is known yet or not
+	cs, err := compressed.Compress(ctx, w, bufio.NewReaderSize(plain, 1<<20), compressed.CompressOptions{
 		Format: format, FrameBytes: frame, Level: o.level, Threads: o.threads,
 	})
 	if err == nil {

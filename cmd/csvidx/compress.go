@@ -38,9 +38,16 @@ output whole, as any file of the format.
 The output is FILE.zst or FILE.gz unless -o names it; an existing file is
 an error unless --force. It is written to a temporary file renamed into
 place, so a reader never sees half of it. FILE is never changed. It is a
-command of csvidx's codecs build, which the default build runs.`,
+command of csvidx's codecs build, which the default build runs.
+
+FILE may be compressed itself (gzip, BGZF or zstd): its plain bytes are
+compressed again, so that a file csvidx reads only from front to back
+(zstd's one frame for a whole file) or through a walk of it (plain gzip)
+becomes one it reads at random. The output is then FILE without its .gz or
+.zst, with the new format's suffix.`,
 		Example: `  csvidx compress orders.csv
   csvidx compress orders.csv --format bgzf -o orders.csv.gz
+  csvidx compress export.csv.gz
   csvidx build orders.csv.zst --key user_id`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -53,7 +60,10 @@ command of csvidx's codecs build, which the default build runs.`,
 				return fmt.Errorf("--format %q: give zstd or bgzf", o.format)
 			}
 			if o.out == "" {
-				o.out = o.in + suffix
+				o.out = defaultCompressed(o.in, suffix)
+				if o.out == o.in {
+					return fmt.Errorf("the output would be %s itself: give -o", o.in)
+				}
 			}
 			r, err := compressFile(cmd.Context(), o)
 			if err != nil {
@@ -74,4 +84,16 @@ command of csvidx's codecs build, which the default build runs.`,
 	cmd.Flags().IntVar(&o.threads, "threads", 0, "frames compressed at once (default: all cores)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "replace an existing output file")
 	return cmd
+}
+
+// defaultCompressed returns the name of the compressed file of the file
+// in, with suffix, the format's: in's name without a compressed file's
+// suffix, with suffix.
+func defaultCompressed(in, suffix string) string {
+	for _, old := range []string{".gz", ".bgz", ".gzip", ".zst", ".zstd"} {
+		if len(in) > len(old) && strings.EqualFold(in[len(in)-len(old):], old) {
+			return in[:len(in)-len(old)] + suffix
+		}
+	}
+	return in + suffix
 }

@@ -39,8 +39,23 @@ var _ source.Tabled = (*Framed)(nil)
 
 // openFramed opens the compressed file at path through blocks, its frames'
 // table, or when blocks is nil through the table of prefix's frames and of
-// those that scan finds after them (see scanAfter).
+// those that scan finds after them (see scanAfter). A frame too large to
+// decode whole is a *FrameError.
 func openFramed(path string, blocks, prefix []Block, scan func(io.ReaderAt, Block, int64, string) ([]Block, error)) (*Framed, error) {
+	s, err := openFramedAny(path, blocks, prefix, scan)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFrames(s.blocks, path); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openFramedAny is openFramed, whatever the frames' sizes: for a
+// ZstdStream, which decodes its frames as it goes.
+func openFramedAny(path string, blocks, prefix []Block, scan func(io.ReaderAt, Block, int64, string) ([]Block, error)) (*Framed, error) {
 	f, st, err := source.OpenInput(path)
 	if err != nil {
 		return nil, err
@@ -50,10 +65,6 @@ func openFramed(path string, blocks, prefix []Block, scan func(io.ReaderAt, Bloc
 			f.Close()
 			return nil, err
 		}
-	}
-	if err := checkFrames(blocks, path); err != nil {
-		f.Close()
-		return nil, err
 	}
 	return &Framed{name: path, f: f, id: source.IdentityOf(st), blocks: blocks}, nil
 }
@@ -100,7 +111,7 @@ type FrameError struct {
 
 func (e *FrameError) Error() string {
 	return fmt.Sprintf("%s has a frame of %d bytes, and csvidx reads compressed files at random only in frames of at most %d MiB: "+
-		"recompress it in small frames (csvidx compress, pzstd -p 2, or bgzip)", e.Path, e.Plain, maxFrame>>20)
+		"recompress it in small frames (csvidx compress %s -o NEW, pzstd -p 2, or bgzip)", e.Path, e.Plain, maxFrame>>20, e.Path)
 }
 
 // checkFrames returns a *FrameError if a frame of blocks holds more than

@@ -10,7 +10,9 @@ import "github.com/csvidx/csvidx/source"
 // backend reads the rest.
 func init() {
 	source.Register(source.Backend{Name: "bgzf", Match: IsBGZF, Open: openBGZF, OpenTable: tabled(OpenBGZF), Extend: tabled(ExtendBGZF)})
-	source.Register(source.Backend{Name: "zstd", Match: isZstd, Open: openZstd, OpenTable: tabled(OpenZstd), Extend: tabled(ExtendZstd)})
+	source.Register(source.Backend{Name: "zstd", Match: isZstd, Open: openZstd, OpenTable: zstdTabled, Extend: tabled(ExtendZstd),
+		Walk: func(path string, _ source.WalkOptions) (source.Source, error) { return openZstdStreamed(path) },
+		OpenLike: func(path string, _ []byte) (source.Source, error) { return openZstdStreamed(path) }})
 	source.Register(source.Backend{Name: "gzip", Match: isGzip, Open: openGzipFile, OpenTable: gzipTabled(func(path string, table []byte) (*Gzip, error) { return OpenGzip(path, table, 0) }),
 		Extend: gzipTabled(ExtendGzip), Walk: streamGzip, OpenLike: gzipLike})
 }
@@ -106,4 +108,14 @@ func gzipTabled(open func(string, []byte) (*Gzip, error)) func(string, []byte) (
 		}
 		return s, nil
 	}
+}
+
+// zstdTabled opens the zstd file at path through table, its frames' table
+// (see OpenZstdTable).
+func zstdTabled(path string, table []byte) (source.Source, error) {
+	blocks, err := DecodeTable(table)
+	if err != nil {
+		return nil, err
+	}
+	return OpenZstdTable(path, blocks)
 }
