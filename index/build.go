@@ -43,6 +43,12 @@ type BuildOptions struct {
 	// inflates up to a span, and the index keeps about 8 KB a checkpoint.
 	// Updates and verify keep the index's.
 	GzipSpan int64
+	// PlainFrom, for a compressed CSV, names a plain file that holds its
+	// plain bytes, the one it was compressed from (csvidx compress
+	// --key): the build scans them there instead of decoding the CSV. Its
+	// size must be the CSV's plain size; that its bytes are the same is
+	// the caller's word.
+	PlainFrom string
 }
 
 // spec is the dialect and the key of an index: with the CSV's bytes, what

@@ -48,7 +48,7 @@ func BuildIndexes(ctx context.Context, csvPath string, keys []string, opts *Buil
 	if err := opts.Resources.Validate(); err != nil {
 		return nil, err
 	}
-	csv, err := openBuilt(csvPath, mapping.Sequential, sp.delim, source.WalkOptions{Span: opts.GzipSpan})
+	csv, err := openBuilt(csvPath, mapping.Sequential, sp.delim, source.WalkOptions{Span: opts.GzipSpan}, opts.PlainFrom)
 	if err != nil {
 		return nil, err
 	}

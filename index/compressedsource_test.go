@@ -559,3 +559,57 @@ func TestZstdOneLargeFrame(t *testing.T) {
 		t.Fatalf("Lookup = %v, want the *FrameError", err)
 	}
 }
+
+// TestBuildPlainFrom: a build of a compressed CSV that reads its plain
+// bytes from the plain file it was compressed from (csvidx compress --key)
+// writes the index a build that decodes it writes; a plain file of another
+// size, a plain CSV to build and a compressed file to read from are errors.
+func TestBuildPlainFrom(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 43))
+	g := makeCSV(r, 20000, 1, ',', true, false)
+	plain := writeCSV(t, g.data)
+	for _, c := range compressions[:2] {
+		t.Run(c.name, func(t *testing.T) {
+			comp := tooltest.Compress(t, []byte(g.data), c.tool, c.cmd, c.file)
+			want, _ := buildBytes(t, comp, "1", false, Resources{Threads: 2})
+			out := filepath.Join(t.TempDir(), "i.csvidx")
+			if _, err := Build(context.Background(), comp, &BuildOptions{Key: "1", IndexPath: out, PlainFrom: plain, Resources: Resources{Threads: 2}}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gh, gerr := format.DecodeHeader(got)
+			wh, werr := format.DecodeHeader(want)
+			if gerr != nil || werr != nil || gh.Source == nil {
+				t.Fatalf("the headers: %v, %v, source %v", gerr, werr, gh.Source)
+			}
+			gs, ws := fmt.Sprint(*gh.Source), fmt.Sprint(*wh.Source)
+			gh.Generation, wh.Generation, gh.Source, wh.Source = 0, 0, nil, nil
+			if fmt.Sprint(*gh) != fmt.Sprint(*wh) || gs != ws || !bytes.Equal(got[format.PageSize:], want[format.PageSize:]) {
+				t.Fatalf("the index differs from the decoding build's:\n%+v\n%+v", *gh, *wh)
+			}
+			// The plain bytes are read there, not decoded: other bytes of
+			// the same size make another index.
+			other := writeCSV(t, strings.Map(func(r rune) rune {
+				if r >= 'a' && r < 'z' {
+					return r + 1
+				}
+				return r
+			}, g.data))
+			if _, err := Build(context.Background(), comp, &BuildOptions{Key: "1", IndexPath: out, PlainFrom: other}); err != nil {
+				t.Fatal(err)
+			}
+			if o, _ := os.ReadFile(out); bytes.Equal(o[format.PageSize:], want[format.PageSize:]) {
+				t.Fatal("built from other bytes, the index is the same")
+			}
+			short := writeCSV(t, g.data[:len(g.data)-1])
+			for _, bad := range [][2]string{{comp, short}, {plain, plain}, {comp, comp}} {
+				if _, err := Build(context.Background(), bad[0], &BuildOptions{Key: "1", IndexPath: out, PlainFrom: bad[1]}); err == nil {
+					t.Errorf("a build of %s from %s: no error", bad[0], bad[1])
+				}
+			}
+		})
+	}
+}

@@ -52,13 +52,50 @@ func openSource(path string, advice mapping.Advice, delim byte) (*csvFile, error
 // openBuilt opens the CSV at path for a build, as openSource does, but a
 // compressed file whose table takes decoding all of it (plain gzip) as a
 // source.Walking, decoded as the build's scan reads it: its size is then
-// known once the scan is done (see scanDone).
-func openBuilt(path string, advice mapping.Advice, delim byte, o source.WalkOptions) (*csvFile, error) {
+// known once the scan is done (see scanDone). With plainFrom, a compressed
+// file's plain bytes are read from that plain file (see
+// BuildOptions.PlainFrom).
+func openBuilt(path string, advice mapping.Advice, delim byte, o source.WalkOptions, plainFrom string) (*csvFile, error) {
+	if plainFrom != "" {
+		return openBeside(path, plainFrom, advice, delim)
+	}
 	src, err := source.OpenWalking(path, advice, o)
 	if err != nil {
 		return nil, err
 	}
 	return fromSource(src, delim, true)
+}
+
+// openBeside opens the compressed CSV at path, whose frames' table its
+// backend makes without decoding it (not plain gzip), with its plain bytes
+// read from the plain file at plainFrom (see source.Beside).
+func openBeside(path, plainFrom string, advice mapping.Advice, delim byte) (*csvFile, error) {
+	src, err := source.Open(path, advice)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := src.(source.Tabled)
+	if _, walks := src.(source.Walking); !ok || walks {
+		src.Close()
+		return nil, fmt.Errorf("%s is not a compressed file of frames, whose plain bytes could be read from %s", path, plainFrom)
+	}
+	plain, err := source.Open(plainFrom, advice)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	if _, ok := plain.(source.Mapped); !ok {
+		plain.Close()
+		t.Close()
+		return nil, fmt.Errorf("%s is not a plain file, to read %s's plain bytes from", plainFrom, path)
+	}
+	b, err := source.Beside(t, plain)
+	if err != nil {
+		plain.Close()
+		t.Close()
+		return nil, err
+	}
+	return fromSource(b, delim, true)
 }
 
 // fromSource returns the csvFile of src (see openSource), with its head

@@ -26,6 +26,32 @@ type buildOptions struct {
 	res       resourceFlags
 }
 
+// reportBuilt reports the indexes a build made, infos, since start: one
+// line each to report, or with asJSON their descriptions on standard
+// output; with verbose, how the scan went. The notes on their keys go to
+// standard error.
+func reportBuilt(s streams, report io.Writer, infos []*index.Info, start time.Time, asJSON, verbose bool) error {
+	for _, info := range infos {
+		if info.KeyNote != "" {
+			fmt.Fprintf(s.err, "csvidx: note: %s\n", oneLine(info.KeyNote))
+		}
+	}
+	if asJSON && len(infos) == 1 {
+		return printJSON(s.out, infos[0])
+	} else if asJSON {
+		return printJSON(s.out, infos)
+	}
+	for _, info := range infos {
+		fmt.Fprintf(report, "csvidx: indexed %s of %s by %s in %.2f s: %s; the index is %s (%s)\n",
+			plural(info.Rows, "row"), oneLine(info.CSVPath), describeKey(info), time.Since(start).Seconds(),
+			describeKeyed(info), oneLine(info.IndexPath), formatBytes(info.IndexBytes))
+	}
+	if verbose {
+		fmt.Fprintf(report, "csvidx: scan: %s\n", describeScan(infos[0].Build))
+	}
+	return nil
+}
+
 func newBuildCommand(g *globals, s streams) *cobra.Command {
 	var o buildOptions
 	cmd := &cobra.Command{
@@ -108,25 +134,7 @@ prints nothing but warnings).`,
 			if err != nil {
 				return err
 			}
-			for _, info := range infos {
-				if info.KeyNote != "" {
-					fmt.Fprintf(s.err, "csvidx: note: %s\n", oneLine(info.KeyNote))
-				}
-			}
-			if o.asJSON && len(infos) == 1 {
-				return printJSON(s.out, infos[0])
-			} else if o.asJSON {
-				return printJSON(s.out, infos)
-			}
-			for _, info := range infos {
-				fmt.Fprintf(report, "csvidx: indexed %s of %s by %s in %.2f s: %s; the index is %s (%s)\n",
-					plural(info.Rows, "row"), oneLine(info.CSVPath), describeKey(info), time.Since(start).Seconds(),
-					describeKeyed(info), oneLine(info.IndexPath), formatBytes(info.IndexBytes))
-			}
-			if o.verbose {
-				fmt.Fprintf(report, "csvidx: scan: %s\n", describeScan(infos[0].Build))
-			}
-			return nil
+			return reportBuilt(s, report, infos, start, o.asJSON, o.verbose)
 		},
 	}
 	f := cmd.Flags()

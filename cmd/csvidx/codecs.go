@@ -80,5 +80,6 @@ func compressFile(ctx context.Context, o compressOptions) (compressResult, error
 		out.Abort()
 		return compressResult{}, err
 	}
-	return compressResult{frames: cs.Frames, plain: cs.PlainBytes, bytes: cs.Bytes}, nil
+	_, plainIn := in.(source.Mapped)
+	return compressResult{frames: cs.Frames, plain: cs.PlainBytes, bytes: cs.Bytes, recompressed: !plainIn}, nil
 }

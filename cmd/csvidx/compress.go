@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
+	"github.com/csvidx/csvidx/index"
 	"github.com/spf13/cobra"
 )
 
@@ -15,12 +18,17 @@ type compressOptions struct {
 	level    int
 	threads  int
 	force    bool
+	quiet    bool
+	keys     []string // --key: indexes to build of the output
+	noHeader bool
+	delim    string
 }
 
 // compressResult is what compress wrote.
 type compressResult struct {
 	frames       int
 	plain, bytes int64
+	recompressed bool // the input was compressed: its plain bytes were read through its backend
 }
 
 func newCompressCommand(g *globals, s streams) *cobra.Command {
@@ -44,10 +52,16 @@ FILE may be compressed itself (gzip, BGZF or zstd): its plain bytes are
 compressed again, so that a file csvidx reads only from front to back
 (zstd's one frame for a whole file) or through a walk of it (plain gzip)
 becomes one it reads at random. The output is then FILE without its .gz or
-.zst, with the new format's suffix.`,
+.zst, with the new format's suffix.
+
+With --key, compress then indexes the output by each --key, as build does,
+reading the plain bytes from FILE instead of decoding what it wrote (a
+compressed FILE's output is decoded); should FILE change meanwhile, the
+output and its indexes are removed, and it is an error.`,
 		Example: `  csvidx compress orders.csv
   csvidx compress orders.csv --format bgzf -o orders.csv.gz
   csvidx compress export.csv.gz
+  csvidx compress orders.csv --key user_id
   csvidx build orders.csv.zst --key user_id`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -65,6 +79,14 @@ becomes one it reads at random. The output is then FILE without its .gz or
 					return fmt.Errorf("the output would be %s itself: give -o", o.in)
 				}
 			}
+			delim, err := delimiterOption(cmd, o.delim, 0)
+			if err != nil {
+				return err
+			}
+			before, err := os.Stat(o.in)
+			if err != nil {
+				return err
+			}
 			r, err := compressFile(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -73,8 +95,26 @@ becomes one it reads at random. The output is then FILE without its .gz or
 			if r.bytes > 0 {
 				ratio = float64(r.plain) / float64(r.bytes)
 			}
-			fmt.Fprintf(s.err, "csvidx: wrote %s: %d bytes of %s in %d frames, %d bytes (%.2fx smaller)\n", o.out, r.plain, o.in, r.frames, r.bytes, ratio)
-			return nil
+			report := reporter(s.err, o.quiet)
+			fmt.Fprintf(report, "csvidx: wrote %s: %d bytes of %s in %d frames, %d bytes (%.2fx smaller)\n", o.out, r.plain, o.in, r.frames, r.bytes, ratio)
+			if len(o.keys) == 0 {
+				return nil
+			}
+			start := time.Now()
+			bo := &index.BuildOptions{NoHeader: o.noHeader, Delimiter: delim, IndexPath: g.indexPath, IndexDir: g.indexDir, PlainFrom: o.in}
+			if r.recompressed {
+				bo.PlainFrom = ""
+			}
+			infos, err := index.BuildIndexes(cmd.Context(), o.out, o.keys, bo)
+			if err != nil {
+				return err
+			}
+			if after, err := os.Stat(o.in); err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+				index.DropAll(o.out, &index.DropOptions{IndexDir: g.indexDir})
+				os.Remove(o.out)
+				return fmt.Errorf("%s changed while csvidx compress read it: %s and its index were removed; run it again", o.in, o.out)
+			}
+			return reportBuilt(s, report, infos, start, false, false)
 		},
 	}
 	cmd.Flags().StringVarP(&o.out, "output", "o", "", "the compressed file `PATH` (default FILE.zst or FILE.gz)")
@@ -83,6 +123,10 @@ becomes one it reads at random. The output is then FILE without its .gz or
 	cmd.Flags().IntVar(&o.level, "level", 0, "compression level (zstd 1-22, default 1; bgzf 1-9, default 6)")
 	cmd.Flags().IntVar(&o.threads, "threads", 0, "frames compressed at once (default: all cores)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "replace an existing output file")
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, quietUsage)
+	cmd.Flags().StringArrayVarP(&o.keys, "key", "k", nil, "index the output by `COLUMNS` too, as build --key does (repeat it for several indexes)")
+	cmd.Flags().BoolVarP(&o.noHeader, "no-header", "n", false, "with --key: the first record is data, not a header")
+	cmd.Flags().StringVarP(&o.delim, "delimiter", "d", "", "with --key: field delimiter, as build's (default: by FILE's name)")
 	return cmd
 }
 
