@@ -5,7 +5,8 @@
 //
 //   - the build of the index by user_id of each, warm (the codecs build,
 //     csvidx-codecs, for the compressed ones), the old index removed
-//     untimed before each;
+//     untimed before each, and of the plain file on one thread (--threads
+//     1: a build of plain gzip scans on the core the inflate leaves);
 //   - each decoder's floor: a decode-only pass over the same file with the
 //     same decoder, two goroutines reading 4 MiB windows as the scan's
 //     workers do (in process); for plain gzip, whose inflate is serial,
@@ -14,8 +15,18 @@
 //     /dev/null;
 //   - csvidx compress against pzstd -3 -p2 (time and bytes);
 //   - csvidx get of an ordinary key as a process, warm, on each file: the
-//     plain one with csvidx, the compressed ones with csvidx-codecs and
-//     through csvidx's re-exec, next to a Go hello-world process;
+//     plain one with csvidx and with csvidx-codecs, the compressed ones
+//     with csvidx-codecs and through csvidx's re-exec, next to a Go
+//     hello-world process;
+//
+// and the floors of what misses a target, each from figures of the same
+// run: a lookup in a compressed file decodes each frame (of plain gzip,
+// each span between checkpoints) that holds one of its rows, whole, to
+// check its checksum (the frames the key's rows lie in, counted from the
+// plain CSV's rows and the source's Splits, times a frame's share of the
+// decode-only pass on two cores), on top of the plain file's get by the
+// same binary; the build of plain gzip takes at least its one
+// inflate or the plain build on one thread, whichever is longer;
 //
 // and reports the index's extra bytes per row (its frame table) and the
 // files' sizes. It prints a table, with the ratios the issue sets targets
@@ -27,6 +38,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -36,6 +48,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -64,6 +77,7 @@ type results struct {
 	Files      []file               `json:"files"`
 	Seconds    map[string][]float64 `json:"seconds"` // by measure, in rounds
 	GetKey     string               `json:"get_key"`
+	KeyFrames  map[string][2]int    `json:"key_frames"` // by file: the frames the key's rows lie in, and the file's frames
 }
 
 func main() {
@@ -146,6 +160,13 @@ func measure(s *run.Script, codecs, hello string, rounds, gets int) (*results, e
 			return res.Seconds, err
 		}})
 	}
+	jobs = append(jobs, job{"build plain --threads 1", func() (float64, error) {
+		if err := run.RemoveIndex(s.CSV + ".csvidx"); err != nil {
+			return 0, err
+		}
+		res, err := run.Timed(s.Bin, "build", s.CSV, "--key", "user_id", "-q", "--threads", "1")
+		return res.Seconds, err
+	}})
 	for _, f := range r.Files[1:] {
 		decode := decodeOnly
 		if f.Name == "gzip" {
@@ -208,12 +229,16 @@ func measureGets(r *results, plain, codecs, hello string, gets int) error {
 	}
 	jobs := []getJob{
 		{"get plain", []string{plain, "get", r.Files[0].Path, r.GetKey}},
+		{"get plain (csvidx-codecs)", []string{codecs, "get", r.Files[0].Path, r.GetKey}},
 		{"get bgzf (csvidx-codecs)", []string{codecs, "get", r.Files[1].Path, r.GetKey}},
 		{"get bgzf (csvidx, re-exec)", []string{plain, "get", r.Files[1].Path, r.GetKey}},
 		{"get zstd (csvidx-codecs)", []string{codecs, "get", r.Files[2].Path, r.GetKey}},
 		{"get zstd64k (csvidx-codecs)", []string{codecs, "get", r.Files[3].Path, r.GetKey}},
 		{"get gzip (csvidx-codecs)", []string{codecs, "get", r.Files[4].Path, r.GetKey}},
 		{"hello-world process", []string{hello}},
+	}
+	if r.KeyFrames, err = keyFrames(r, key); err != nil {
+		return err
 	}
 	want := ""
 	return run.Turns(gets, len(jobs), func(round, i int) error {
@@ -294,11 +319,11 @@ func report(r *results) {
 	}
 	fmt.Println()
 	fmt.Println("\n| measure | median | MB/s of plain CSV |\n| --- | ---: | ---: |")
-	for _, name := range []string{"build plain", "build bgzf", "build zstd", "build zstd64k", "build gzip", "decode-only bgzf", "decode-only zstd", "decode-only zstd64k", "decode-only gzip",
+	for _, name := range []string{"build plain", "build plain --threads 1", "build bgzf", "build zstd", "build zstd64k", "build gzip", "decode-only bgzf", "decode-only zstd", "decode-only zstd64k", "decode-only gzip",
 		"bgzip -d -@2", "pzstd -d -p2", "gzip -dc", "pzstd -3 -p2", "csvidx compress"} {
 		fmt.Printf("| %s | %.3f s | %.0f |\n", name, med(name), mbps(med(name)))
 	}
-	for _, name := range []string{"get plain", "get bgzf (csvidx-codecs)", "get bgzf (csvidx, re-exec)", "get zstd (csvidx-codecs)", "get zstd64k (csvidx-codecs)", "get gzip (csvidx-codecs)", "hello-world process"} {
+	for _, name := range []string{"get plain", "get plain (csvidx-codecs)", "get bgzf (csvidx-codecs)", "get bgzf (csvidx, re-exec)", "get zstd (csvidx-codecs)", "get zstd64k (csvidx-codecs)", "get gzip (csvidx-codecs)", "hello-world process"} {
 		fmt.Printf("| %s | %.3f ms | |\n", name, 1000*med(name))
 	}
 	fmt.Println("\n| ratio | value | target |\n| --- | ---: | ---: |")
@@ -314,6 +339,23 @@ func report(r *results) {
 	fmt.Printf("| get zstd (pzstd's frames) / get plain, paired | %.3f | - |\n", run.PairedRatio(r.Seconds["get zstd (csvidx-codecs)"], plain))
 	fmt.Printf("| get zstd (csvidx compress's frames) / get plain, paired | %.3f | ≤ 1.2 |\n", run.PairedRatio(r.Seconds["get zstd64k (csvidx-codecs)"], plain))
 	fmt.Printf("| get gzip (spans of 1 MiB) / get plain, paired | %.3f | ≤ 10 |\n", run.PairedRatio(r.Seconds["get gzip (csvidx-codecs)"], plain))
+	fmt.Printf("| build gzip / its floor, max(one inflate, build plain --threads 1) | %.3f | - |\n",
+		med("build gzip")/max(med("decode-only gzip"), med("build plain --threads 1")))
+	codecsPlain := r.Seconds["get plain (csvidx-codecs)"]
+	for _, f := range []string{"bgzf", "zstd64k", "gzip"} {
+		kf := r.KeyFrames[f]
+		piece := med("decode-only "+f) / float64(kf[1]) // on two cores, as a lookup's prefetch decodes
+		if f == "gzip" {
+			piece /= 2 // one inflate, on one core
+		}
+		floor := make([]float64, len(codecsPlain))
+		for i, sec := range codecsPlain {
+			floor[i] = sec + float64(kf[0])*piece
+		}
+		fmt.Printf("| get %s / its floor: get plain (csvidx-codecs) + the decoding of the %d frames of the key's rows (of %d), %.3f ms each | %.3f | - |\n",
+			f, kf[0], kf[1], 1000*piece, run.PairedRatio(r.Seconds["get "+f+" (csvidx-codecs)"], floor))
+	}
+	fmt.Printf("| get plain: csvidx-codecs / csvidx, paired | %.3f | - |\n", run.PairedRatio(codecsPlain, plain))
 	for _, f := range r.Files[1:] {
 		target := "≤ 0.05"
 		if f.Name == "gzip" {
@@ -352,4 +394,51 @@ func ordinaryKey(bin, path string, size int64) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no key of at most 50 rows after byte %d of %s", size/2, path)
+}
+
+// keyFrames returns, for each compressed file, how many of its frames (of
+// plain gzip, spans between checkpoints) hold bytes of the rows whose
+// user_id (the second field) is key, and how many it has: the pieces a get
+// of key decodes, each whole, to check its checksum. The rows are found in
+// the plain CSV by encoding/csv, the pieces by the source's Splits.
+func keyFrames(r *results, key string) (map[string][2]int, error) {
+	f, err := os.Open(r.CSV)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(bufio.NewReaderSize(f, 1<<20))
+	cr.ReuseRecord, cr.FieldsPerRecord = true, -1
+	var rows [][2]int64 // the key's rows' plain bytes
+	for start := int64(0); ; {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+		end := cr.InputOffset()
+		if len(rec) > 1 && rec[1] == key {
+			rows = append(rows, [2]int64{start, end})
+		}
+		start = end
+	}
+	out := map[string][2]int{}
+	for _, fl := range r.Files[1:] {
+		src, err := source.Open(fl.Path, 0)
+		if err != nil {
+			return nil, err
+		}
+		starts := src.Splits(1) // every frame's or checkpoint's plain start
+		src.Close()
+		pieces := map[int]bool{}
+		for _, row := range rows {
+			i := sort.Search(len(starts), func(i int) bool { return starts[i] > row[0] }) - 1
+			for ; i < len(starts) && starts[i] < row[1]; i++ {
+				pieces[i] = true
+			}
+		}
+		out[fl.Name] = [2]int{len(pieces), len(starts)}
+	}
+	return out, nil
 }
