@@ -15,6 +15,7 @@ import (
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/tooltest"
 	"github.com/csvidx/csvidx/scan/chunked"
+	"github.com/csvidx/csvidx/source"
 	"github.com/csvidx/csvidx/source/compressed"
 	_ "github.com/csvidx/csvidx/source/compressed" // the backends of BGZF and zstd files
 )
@@ -611,5 +612,50 @@ func TestBuildPlainFrom(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompressedTableUndecodable: an index whose table does not decode as
+// its backend's (here a BGZF frame table under a header, sealed anew,
+// that says plain gzip: what an index written by another version of
+// csvidx would be) is refused by lookups and info with the
+// *RebuildError that wraps source.ErrTable and says to build it again, not
+// with a bare decoding error.
+func TestCompressedTableUndecodable(t *testing.T) {
+	r := rand.New(rand.NewPCG(44, 44))
+	g := makeCSV(r, 3000, 1, ',', true, false)
+	comp := tooltest.Compress(t, []byte(g.data), "bgzip", `bgzip -c "$IN" > "$OUT"`, "a.csv.gz")
+	build(t, comp, &BuildOptions{Key: "1"})
+	idx := comp + ".csvidx"
+	data, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := format.DecodeHeader(data)
+	if err != nil || h.Source == nil || h.Source.Backend != "bgzf" {
+		t.Fatalf("the header: %+v, %v", h, err)
+	}
+	h.Source.Backend = "gzip"
+	page := make([]byte, format.PageSize)
+	h.Encode(page)
+	copy(data, page)
+	if err := os.WriteFile(idx, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, err error) {
+		t.Helper()
+		var rebuild *RebuildError
+		if !errors.As(err, &rebuild) || !errors.Is(err, source.ErrTable) || !strings.Contains(err.Error(), "rebuild the index") {
+			t.Errorf("%s: %v, want a *RebuildError wrapping source.ErrTable", what, err)
+		}
+	}
+	_, err = Open(comp, nil)
+	check("Open", err)
+	_, err = ReadInfo(comp, nil)
+	check("ReadInfo", err)
+	// verify reads the file anew, by its own first bytes, and finds the
+	// index other than a build's.
+	if res, err := Verify(context.Background(), comp, nil); err != nil || res.Equal || len(res.Differences) == 0 {
+		t.Errorf("Verify = %+v, %v; want differences", res, err)
 	}
 }
