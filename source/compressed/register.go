@@ -11,8 +11,7 @@ import "github.com/csvidx/csvidx/source"
 func init() {
 	source.Register(source.Backend{Name: "bgzf", Match: IsBGZF, Open: openBGZF, OpenTable: tabled(OpenBGZF), Extend: tabled(ExtendBGZF)})
 	source.Register(source.Backend{Name: "zstd", Match: isZstd, Open: openZstd, OpenTable: zstdTabled, Extend: tabled(ExtendZstd),
-		Walk: func(path string, _ source.WalkOptions) (source.Source, error) { return openZstdStreamed(path) },
-		OpenLike: func(path string, _ []byte) (source.Source, error) { return openZstdStreamed(path) }})
+		Walk: walkZstd, OpenLike: likeZstd})
 	source.Register(source.Backend{Name: "gzip", Match: isGzip, Open: openGzipFile, OpenTable: gzipTabled(func(path string, table []byte) (*Gzip, error) { return OpenGzip(path, table, 0) }),
 		Extend: gzipTabled(ExtendGzip), Walk: streamGzip, OpenLike: gzipLike})
 }
@@ -119,3 +118,13 @@ func zstdTabled(path string, table []byte) (source.Source, error) {
 	}
 	return OpenZstdTable(path, blocks)
 }
+
+// walkZstd opens the zstd file at path for a build: as a Framed, or as a
+// ZstdStream when a frame is too large to decode whole (see
+// openZstdStreamed).
+func walkZstd(path string, _ source.WalkOptions) (source.Source, error) {
+	return openZstdStreamed(path)
+}
+
+// likeZstd opens the zstd file at path for a verify, as walkZstd does.
+func likeZstd(path string, _ []byte) (source.Source, error) { return openZstdStreamed(path) }
