@@ -1,0 +1,260 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/csvidx/csvidx/source/remote/remotetest"
+)
+
+// testData returns n bytes that differ from offset to offset.
+func testData(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 7))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// open opens the object at name on s with a client of no pause between
+// tries.
+func open(t *testing.T, s *remotetest.Server, name string, c *Client) (*Object, []byte) {
+	t.Helper()
+	if c.Backoff == 0 {
+		c.Backoff = time.Millisecond
+	}
+	o, head, err := c.Open(context.Background(), s.URLOf(name), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, head
+}
+
+// TestReadRanges: ranges at random read the object's bytes (fewer at its
+// end, none past it), in one round trip whose GETs are the ranges
+// coalesced across the gap, each but the first with If-Match on the
+// object's ETag.
+func TestReadRanges(t *testing.T) {
+	s := remotetest.NewServer(t)
+	data := testData(1<<20, 1)
+	s.Put("a.csv", data)
+	c := &Client{Gap: 1000}
+	o, head := open(t, s, "a.csv", c)
+	if o.Size() != int64(len(data)) || !bytes.Equal(head, data[:100]) {
+		t.Fatalf("Open: size %d, head %d bytes", o.Size(), len(head))
+	}
+	if etag, weak := o.ETag(); etag != s.ETagOf(data) || weak {
+		t.Fatalf("ETag() = %s, %v", etag, weak)
+	}
+	r := rand.New(rand.NewPCG(2, 2))
+	for round := range 20 {
+		rs := make([]Range, 1+r.IntN(30))
+		for i := range rs {
+			rs[i] = Range{r.Int64N(int64(len(data)) + 1), r.Int64N(5000)}
+		}
+		before := s.Requests.Load()
+		trips := c.Stats.RoundTrips.Load()
+		got, err := o.ReadRanges(context.Background(), rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, rg := range rs {
+			want := data[rg.Off:min(int64(len(data)), rg.Off+rg.Len)]
+			if !bytes.Equal(got[i], want) {
+				t.Fatalf("round %d: range %d (%d bytes at %d): %d bytes, not the object's", round, i, rg.Len, rg.Off, len(got[i]))
+			}
+		}
+		spans, _ := o.spans(rs)
+		if n := s.Requests.Load() - before; n != int64(len(spans)) || c.Stats.RoundTrips.Load()-trips != 1 {
+			t.Fatalf("round %d: %d GETs for %d ranges coalesced into %d, %d round trips", round, n, len(rs), len(spans), c.Stats.RoundTrips.Load()-trips)
+		}
+	}
+	seen := s.Seen()
+	if seen[0].Get("If-Match") != "" || seen[len(seen)-1].Get("If-Match") != s.ETagOf(data) {
+		t.Errorf("If-Match: %q on the first GET, %q on the last", seen[0].Get("If-Match"), seen[len(seen)-1].Get("If-Match"))
+	}
+	// Ranges within the gap of each other are one GET.
+	before := s.Requests.Load()
+	if _, err := o.ReadRanges(context.Background(), []Range{{5000, 10}, {100, 10}, {1100, 3000}, {4500, 10}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Requests.Load() - before; n != 1 {
+		t.Errorf("4 ranges within 1000 bytes of each other: %d GETs, want 1", n)
+	}
+}
+
+// TestChanged: an object replaced after it was opened is ErrChanged, never
+// its new bytes: by If-Match (412), or, from a server that ignores
+// If-Match, by its other ETag or size; a range it no longer has is
+// ErrChanged too (416).
+func TestChanged(t *testing.T) {
+	data := testData(100000, 3)
+	other := bytes.Clone(data)
+	other[500] ^= 1
+	for _, c := range []struct {
+		name        string
+		ignoreMatch bool
+		now         []byte
+	}{
+		{"IfMatch", false, other},
+		{"ETag", true, other},
+		{"Shorter", true, data[:50000]},
+		{"Longer", true, append(bytes.Clone(data), 'x')},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := remotetest.NewServer(t)
+			s.IgnoreIfMatch = c.ignoreMatch
+			s.Put("a", data)
+			o, _ := open(t, s, "a", &Client{})
+			s.Put("a", c.now)
+			_, err := o.ReadRanges(context.Background(), []Range{{400, 200}, {60000, 10}})
+			if !errors.Is(err, ErrChanged) {
+				t.Fatalf("ReadRanges after the object changed: %v, want ErrChanged", err)
+			}
+		})
+	}
+	// Replaced between the GETs of one read (the first GET answered, the
+	// object replaced before the second): the read is ErrChanged.
+	s := remotetest.NewServer(t)
+	s.Put("a", data)
+	o, _ := open(t, s, "a", &Client{Parallel: 1, Gap: -1})
+	s.Inject(func(http.ResponseWriter, *http.Request, []byte) bool { return false }, s.Replace("a", other))
+	if _, err := o.ReadRanges(context.Background(), []Range{{0, 10}, {90000, 10}}); !errors.Is(err, ErrChanged) {
+		t.Fatalf("replaced between two GETs of a read: %v, want ErrChanged", err)
+	}
+}
+
+// TestRetries: 503 and 429 answers (with Retry-After, in seconds or as a
+// date, or without), a connection refused and a body cut short are tried
+// again, and the bytes are the object's; past the retries, the last
+// answer is the error.
+func TestRetries(t *testing.T) {
+	data := testData(300000, 4)
+	s := remotetest.NewServer(t)
+	s.Put("a", data)
+	c := &Client{}
+	o, _ := open(t, s, "a", c)
+	s.Inject(remotetest.Status(503, "0"), remotetest.Status(429, ""), remotetest.CutBody(1000),
+		remotetest.Status(503, time.Now().Add(-time.Second).UTC().Format(http.TimeFormat)))
+	got, err := o.ReadRanges(context.Background(), []Range{{1000, 200000}})
+	if err != nil || !bytes.Equal(got[0], data[1000:201000]) {
+		t.Fatalf("ReadRanges through 4 faults: %v", err)
+	}
+	if n := c.Stats.Retries.Load(); n != 4 {
+		t.Errorf("%d retries, want 4", n)
+	}
+	seen := s.Seen()
+	if last := seen[len(seen)-1].Get("Range"); last != "bytes=2000-200999" {
+		t.Errorf("after a body cut after 1000 bytes, the retry asked for %s, want the rest", last)
+	}
+
+	c.Retries = 2
+	s.Inject(remotetest.Status(503, "0"), remotetest.Status(503, "0"), remotetest.Status(503, "0"))
+	var se *StatusError
+	if _, err := o.ReadRanges(context.Background(), []Range{{0, 10}}); !errors.As(err, &se) || se.Code != 503 {
+		t.Errorf("past the retries: %v, want the 503", err)
+	}
+}
+
+// TestAnswersNotAsked: a 200 to a range request and a Content-Range other
+// than the range asked are errors that say so; a 200 to the first read
+// of an object no longer than it is the object.
+func TestAnswersNotAsked(t *testing.T) {
+	data := testData(5000, 5)
+	s := remotetest.NewServer(t)
+	s.Put("a", data)
+	o, _ := open(t, s, "a", &Client{})
+	s.Inject(remotetest.IgnoreRange())
+	if _, err := o.ReadRanges(context.Background(), []Range{{10, 10}}); err == nil || !strings.Contains(err.Error(), "ignores byte ranges") {
+		t.Errorf("a 200 to a range request: %v", err)
+	}
+	s.Inject(remotetest.WrongRange(3))
+	if _, err := o.ReadRanges(context.Background(), []Range{{10, 10}}); err == nil || !strings.Contains(err.Error(), "Content-Range") {
+		t.Errorf("a wrong Content-Range: %v", err)
+	}
+	s.Inject(remotetest.IgnoreRange())
+	c := &Client{}
+	whole, head, err := c.Open(context.Background(), s.URLOf("a"), 10000)
+	if err != nil || whole.Size() != int64(len(data)) || !bytes.Equal(head, data) {
+		t.Errorf("a 200 to a first read of 10000 bytes of a 5000-byte object: %v", err)
+	}
+	s.Inject(remotetest.IgnoreRange())
+	if _, _, err := c.Open(context.Background(), s.URLOf("a"), 100); err == nil {
+		t.Errorf("a 200 to a first read of 100 bytes of a 5000-byte object: no error")
+	}
+}
+
+// TestStatusErrors: 404 and 403 are one-line errors at once, not tried
+// again; an empty object opens with no bytes; a weak ETag is not sent in
+// If-Match; a host that does not resolve is not tried again.
+func TestStatusErrors(t *testing.T) {
+	s := remotetest.NewServer(t)
+	s.Put("empty", nil)
+	c := &Client{Backoff: time.Millisecond}
+	_, _, err := c.Open(context.Background(), s.URLOf("missing"), 100)
+	var se *StatusError
+	if !errors.As(err, &se) || se.Code != 404 || !strings.Contains(err.Error(), "no such object (HTTP 404, NoSuchKey)") || c.Stats.Requests.Load() != 1 {
+		t.Errorf("a missing object: %v, after %d requests", err, c.Stats.Requests.Load())
+	}
+	s.Inject(remotetest.Status(403, ""))
+	if _, _, err := c.Open(context.Background(), s.URLOf("empty"), 100); !errors.As(err, &se) || se.Code != 403 || !strings.Contains(err.Error(), "access denied") {
+		t.Errorf("403: %v", err)
+	}
+	o, head, err := c.Open(context.Background(), s.URLOf("empty"), 100)
+	if err != nil || o.Size() != 0 || len(head) != 0 {
+		t.Errorf("an empty object: %v, size %v", err, o)
+	}
+
+	s.WeakETags = true
+	s.Put("w", testData(1000, 6))
+	w, _, err := c.Open(context.Background(), s.URLOf("w"), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, weak := w.ETag(); !weak {
+		t.Errorf("the ETag %v is not weak", w)
+	}
+	if _, err := w.ReadRanges(context.Background(), []Range{{500, 10}}); err != nil {
+		t.Fatal(err)
+	}
+	if seen := s.Seen(); seen[len(seen)-1].Get("If-Match") != "" {
+		t.Errorf("a weak ETag was sent in If-Match")
+	}
+
+	d := &Client{Backoff: time.Millisecond}
+	if _, _, err := d.Open(context.Background(), "http://csvidx-test.invalid/a.csv", 10); err == nil || d.Stats.Requests.Load() != 1 {
+		t.Errorf("a host that does not resolve: %v, after %d requests", err, d.Stats.Requests.Load())
+	}
+}
+
+// TestRoundTrips: with a delay per request, a call of many ranges far
+// apart takes about one delay, its GETs at once.
+func TestRoundTrips(t *testing.T) {
+	s := remotetest.NewServer(t)
+	s.Delay = 30 * time.Millisecond
+	data := testData(1<<20, 8)
+	s.Put("a", data)
+	c := &Client{Gap: -1, Parallel: 8}
+	o, _ := open(t, s, "a", c)
+	rs := make([]Range, 8)
+	for i := range rs {
+		rs[i] = Range{int64(i) * 100000, 100}
+	}
+	start := time.Now()
+	if _, err := o.ReadRanges(context.Background(), rs); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*s.Delay {
+		t.Errorf("8 GETs at once took %v, with %v a request", d, s.Delay)
+	}
+	if n := c.Stats.RoundTrips.Load(); n != 2 {
+		t.Errorf("%d round trips, want 2 (the open and the read)", n)
+	}
+}
