@@ -16,10 +16,13 @@
 // Source serves the plain bytes by offset. Package source links no decoder, so that a
 // program that reads only plain files does not run a decoder's package
 // initialisation at every start; it reads a compressed format when it
-// imports the package of that format's backend. Compressed data that no
-// registered backend reads, and a URL, are refused with errors that say
-// so (a *CompressedError, whose fields say the format and whether gzip is
-// BGZF, so that a program can tell the user which build reads it).
+// imports the package of that format's backend. Remote CSVs are read the
+// same way, by the opener a package registers for their URLs' scheme
+// (RegisterOpener; package remote registers http's and https's), which
+// links the HTTP client. Compressed data that no registered backend reads,
+// and a URL that no opener reads, are refused with errors that say so (a
+// *CompressedError, whose fields say the format and whether gzip is BGZF,
+// so that a program can tell the user which build reads it).
 // Registration is safe before main runs and at any time after; Open is
 // safe for concurrent use.
 //

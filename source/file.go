@@ -24,6 +24,7 @@ type Identity struct {
 	Ctime   int64 // nanoseconds; valid when CtimeOK
 	CtimeOK bool
 	Perm    fs.FileMode // the file's permission bits, which its index files get
+	ETag    string      // a remote object's (strong) ETag, which tells its versions apart
 }
 
 // IdentityOf returns the identity st describes.
@@ -33,9 +34,13 @@ func IdentityOf(st fs.FileInfo) Identity {
 }
 
 // Same reports whether now is the same version as id by its metadata: the
-// same size, modification time and change time. It is false when the
-// change time is not known: then only the bytes can tell.
+// same size, modification time and change time; of a remote object, the
+// same size and ETag. It is false when the change time is not known: then
+// only the bytes can tell.
 func (id Identity) Same(now Identity) bool {
+	if id.ETag != "" || now.ETag != "" {
+		return id.Size == now.Size && id.ETag == now.ETag
+	}
 	return id.Size == now.Size && id.ModTime.Equal(now.ModTime) && id.CtimeOK && now.CtimeOK && id.Ctime == now.Ctime
 }
 

@@ -179,9 +179,11 @@ type opening struct {
 // regular file of plain CSV is mapped whole (a File, which is Mapped), with
 // advice for the kernel's read-ahead; a compressed file is opened by the
 // first registered Backend that matches its first bytes (see Register). A
-// URL that names no local file and a compressed file no backend reads are
-// errors that say so (a *CompressedError for the latter), as is anything
-// but a regular file. Open is safe for concurrent use.
+// URL that names no local file is opened by the opener registered for its
+// scheme (see RegisterOpener). A URL that none reads and a compressed file
+// no backend reads are errors that say so (a *CompressedError for the
+// latter), as is anything but a regular file. Open is safe for concurrent
+// use.
 func Open(name string, advice mapping.Advice) (Source, error) {
 	return open(name, advice, opening{})
 }
@@ -189,6 +191,11 @@ func Open(name string, advice mapping.Advice) (Source, error) {
 // open is Open, OpenWalking or OpenLike, as how says.
 func open(name string, advice mapping.Advice, how opening) (Source, error) {
 	f, err := OpenFile(name, advice)
+	if errors.Is(err, fs.ErrNotExist) && isURL(name) {
+		if open, ok := openerFor(name); ok {
+			return open(name)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -212,9 +219,15 @@ func open(name string, advice mapping.Advice, how opening) (Source, error) {
 // Stat returns what the CSV at path is, with Open's errors for a path that
 // cannot be a CSV (see OpenInput), without reading any of it: writers
 // check their index's paths against it before they take their lock, and
-// open the CSV once they hold it.
+// open the CSV once they hold it. Of a URL that a registered opener reads
+// (see RegisterOpener), it says a regular file, without asking its server.
 func Stat(path string) (fs.FileInfo, error) {
 	f, st, err := OpenInput(path)
+	if errors.Is(err, fs.ErrNotExist) && isURL(path) {
+		if _, ok := openerFor(path); ok {
+			return remoteInfo(path), nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/csvidx/csvidx/source"
 	"github.com/csvidx/csvidx/source/remote/remotetest"
 )
 
@@ -256,5 +258,56 @@ func TestRoundTrips(t *testing.T) {
 	}
 	if n := c.Stats.RoundTrips.Load(); n != 2 {
 		t.Errorf("%d round trips, want 2 (the open and the read)", n)
+	}
+}
+
+// TestSource: an object opened through source.Open (the opener this
+// package registers) reads as its bytes; a lookup's rows asked for first
+// (Prefetch) come in one round trip, and their reads, from the byte
+// before each, in none; reads in small pieces of a range cost one GET; a
+// read past the end is io.EOF.
+func TestSource(t *testing.T) {
+	s := remotetest.NewServer(t)
+	data := testData(2<<20, 9)
+	s.Put("a.csv", data)
+	src, err := source.Open(s.URLOf("a.csv"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	rs, ok := src.(*Source)
+	if !ok || src.Size() != int64(len(data)) || src.Identity().ETag != s.ETagOf(data) {
+		t.Fatalf("source.Open gave a %T of %d bytes, identity %+v", src, src.Size(), src.Identity())
+	}
+	ctx := context.Background()
+	offs := []int64{1 << 20, 100000, 1500000, 700000}
+	before := s.Requests.Load()
+	rs.Prefetch(offs)
+	trips := DefaultClient.Stats.RoundTrips.Load()
+	for _, off := range offs {
+		p := make([]byte, 1024)
+		if n, err := src.ReadAt(ctx, p, off-1); err != nil || !bytes.Equal(p[:n], data[off-1:off-1+1024]) {
+			t.Fatalf("ReadAt(%d) = %d, %v", off-1, n, err)
+		}
+	}
+	if n := DefaultClient.Stats.RoundTrips.Load() - trips; n != 0 {
+		t.Errorf("the rows prefetched took %d more round trips", n)
+	}
+	if n := s.Requests.Load() - before; n != 4 {
+		t.Errorf("Prefetch of 4 rows far apart: %d GETs", n)
+	}
+	before = s.Requests.Load()
+	for off := int64(300000); off < 300000+64<<10; off += 16 << 10 {
+		p := make([]byte, 16<<10)
+		if n, err := src.ReadAt(ctx, p, off); err != nil || !bytes.Equal(p[:n], data[off:off+int64(n)]) {
+			t.Fatalf("ReadAt(%d) = %d, %v", off, n, err)
+		}
+	}
+	if n := s.Requests.Load() - before; n != 1 {
+		t.Errorf("64 KiB read in 4 pieces: %d GETs, want 1", n)
+	}
+	p := make([]byte, 100)
+	if n, err := src.ReadAt(ctx, p, int64(len(data))-10); n != 10 || err != io.EOF || !bytes.Equal(p[:n], data[len(data)-10:]) {
+		t.Errorf("a read across the end: %d, %v", n, err)
 	}
 }

@@ -1,0 +1,107 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/csvidx/csvidx/format"
+	"github.com/csvidx/csvidx/source/remote"
+	"github.com/csvidx/csvidx/source/remote/remotetest"
+)
+
+// TestGetRemoteCSV: lookups in a CSV served over HTTP, through an index
+// built of a local copy (--index), give every key's rows as the local
+// file's, in three round trips cold (the CSV's head, its tail for the
+// freshness check, the rows), whatever the number of keys of a batch.
+func TestGetRemoteCSV(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 45))
+	g := makeCSV(r, 20000, 1, ',', true, false)
+	plain := writeCSV(t, g.data)
+	idx := filepath.Join(t.TempDir(), "remote.csvidx")
+	build(t, plain, &BuildOptions{Key: "1", IndexPath: idx})
+	s := remotetest.NewServer(t)
+	s.Put("data/a.csv", []byte(g.data))
+	url := s.URLOf("data/a.csv")
+
+	keys := map[string]bool{"absent key": true}
+	for _, row := range g.rows {
+		if row.hasKey {
+			keys[row.key] = true
+		}
+	}
+	ix, err := Open(url, &Options{IndexPath: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	n := 0
+	for key := range keys {
+		if got, want := get(t, ix, key), g.want(key); got != want {
+			t.Fatalf("key %q: got %q, want %q", key, got, want)
+		}
+		if n++; n > 200 {
+			break
+		}
+	}
+
+	// Cold: a new open, one key, then a batch of 100.
+	before := remote.DefaultClient.Stats.RoundTrips.Load()
+	ix2, err := Open(url, &Options{IndexPath: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	var some []string
+	for key := range keys {
+		some = append(some, key)
+	}
+	if got, want := get(t, ix2, some[0]), g.want(some[0]); got != want {
+		t.Fatalf("key %q: got %q, want %q", some[0], got, want)
+	}
+	if trips := remote.DefaultClient.Stats.RoundTrips.Load() - before; trips > 3 {
+		t.Errorf("a cold lookup took %d round trips, want at most 3", trips)
+		for _, h := range s.Seen() {
+			t.Log(h.Get("Range"))
+		}
+	}
+	before = remote.DefaultClient.Stats.RoundTrips.Load()
+	local, err := Open(plain, &Options{IndexPath: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	if got, want := get(t, ix2, some...), get(t, local, some...); got != want {
+		t.Fatalf("a batch of %d keys: not the local file's rows", len(some))
+	}
+	if trips := remote.DefaultClient.Stats.RoundTrips.Load() - before; trips > 2 {
+		t.Errorf("a batch of %d keys took %d round trips", len(some), trips)
+	}
+	os.Remove(idx)
+}
+
+// TestBuildRemoteCSV: a build of a CSV served over HTTP, the index written
+// locally (--index), is byte for byte the build of a local copy, and
+// verify of it, through the server, finds it equal.
+func TestBuildRemoteCSV(t *testing.T) {
+	r := rand.New(rand.NewPCG(46, 46))
+	g := makeCSV(r, 30000, 1, ',', true, true)
+	plain := writeCSV(t, g.data)
+	s := remotetest.NewServer(t)
+	s.Put("a.csv", []byte(g.data))
+	for _, threads := range []int{1, 2} {
+		want, _ := buildBytes(t, plain, "1", false, Resources{Threads: threads})
+		got, _ := buildBytes(t, s.URLOf("a.csv"), "1", false, Resources{Threads: threads})
+		if !bytes.Equal(got[format.PageSize:], want[format.PageSize:]) {
+			t.Fatalf("threads %d: the index of the served CSV differs from the local copy's", threads)
+		}
+	}
+	idx := filepath.Join(t.TempDir(), "a.csvidx")
+	build(t, s.URLOf("a.csv"), &BuildOptions{Key: "1", IndexPath: idx})
+	if res, err := Verify(context.Background(), s.URLOf("a.csv"), &VerifyOptions{IndexPath: idx}); err != nil || !res.Equal {
+		t.Fatalf("Verify = %+v, %v", res, err)
+	}
+}

@@ -1,0 +1,190 @@
+package remote
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/csvidx/csvidx/source"
+)
+
+// A Source is a remote object opened as a source.Source of a CSV's bytes:
+// its reads are ranged GETs of the version opened (see Object), and a
+// lookup's rows, asked for first (Prefetch), come in one round trip.
+type Source struct {
+	o    *Object
+	head []byte // the object's first bytes, read by Open
+
+	mu     sync.Mutex
+	pieces []piece // bytes read for reads to come, the oldest first
+	kept   int64   // bytes in pieces
+}
+
+// A piece is bytes of the object from offset off.
+type piece struct {
+	off int64
+	b   []byte
+}
+
+var (
+	_ source.Source     = (*Source)(nil)
+	_ source.Prefetcher = (*Source)(nil)
+)
+
+const (
+	// HeadBytes is how much of an object Open reads with its first GET:
+	// what a lookup reads of a CSV's head (its header, the freshness
+	// hash of its first 64 KiB).
+	HeadBytes = 64 << 10
+	// rowPad is how far past a row's offset Prefetch reads: most rows end
+	// before it; a longer one is read again, whole.
+	rowPad = 16 << 10
+	// keepBytes is how many bytes of pieces a Source keeps, the newest.
+	keepBytes = 64 << 20
+	// keepRead is the longest read whose bytes are kept: a scan's windows
+	// are read once.
+	keepRead = 1 << 20
+	// readAhead is the least a read that misses reads.
+	readAhead = 64 << 10
+)
+
+// OpenSource opens the object at url as a Source, reading its first
+// HeadBytes.
+func (c *Client) OpenSource(ctx context.Context, url string) (*Source, error) {
+	o, head, err := c.Open(ctx, url, HeadBytes)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{o: o, head: head}, nil
+}
+
+// Object returns the object the source reads.
+func (s *Source) Object() *Object { return s.o }
+
+// Name returns the object's URL.
+func (s *Source) Name() string { return s.o.url }
+
+// Size returns the object's size.
+func (s *Source) Size() int64 { return s.o.size }
+
+// Identity returns the object's size and ETag.
+func (s *Source) Identity() source.Identity {
+	etag, _ := s.o.ETag()
+	return source.Identity{Size: s.o.size, ETag: etag, Perm: 0o644}
+}
+
+// Current returns the identity as of opening: every read is of that
+// version (If-Match), or fails with ErrChanged.
+func (s *Source) Current() (source.Identity, error) { return s.Identity(), nil }
+
+// Splits returns cuts target bytes apart: a ranged GET starts anywhere.
+func (s *Source) Splits(target int64) []int64 {
+	target = max(target, 1)
+	cuts := []int64{0}
+	for off := target; off < s.o.size; off += target {
+		cuts = append(cuts, off)
+	}
+	return cuts
+}
+
+// ReadAt reads the bytes [off, off+len(p)): from the head or a piece read
+// before when one holds them all, else by a GET, of at least readAhead
+// bytes, whose bytes are kept when it is short (a reader that reads a
+// range in small pieces, as the freshness check reads 64 KiB in pieces of
+// 16 KiB, costs one round trip).
+func (s *Source) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if n, ok := s.cached(p, off); ok {
+		return n, eof(n, len(p))
+	}
+	bs, err := s.o.ReadRanges(ctx, []Range{{off, max(int64(len(p)), readAhead)}})
+	if err != nil {
+		return 0, err
+	}
+	n := copy(p, bs[0])
+	if len(bs[0]) <= keepRead {
+		s.keep(off, bs[0])
+	}
+	return n, eof(n, len(p))
+}
+
+// Prefetch reads the bytes at each of offs (a lookup's rows), rowPad of
+// them from the byte before (which a row's reader reads too, to see that a
+// line starts there), in one round trip, for the reads to come.
+func (s *Source) Prefetch(offs []int64) {
+	var rs []Range
+	for _, off := range offs {
+		if off = max(off-1, 0); off < s.o.size {
+			if _, ok := s.cached(make([]byte, min(rowPad, s.o.size-off)), off); !ok {
+				rs = append(rs, Range{off, rowPad})
+			}
+		}
+	}
+	if len(rs) == 0 {
+		return
+	}
+	spans, err := s.o.spans(rs)
+	if err != nil {
+		return
+	}
+	bs, err := s.o.ReadRanges(context.Background(), spans)
+	if err != nil {
+		return // the reads will fail, and say why
+	}
+	for i, sp := range spans {
+		s.keep(sp.Off, bs[i])
+	}
+}
+
+// cached copies the bytes [off, off+len(p)) into p from the head or a
+// piece that holds them all, if there is one: n is how many there are
+// (fewer at the object's end).
+func (s *Source) cached(p []byte, off int64) (n int, ok bool) {
+	end := min(off+int64(len(p)), s.o.size)
+	if off < 0 || off > end {
+		return 0, false
+	}
+	if end <= int64(len(s.head)) {
+		return copy(p, s.head[off:end]), true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.pieces) - 1; i >= 0; i-- {
+		pc := s.pieces[i]
+		if pc.off <= off && end <= pc.off+int64(len(pc.b)) {
+			return copy(p, pc.b[off-pc.off:end-pc.off]), true
+		}
+	}
+	return 0, false
+}
+
+// keep keeps b, the bytes at off, dropping the oldest pieces past
+// keepBytes.
+func (s *Source) keep(off int64, b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pieces = append(s.pieces, piece{off, b})
+	s.kept += int64(len(b))
+	for len(s.pieces) > 1 && s.kept > keepBytes {
+		s.kept -= int64(len(s.pieces[0].b))
+		s.pieces = s.pieces[1:]
+	}
+}
+
+// Close drops the pieces kept.
+func (s *Source) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pieces, s.kept = nil, 0
+	return nil
+}
+
+// eof returns io.EOF when a read of want bytes got n, fewer.
+func eof(n, want int) error {
+	if n < want {
+		return io.EOF
+	}
+	return nil
+}
