@@ -28,7 +28,7 @@ type Object struct {
 func (c *Client) Open(ctx context.Context, url string, head int64) (*Object, []byte, error) {
 	o := &Object{c: c, url: url, size: -1}
 	c.Stats.RoundTrips.Add(1)
-	b, err := o.get(ctx, 0, max(head, 1))
+	b, _, err := o.get(ctx, 0, max(head, 1))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -47,53 +47,70 @@ func (o *Object) ETag() (etag string, weak bool) { return o.etag, o.weak }
 
 // get reads the object's bytes [off, off+n), fewer at its end, by one GET
 // (more when it is tried again, from where the last one stopped). The
-// first get of an object, which Open makes, sets its size and ETag.
-func (o *Object) get(ctx context.Context, off, n int64) ([]byte, error) {
+// first get of an object, which Open makes, sets its size and ETag. An off
+// of suffix asks for the last n bytes (fewer when the object is shorter),
+// and at says where they start.
+func (o *Object) get(ctx context.Context, off, n int64) (b []byte, at int64, err error) {
 	var buf []byte
 	for try := 0; ; try++ {
-		b, done, retryAfter, err := o.getOnce(ctx, off+int64(len(buf)), n-int64(len(buf)))
-		buf = append(buf, b...)
+		from, want := off, n-int64(len(buf))
+		if off != suffix {
+			from += int64(len(buf))
+		}
+		got, first, done, retryAfter, err := o.getOnce(ctx, from, want)
+		if off == suffix && len(buf) == 0 && len(got) > 0 {
+			off, n = first, o.size-first // the rest is an ordinary range
+		}
+		buf = append(buf, got...)
 		if done {
-			return buf, err
+			return buf, off, err
 		}
 		if try >= o.c.retries() {
-			return nil, err
+			return nil, 0, err
 		}
 		o.c.Stats.Retries.Add(1)
 		if err := sleep(ctx, o.c.pause(try, retryAfter)); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 }
 
-// getOnce sends one GET of the bytes [off, off+n) and reads its body. done
-// is false when the request is to be tried again, for the bytes after b,
-// after retryAfter (the server's Retry-After) when it is not empty; err then
-// says why, for when there are no tries left.
-func (o *Object) getOnce(ctx context.Context, off, n int64) (b []byte, done bool, retryAfter string, err error) {
+// suffix is get's offset for the last bytes of an object.
+const suffix = -1
+
+// getOnce sends one GET of the bytes [off, off+n), or of the last n when
+// off is suffix, and reads its body: b, whose first byte is the object's
+// byte first. done is false when the request is to be tried again, for the
+// bytes after b, after retryAfter (the server's Retry-After) when it is not
+// empty; err then says why, for when there are no tries left.
+func (o *Object) getOnce(ctx context.Context, off, n int64) (b []byte, first int64, done bool, retryAfter string, err error) {
 	if o.size >= 0 && n <= 0 {
-		return nil, true, "", nil
+		return nil, off, true, "", nil
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.url, nil)
 	if err != nil {
-		return nil, true, "", fmt.Errorf("%s: %w", o.url, err)
+		return nil, 0, true, "", fmt.Errorf("%s: %w", o.url, err)
 	}
-	req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", off, off+n-1))
+	if off == suffix {
+		req.Header.Set("Range", fmt.Sprintf("bytes=-%d", n))
+	} else {
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", off, off+n-1))
+	}
 	if o.etag != "" && !o.weak {
 		req.Header.Set("If-Match", o.etag)
 	}
 	if o.c.Sign != nil {
 		if err := o.c.Sign(req); err != nil {
-			return nil, true, "", fmt.Errorf("%s: signing the request: %w", o.url, err)
+			return nil, 0, true, "", fmt.Errorf("%s: signing the request: %w", o.url, err)
 		}
 	}
 	o.c.Stats.Requests.Add(1)
 	resp, err := o.c.http().Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, true, "", ctx.Err()
+			return nil, 0, true, "", ctx.Err()
 		}
-		return nil, !transient(err), "", fmt.Errorf("%s: %w", o.url, err)
+		return nil, 0, !transient(err), "", fmt.Errorf("%s: %w", o.url, err)
 	}
 	defer resp.Body.Close()
 	switch code := resp.StatusCode; {
@@ -103,48 +120,53 @@ func (o *Object) getOnce(ctx context.Context, off, n int64) (b []byte, done bool
 		// only when that is what was asked for, a first read of an
 		// object no longer than it.
 		if o.size >= 0 || resp.ContentLength < 0 || resp.ContentLength > n {
-			return nil, true, "", &StatusError{o.url, code, "the server ignores byte ranges (it answered a range request with the whole object): download the file"}
+			return nil, 0, true, "", &StatusError{o.url, code, "the server ignores byte ranges (it answered a range request with the whole object): download the file"}
 		}
-		return o.readWhole(resp)
+		b, done, retryAfter, err := o.readWhole(resp)
+		return b, 0, done, retryAfter, err
 	case code == http.StatusPreconditionFailed:
-		return nil, true, "", fmt.Errorf("%s: %w (If-Match %s failed)", o.url, ErrChanged, o.etag)
+		return nil, 0, true, "", fmt.Errorf("%s: %w (If-Match %s failed)", o.url, ErrChanged, o.etag)
 	case code == http.StatusRequestedRangeNotSatisfiable:
-		if o.size < 0 && off == 0 && emptyObject(resp.Header.Get("Content-Range")) {
+		if o.size < 0 && (off == 0 || off == suffix) && emptyObject(resp.Header.Get("Content-Range")) {
 			o.size = 0
 			o.etag, o.weak = etagOf(resp.Header.Get("ETag"))
-			return nil, true, "", nil
+			return nil, 0, true, "", nil
 		}
-		return nil, true, "", fmt.Errorf("%s: %w (it no longer has bytes %d-%d)", o.url, ErrChanged, off, off+n-1)
+		return nil, 0, true, "", fmt.Errorf("%s: %w (it no longer has bytes %d-%d)", o.url, ErrChanged, off, off+n-1)
 	case retryable(code):
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return nil, false, resp.Header.Get("Retry-After"), &StatusError{o.url, code, reasonOf(body)}
+		return nil, 0, false, resp.Header.Get("Retry-After"), &StatusError{o.url, code, reasonOf(body)}
 	default:
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return nil, true, "", &StatusError{o.url, code, reasonOf(body)}
+		return nil, 0, true, "", &StatusError{o.url, code, reasonOf(body)}
 	}
 	first, last, total, err := parseContentRange(resp.Header.Get("Content-Range"))
-	if err != nil || first != off || last >= off+n || (last < off+n-1 && last != total-1) || o.size >= 0 && total != o.size {
-		if err == nil && o.size >= 0 && total != o.size {
-			return nil, true, "", fmt.Errorf("%s: %w (its size is %d, not %d)", o.url, ErrChanged, total, o.size)
-		}
-		return nil, true, "", &StatusError{o.url, resp.StatusCode, fmt.Sprintf("Content-Range %q for a request of bytes %d-%d", resp.Header.Get("Content-Range"), off, off+n-1)}
+	if err == nil && o.size >= 0 && total != o.size {
+		return nil, 0, true, "", fmt.Errorf("%s: %w (its size is %d, not %d)", o.url, ErrChanged, total, o.size)
+	}
+	want := off // the first byte asked for
+	if off == suffix {
+		want = max(0, total-n)
+	}
+	if err != nil || first != want || last >= want+n || (last < want+n-1 && last != total-1) {
+		return nil, 0, true, "", &StatusError{o.url, resp.StatusCode, fmt.Sprintf("Content-Range %q for a request of %s", resp.Header.Get("Content-Range"), req.Header.Get("Range"))}
 	}
 	etag, weak := etagOf(resp.Header.Get("ETag"))
 	if o.size < 0 {
 		o.size, o.etag, o.weak = total, etag, weak
 	} else if etag != "" && o.etag != "" && etag != o.etag {
-		return nil, true, "", fmt.Errorf("%s: %w (its ETag is %s, not %s)", o.url, ErrChanged, etag, o.etag)
+		return nil, 0, true, "", fmt.Errorf("%s: %w (its ETag is %s, not %s)", o.url, ErrChanged, etag, o.etag)
 	}
 	b = make([]byte, last-first+1)
 	k, err := io.ReadFull(resp.Body, b)
 	o.c.Stats.Bytes.Add(int64(k))
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, true, "", ctx.Err()
+			return nil, 0, true, "", ctx.Err()
 		}
-		return b[:k], false, "", fmt.Errorf("%s: the answer ended after %d of its %d bytes: %w", o.url, k, len(b), err)
+		return b[:k], first, false, "", fmt.Errorf("%s: the answer ended after %d of its %d bytes: %w", o.url, k, len(b), err)
 	}
-	return b, true, "", nil
+	return b, first, true, "", nil
 }
 
 // readWhole reads the body of a 200 answer to the first read of an

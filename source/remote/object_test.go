@@ -311,3 +311,45 @@ func TestSource(t *testing.T) {
 		t.Errorf("a read across the end: %d, %v", n, err)
 	}
 }
+
+// TestOpenAll: objects opened at once take one round trip; a suffix is
+// the object's last bytes, and where they start (all of them when the
+// object is shorter); Whole reads all; a missing object fails alone; a
+// suffix cut short is read on from where it stopped.
+func TestOpenAll(t *testing.T) {
+	s := remotetest.NewServer(t)
+	data := testData(200000, 10)
+	s.Put("a", data)
+	s.Put("small", data[:100])
+	c := &Client{Backoff: time.Millisecond}
+	got := c.OpenAll(context.Background(), []Fetch{
+		{URL: s.URLOf("a"), N: 1000},
+		{URL: s.URLOf("a"), N: 5000, Suffix: true},
+		{URL: s.URLOf("small"), N: 5000, Suffix: true},
+		{URL: s.URLOf("a"), N: Whole},
+		{URL: s.URLOf("missing"), N: Whole},
+	})
+	if n := c.Stats.RoundTrips.Load(); n != 1 {
+		t.Errorf("%d round trips", n)
+	}
+	for i, want := range []struct {
+		at   int64
+		data []byte
+	}{{0, data[:1000]}, {195000, data[195000:]}, {0, data[:100]}, {0, data}} {
+		if f := got[i]; f.Err != nil || f.At != want.at || !bytes.Equal(f.Bytes, want.data) {
+			t.Errorf("fetch %d: at %d, %d bytes, %v; want at %d, %d bytes", i, f.At, len(f.Bytes), f.Err, want.at, len(want.data))
+		}
+	}
+	var se *StatusError
+	if !errors.As(got[4].Err, &se) || se.Code != 404 {
+		t.Errorf("a missing object: %v", got[4].Err)
+	}
+	s.Inject(remotetest.CutBody(1000))
+	got = c.OpenAll(context.Background(), []Fetch{{URL: s.URLOf("a"), N: 5000, Suffix: true}})
+	if f := got[0]; f.Err != nil || f.At != 195000 || !bytes.Equal(f.Bytes, data[195000:]) || c.Stats.Retries.Load() != 1 {
+		t.Errorf("a suffix cut after 1000 bytes: at %d, %d bytes, %v, after %d retries", f.At, len(f.Bytes), f.Err, c.Stats.Retries.Load())
+	}
+	if seen := s.Seen(); seen[len(seen)-1].Get("Range") != "bytes=196000-199999" {
+		t.Errorf("the retry of the suffix asked for %s", seen[len(seen)-1].Get("Range"))
+	}
+}

@@ -37,7 +37,7 @@ func (o *Object) ReadRanges(ctx context.Context, rs []Range) ([][]byte, error) {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if bufs[i], errs[i] = o.get(ctx, sp.Off, sp.Len); errs[i] != nil {
+			if bufs[i], _, errs[i] = o.get(ctx, sp.Off, sp.Len); errs[i] != nil {
 				cancel()
 			}
 		})

@@ -181,7 +181,11 @@ func (s *Server) Replace(name string, data []byte) Fault {
 // size bytes.
 func rangeOf(r *http.Request, size int) (first, last int, ok bool) {
 	var a, b int
-	if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &a, &b); err != nil || a >= size {
+	v := r.Header.Get("Range")
+	if _, err := fmt.Sscanf(v, "bytes=-%d", &b); err == nil && b > 0 && size > 0 {
+		return max(0, size-b), size - 1, true // the last b bytes
+	}
+	if _, err := fmt.Sscanf(v, "bytes=%d-%d", &a, &b); err != nil || a >= size {
 		return 0, 0, false
 	}
 	return a, min(b, size-1), true
