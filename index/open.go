@@ -25,6 +25,11 @@ type Options struct {
 	// NoFence searches the index without its fence file, for comparison:
 	// the answers are the same.
 	NoFence bool
+	// CSV, when set, is the CSV at csvPath, opened already (a remote CSV
+	// whose ends were read in the round trip that read the index's head):
+	// Open reads it instead of opening csvPath, and Close closes it. Only a
+	// plain CSV's index may be opened so.
+	CSV source.Source
 }
 
 // locate returns the path of the index o names: IndexPath, else the CSV's
@@ -72,8 +77,9 @@ type Index struct {
 	main             *part
 	tail             *part // nil without a current tail
 	hash             func([]byte) uint64
-	noFence          bool // search the index without its fence
-	isDefault        bool // the CSV's default index (see Locate)
+	noFence          bool          // search the index without its fence
+	isDefault        bool          // the CSV's default index (see Locate)
+	given            source.Source // the CSV, opened by the caller (Options.CSV)
 }
 
 // Open opens the index of the CSV at csvPath, with its tail if it has a
@@ -87,6 +93,9 @@ func Open(csvPath string, opts *Options) (_ *Index, err error) {
 	}
 	defer namePath(&err, csvPath, idxPath)
 	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: keyHash(), noFence: opts != nil && opts.NoFence}
+	if opts != nil {
+		ix.given = opts.CSV
+	}
 	if opts == nil || opts.IndexPath == "" && opts.By == "" {
 		ix.isDefault = true // Locate found it so
 	} else if h, err := opts.home(csvPath); err == nil {
@@ -112,8 +121,18 @@ func (ix *Index) open() error {
 		return cmp.Or(o.mainWhy, o.tailWhy)
 	}
 	sp := sourcePart(ix.main, ix.tail)
-	if ix.csv, err = openIndexed(ix.csvPath, sp, mapping.Random); err != nil {
-		return err
+	switch {
+	case ix.given != nil && sp.h.Source != nil:
+		return fmt.Errorf("%s is compressed, and its index may not be opened with the CSV opened already", ix.csvPath)
+	case ix.given != nil:
+		if ix.csv, err = fromSource(ix.given, sp.h.Delim, false); err != nil {
+			return err
+		}
+		ix.given = nil // ix.csv closes it
+	default:
+		if ix.csv, err = openIndexed(ix.csvPath, sp, mapping.Random); err != nil {
+			return err
+		}
 	}
 	if err := o.judgeOpened(sp, ix.csv.src, int64(ix.csv.size)); err != nil {
 		return err
@@ -135,6 +154,9 @@ func (ix *Index) Close() error {
 		if cerr := ix.csv.close(); err == nil {
 			err = cerr
 		}
+	}
+	if ix.given != nil { // not taken: Open failed before
+		ix.given.Close()
 	}
 	return err
 }
