@@ -30,8 +30,11 @@ var layers = map[string]int{
 	"source/remote/remotetest": 3,
 	"index":                    4,
 	"join":                     5,
-	"cmd/csvidx":               6,
-	"python/capi":              6,
+	// Lookups in remote indexes, fetched in part: above index and
+	// source/remote, beside join.
+	"remoteindex": 5,
+	"cmd/csvidx":  6,
+	"python/capi": 6,
 }
 
 // rank returns the layer of the module's package pkg (a path inside the

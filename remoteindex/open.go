@@ -1,0 +1,262 @@
+package remoteindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/csvidx/csvidx/format"
+	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/internal/crcpage"
+	"github.com/csvidx/csvidx/source/remote"
+)
+
+// Options say where a remote CSV's index is and how to fetch it.
+type Options struct {
+	// Client fetches; nil for remote.DefaultClient.
+	Client *remote.Client
+	// IndexURL is the main index's URL; the CSV's URL with .csvidx when
+	// empty. Its fence and tail are next to it (.fence, .tail).
+	IndexURL string
+	// CacheDir is where fetched pieces are kept; DefaultCacheDir when
+	// empty.
+	CacheDir string
+	// NoCache keeps the pieces in a temporary directory, removed at Close.
+	NoCache bool
+}
+
+// An Index is a remote CSV's index, open for lookups: its main index file
+// fetched in part into the cache, its fence and tail whole.
+type Index struct {
+	ix     *index.Index
+	c      *remote.Client
+	csvURL string
+	idx    *remote.Object // the main index
+	file   *os.File       // the cache's copy of the main index, pages written as they are fetched
+	opts   Options
+	temp   string // the cache directory to remove at Close (NoCache)
+}
+
+// Open opens the index of the CSV at csvURL in one round trip (see the
+// package documentation).
+func Open(ctx context.Context, csvURL string, o *Options) (*Index, error) {
+	x := &Index{csvURL: csvURL}
+	if o != nil {
+		x.opts = *o
+	}
+	x.c = x.opts.Client
+	if x.c == nil {
+		x.c = remote.DefaultClient
+	}
+	if x.opts.IndexURL == "" {
+		x.opts.IndexURL = csvURL + ".csvidx"
+	}
+	base := x.opts.CacheDir
+	switch {
+	case x.opts.NoCache:
+		d, err := os.MkdirTemp("", "csvidx-remote-")
+		if err != nil {
+			return nil, err
+		}
+		base, x.temp = d, d
+	case base == "":
+		d, err := DefaultCacheDir()
+		if err != nil {
+			return nil, err
+		}
+		base = d
+	}
+	if err := x.open(ctx, base); err != nil {
+		x.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+// open fetches the index's head, fence and tail and the CSV's ends, and
+// opens the index on the pieces cached under base.
+func (x *Index) open(ctx context.Context, base string) error {
+	u := x.opts.IndexURL
+	got := x.c.OpenAll(ctx, []remote.Fetch{
+		{URL: u, N: format.PageSize},
+		{URL: u + ".fence", N: remote.Whole},
+		{URL: u + ".tail", N: remote.Whole},
+		{URL: x.csvURL, N: remote.HeadBytes},
+		{URL: x.csvURL, N: remote.HeadBytes, Suffix: true},
+	})
+	idx, fence, tail, head, end := got[0], got[1], got[2], got[3], got[4]
+	for _, f := range []remote.Fetched{idx, head, end} {
+		if f.Err != nil {
+			return noIndex(f.Err, u, x.csvURL)
+		}
+	}
+	for _, f := range []remote.Fetched{fence, tail} {
+		if f.Err != nil && !missing(f.Err) {
+			return f.Err
+		}
+	}
+	if he, _ := head.Object.ETag(); !sameVersion(head.Object, end.Object) {
+		return fmt.Errorf("%s: %w (its ETag was %s, then %s)", x.csvURL, remote.ErrChanged, he, etagOf(end.Object))
+	}
+	etag, _ := idx.Object.ETag()
+	dir := entryDir(base, u, etag)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("the cache of remote indexes: %w", err)
+	}
+	main := filepath.Join(dir, "index.csvidx")
+	f, err := openSparse(main, idx.Object.Size())
+	if err != nil {
+		return fmt.Errorf("the cache of remote indexes: %w", err)
+	}
+	x.file, x.idx = f, idx.Object
+	if _, err := f.WriteAt(idx.Bytes, 0); err != nil {
+		return err
+	}
+	for _, piece := range []struct {
+		f    remote.Fetched
+		path string
+	}{{fence, main + ".fence"}, {tail, main + ".tail"}} {
+		if piece.f.Err != nil {
+			os.Remove(piece.path) // none now
+			continue
+		}
+		if err := writeWhole(piece.path, piece.f.Bytes); err != nil {
+			return fmt.Errorf("the cache of remote indexes: %w", err)
+		}
+	}
+	csv := remote.NewSource(head.Object, head.Bytes, map[int64][]byte{end.At: end.Bytes})
+	ix, err := index.Open(x.csvURL, &index.Options{IndexPath: main, CSV: csv})
+	if err != nil {
+		return err
+	}
+	x.ix = ix
+	return nil
+}
+
+// Get calls fn with the rows of keys, as index.Index.Get does: it fetches
+// the record pages the lookups read that the cache lacks (one round trip),
+// then the rows (another). An index that changed since it was opened is
+// opened again, once; should a page the fence did not name be read, all
+// the record pages are fetched, once. A CSV that changed is ErrStale.
+func (x *Index) Get(ctx context.Context, keys [][]byte, fn func(row []byte) error) error {
+	err := x.fetch(ctx, x.ix.PageRanges(keys))
+	if errors.Is(err, remote.ErrChanged) { // the index, replaced
+		if err := x.reopen(ctx); err != nil {
+			return err
+		}
+		err = x.fetch(ctx, x.ix.PageRanges(keys))
+	}
+	if err != nil {
+		return err
+	}
+	err = x.ix.Get(keys, fn)
+	if errors.Is(err, format.ErrCorrupt) { // a page the plan missed: before any row (candidates are read first)
+		if err = x.fetch(ctx, []index.ByteRange{{Off: format.PageSize, Len: x.idx.Size() - format.PageSize}}); err == nil {
+			err = x.ix.Get(keys, fn)
+		}
+	}
+	if errors.Is(err, remote.ErrChanged) { // the CSV, changed
+		return fmt.Errorf("%w: %w; build its index again", index.ErrStale, err)
+	}
+	return err
+}
+
+// reopen opens the index again, from its head, after it changed.
+func (x *Index) reopen(ctx context.Context) error {
+	base := filepath.Dir(filepath.Dir(x.file.Name()))
+	x.closeIndex()
+	return x.open(ctx, base)
+}
+
+// fetch makes the cache hold the bytes of rs of the main index: the pages
+// it lacks (whose checksums do not hold) are fetched in one round trip.
+func (x *Index) fetch(ctx context.Context, rs []index.ByteRange) error {
+	var need []remote.Range
+	page := make([]byte, format.PageSize)
+	for _, r := range rs {
+		for off := r.Off; off < r.Off+r.Len; off += format.PageSize {
+			if n, err := x.file.ReadAt(page, off); n == len(page) && err == nil && crcpage.Intact(page) {
+				continue
+			}
+			if k := len(need); k > 0 && need[k-1].Off+need[k-1].Len == off {
+				need[k-1].Len += format.PageSize
+			} else {
+				need = append(need, remote.Range{Off: off, Len: format.PageSize})
+			}
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	bs, err := x.idx.ReadRanges(ctx, need)
+	if err != nil {
+		return err
+	}
+	for i, r := range need {
+		if _, err := x.file.WriteAt(bs[i], r.Off); err != nil {
+			return fmt.Errorf("the cache of remote indexes: %w", err)
+		}
+	}
+	return nil
+}
+
+// Count returns how many rows key has.
+func (x *Index) Count(ctx context.Context, key []byte) (int64, error) {
+	n := int64(0)
+	err := x.Get(ctx, [][]byte{key}, func([]byte) error { n++; return nil })
+	return n, err
+}
+
+// Index returns the index opened on the cache, for what reads no more
+// than its header (Info).
+func (x *Index) Index() *index.Index { return x.ix }
+
+// closeIndex closes the index and the cache's file.
+func (x *Index) closeIndex() {
+	if x.ix != nil {
+		x.ix.Close()
+		x.ix = nil
+	}
+	if x.file != nil {
+		x.file.Close()
+		x.file = nil
+	}
+}
+
+// Close closes the index, and removes a temporary cache (NoCache).
+func (x *Index) Close() error {
+	x.closeIndex()
+	if x.temp != "" {
+		return os.RemoveAll(x.temp)
+	}
+	return nil
+}
+
+// missing reports whether err says an object does not exist (a 404).
+func missing(err error) bool {
+	var se *remote.StatusError
+	return errors.As(err, &se) && se.Code == http.StatusNotFound
+}
+
+// noIndex words err, fetching the index's head or the CSV's ends: a
+// missing index says to build it.
+func noIndex(err error, idxURL, csvURL string) error {
+	var se *remote.StatusError
+	if errors.As(err, &se) && se.Code == http.StatusNotFound && se.URL == idxURL {
+		return fmt.Errorf("%w for %s: %s does not exist; build it (csvidx build %s --key COLUMNS), or give the index with --index", index.ErrNoIndex, csvURL, idxURL, csvURL)
+	}
+	return err
+}
+
+// sameVersion reports whether a and b, the same object opened twice, are
+// the same version: the same size and ETag.
+func sameVersion(a, b *remote.Object) bool {
+	ea, _ := a.ETag()
+	eb, _ := b.ETag()
+	return a.Size() == b.Size() && ea == eb
+}
+
+func etagOf(o *remote.Object) string { e, _ := o.ETag(); return e }

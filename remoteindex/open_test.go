@@ -1,0 +1,180 @@
+package remoteindex
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/source/remote"
+	"github.com/csvidx/csvidx/source/remote/remotetest"
+)
+
+// testCSV returns a CSV of n rows keyed by user (the second field), some
+// users heavy (hundreds of rows, over several index pages), some fields
+// quoted, and its users.
+func testCSV(n int, seed uint64) (string, []string) {
+	r := rand.New(rand.NewPCG(seed, 3))
+	var b strings.Builder
+	b.WriteString("id,user,note\n")
+	users := map[string]bool{}
+	for i := range n {
+		u := fmt.Sprintf("u%d", r.IntN(n/4+1))
+		if i%11 == 0 {
+			u = fmt.Sprintf("heavy%d", r.IntN(3))
+		}
+		users[u] = true
+		note := fmt.Sprintf("note %d", i)
+		if i%5 == 0 {
+			note = fmt.Sprintf("\"a note, with a comma and\n a line end, %d\"", i)
+		}
+		fmt.Fprintf(&b, "%d,%s,%s\n", i, u, note)
+	}
+	var keys []string
+	for u := range users {
+		keys = append(keys, u)
+	}
+	return b.String(), keys
+}
+
+// served builds the index of data locally and serves the CSV and its index
+// files at a.csv, a.csv.csvidx and its fence; it returns the server, the
+// local CSV (whose index answers as the remote one must) and its index.
+func served(t *testing.T, data string) (*remotetest.Server, *index.Index, string) {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.csv")
+	os.WriteFile(p, []byte(data), 0o644)
+	if _, err := index.Build(context.Background(), p, &index.BuildOptions{Key: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	s := remotetest.NewServer(t)
+	for _, name := range []string{"a.csv", "a.csv.csvidx", "a.csv.csvidx.fence"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Put(name, b)
+	}
+	local, err := index.Open(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { local.Close() })
+	return s, local, dir
+}
+
+// rows returns what get of keys prints, through get.
+func rows(t *testing.T, get func([][]byte, func([]byte) error) error, keys ...string) string {
+	t.Helper()
+	var b bytes.Buffer
+	bk := make([][]byte, len(keys))
+	for i, k := range keys {
+		bk[i] = []byte(k)
+	}
+	if err := get(bk, func(row []byte) error { b.Write(row); return nil }); err != nil {
+		t.Fatalf("get %q: %v", keys, err)
+	}
+	return b.String()
+}
+
+// TestLookups: lookups through the remote index give the local index's
+// rows, for ordinary, heavy and absent keys and a batch of every key; a
+// cold lookup takes 3 round trips, another key at most 2 more, the batch
+// at most 2; a new opening with the cache of the last reads no page again.
+func TestLookups(t *testing.T) {
+	data, keys := testCSV(60000, 1)
+	s, local, _ := served(t, data)
+	c := &remote.Client{}
+	cache := t.TempDir()
+	ctx := context.Background()
+	x, err := Open(ctx, s.URLOf("a.csv"), &Options{Client: c, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	remoteGet := func(k [][]byte, fn func([]byte) error) error { return x.Get(ctx, k, fn) }
+	trips := func() int64 { return c.Stats.RoundTrips.Load() }
+	if got, want := rows(t, remoteGet, keys[0]), rows(t, local.Get, keys[0]); got != want || got == "" {
+		t.Fatalf("key %q: %q, want %q", keys[0], got, want)
+	}
+	if n := trips(); n != 3 {
+		t.Errorf("a cold lookup: %d round trips, want 3", n)
+	}
+	for _, k := range append([]string{"heavy0", "heavy2", "absent", ""}, keys[1:40]...) {
+		before := trips()
+		if got, want := rows(t, remoteGet, k), rows(t, local.Get, k); got != want {
+			t.Fatalf("key %q: %d bytes, want %d", k, len(got), len(want))
+		}
+		if n := trips() - before; n > 2 {
+			t.Errorf("key %q: %d round trips", k, n)
+		}
+	}
+	before := trips()
+	if got, want := rows(t, remoteGet, keys...), rows(t, local.Get, keys...); got != want {
+		t.Fatalf("a batch of %d keys: %d bytes, want %d", len(keys), len(got), len(want))
+	}
+	if n := trips() - before; n > 2 {
+		t.Errorf("a batch of %d keys: %d round trips, want at most 2", len(keys), n)
+	}
+
+	// Opened again on the same cache: every page is there.
+	before = trips()
+	y, err := Open(ctx, s.URLOf("a.csv"), &Options{Client: c, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	yGet := func(k [][]byte, fn func([]byte) error) error { return y.Get(ctx, k, fn) }
+	if got, want := rows(t, yGet, keys[5]), rows(t, local.Get, keys[5]); got != want {
+		t.Fatalf("key %q through the cache: %q, want %q", keys[5], got, want)
+	}
+	if n := trips() - before; n != 2 {
+		t.Errorf("a lookup on a warm cache: %d round trips, want 2 (the open's, the rows')", n)
+	}
+}
+
+// TestChanges: an index replaced on the server between the opening and a
+// lookup is opened again, and answers; a CSV replaced is ErrStale, never
+// its new rows; a missing index says to build it.
+func TestChanges(t *testing.T) {
+	data, keys := testCSV(20000, 2)
+	s, local, _ := served(t, data)
+	ctx := context.Background()
+	x, err := Open(ctx, s.URLOf("a.csv"), &Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	remoteGet := func(k [][]byte, fn func([]byte) error) error { return x.Get(ctx, k, fn) }
+	// The same CSV indexed again: another index file (another generation),
+	// with its fence.
+	_, _, dir := served(t, data)
+	for _, name := range []string{"a.csv.csvidx", "a.csv.csvidx.fence"} {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		s.Put(name, b)
+	}
+	if got, want := rows(t, remoteGet, keys[3]), rows(t, local.Get, keys[3]); got != want {
+		t.Fatalf("key %q after the index was replaced: %q, want %q", keys[3], got, want)
+	}
+
+	s.Put("a.csv", []byte(strings.Replace(data, "note 1", "NOTE 1", 1)))
+	err = x.Get(ctx, [][]byte{[]byte(keys[4])}, func([]byte) error { return nil })
+	if !errors.Is(err, index.ErrStale) || !errors.Is(err, remote.ErrChanged) {
+		t.Errorf("a lookup after the CSV changed: %v, want ErrStale", err)
+	}
+
+	if _, err := Open(ctx, s.URLOf("b.csv"), &Options{NoCache: true}); !errors.Is(err, index.ErrNoIndex) && err != nil && !strings.Contains(err.Error(), "404") {
+		t.Errorf("no CSV, no index: %v", err)
+	}
+	s.Put("c.csv", []byte(data))
+	if _, err := Open(ctx, s.URLOf("c.csv"), &Options{NoCache: true}); !errors.Is(err, index.ErrNoIndex) || !strings.Contains(err.Error(), "csvidx build") {
+		t.Errorf("a CSV without an index: %v", err)
+	}
+}
