@@ -2,6 +2,8 @@ package remote
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -15,6 +17,10 @@ type Client struct {
 	HTTP *http.Client
 	// Sign, when set, signs each request before it is sent (S3's SigV4).
 	Sign func(*http.Request) error
+	// Resolve, when set, returns the HTTP URL that requests of an object's
+	// URL go to (an s3:// URL's bucket and key, at S3's endpoint). Objects
+	// keep the URL they were opened by, for messages.
+	Resolve func(url string) (string, error)
 	// Retries is how many times a request is tried again after a 5xx or
 	// 429 answer, a connection that fails or a body cut short; 0 for
 	// DefaultRetries, a negative number for none.
@@ -116,4 +122,32 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// request returns a request of method for the object at url, to the HTTP
+// URL Resolve gives it.
+func (c *Client) request(ctx context.Context, method, url string, body io.Reader) (*http.Request, error) {
+	target := url
+	if c.Resolve != nil {
+		var err error
+		if target, err = c.Resolve(url); err != nil {
+			return nil, err
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", url, err)
+	}
+	return req, nil
+}
+
+// send signs req (see Sign), once its headers are set, and sends it; url
+// names the object in errors.
+func (c *Client) send(req *http.Request, url string) (*http.Response, error) {
+	if c.Sign != nil {
+		if err := c.Sign(req); err != nil {
+			return nil, fmt.Errorf("%s: signing the request: %w", url, err)
+		}
+	}
+	return c.http().Do(req)
 }

@@ -87,9 +87,9 @@ func (o *Object) getOnce(ctx context.Context, off, n int64) (b []byte, first int
 	if o.size >= 0 && n <= 0 {
 		return nil, off, true, "", nil
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.url, nil)
+	req, err := o.c.request(ctx, http.MethodGet, o.url, nil)
 	if err != nil {
-		return nil, 0, true, "", fmt.Errorf("%s: %w", o.url, err)
+		return nil, 0, true, "", err
 	}
 	if off == suffix {
 		req.Header.Set("Range", fmt.Sprintf("bytes=-%d", n))
@@ -99,13 +99,8 @@ func (o *Object) getOnce(ctx context.Context, off, n int64) (b []byte, first int
 	if o.etag != "" && !o.weak {
 		req.Header.Set("If-Match", o.etag)
 	}
-	if o.c.Sign != nil {
-		if err := o.c.Sign(req); err != nil {
-			return nil, 0, true, "", fmt.Errorf("%s: signing the request: %w", o.url, err)
-		}
-	}
 	o.c.Stats.Requests.Add(1)
-	resp, err := o.c.http().Do(req)
+	resp, err := o.c.send(req, o.url)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, 0, true, "", ctx.Err()
