@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -106,4 +108,73 @@ func TestVersity(t *testing.T) {
 		t.Errorf("a read after the object was replaced: %v, want ErrChanged", err)
 	}
 
+}
+
+// TestLoadS3Config: credentials from the environment, else from a profile
+// of the shared credentials file (AWS_PROFILE), else none (anonymous);
+// AWS_ENDPOINT_URL_S3 before AWS_ENDPOINT_URL; the region from AWS_REGION,
+// else us-east-1. Requests through the config reach the endpoint.
+func TestLoadS3Config(t *testing.T) {
+	dir := t.TempDir()
+	creds := filepath.Join(dir, "credentials")
+	os.WriteFile(creds, []byte("[default]\naws_access_key_id = AKIDDEFAULT\naws_secret_access_key = s1\n\n[other]\naws_access_key_id = AKIDOTHER\naws_secret_access_key = s2\n"), 0o600)
+	for _, kv := range [][2]string{{"AWS_CONFIG_FILE", filepath.Join(dir, "config")}, {"AWS_SHARED_CREDENTIALS_FILE", creds},
+		{"AWS_ACCESS_KEY_ID", ""}, {"AWS_SECRET_ACCESS_KEY", ""}, {"AWS_SESSION_TOKEN", ""}, {"AWS_PROFILE", ""}, {"AWS_REGION", ""},
+		{"AWS_DEFAULT_REGION", ""}, {"AWS_ENDPOINT_URL", ""}, {"AWS_ENDPOINT_URL_S3", ""}} {
+		t.Setenv(kv[0], kv[1])
+	}
+	ctx := context.Background()
+	key := func() string {
+		t.Helper()
+		c, err := LoadS3Config(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Credentials == nil {
+			return ""
+		}
+		v, err := c.Credentials.Retrieve(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.AccessKeyID
+	}
+	if k := key(); k != "AKIDDEFAULT" {
+		t.Errorf("the default profile: %q", k)
+	}
+	t.Setenv("AWS_PROFILE", "other")
+	if k := key(); k != "AKIDOTHER" {
+		t.Errorf("AWS_PROFILE=other: %q", k)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDENV")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "s3")
+	if k := key(); k != "AKIDENV" {
+		t.Errorf("the environment: %q", k)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_PROFILE", "")
+	os.WriteFile(creds, nil, 0o600)
+	if k := key(); k != "" {
+		t.Errorf("no credentials: %q, want anonymous", k)
+	}
+	s := remotetest.NewS3(t, "bucket")
+	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
+	t.Setenv("AWS_ENDPOINT_URL_S3", s.URL)
+	t.Setenv("AWS_REGION", "eu-west-3")
+	c, err := LoadS3Config(ctx)
+	if err != nil || c.Endpoint != s.URL || c.Region != "eu-west-3" {
+		t.Fatalf("LoadS3Config = %+v, %v", c, err)
+	}
+	t.Setenv("AWS_REGION", "")
+	if c, _ := LoadS3Config(ctx); c.Region != "us-east-1" {
+		t.Errorf("no region: %q", c.Region)
+	}
+	cl := NewS3Client(c)
+	if _, err := cl.Put(ctx, "s3://bucket/k.csv", bytes.NewReader([]byte("a,b\n")), 4, Precondition{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, head, err := cl.Open(ctx, "s3://bucket/k.csv", 100); err != nil || string(head) != "a,b\n" {
+		t.Errorf("through the endpoint of AWS_ENDPOINT_URL_S3: %q, %v", head, err)
+	}
 }
