@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/source/remote"
 	"github.com/csvidx/csvidx/source/remote/remotetest"
@@ -176,5 +177,54 @@ func TestChanges(t *testing.T) {
 	s.Put("c.csv", []byte(data))
 	if _, err := Open(ctx, s.URLOf("c.csv"), &Options{NoCache: true}); !errors.Is(err, index.ErrNoIndex) || !strings.Contains(err.Error(), "csvidx build") {
 		t.Errorf("a CSV without an index: %v", err)
+	}
+}
+
+// TestLookupsS3: the same lookups through s3:// URLs, on gofakes3 (behind
+// the wrapper that enforces If-Match) and on versitygw, a real S3 server:
+// the local index's rows, in 3 round trips cold.
+func TestLookupsS3(t *testing.T) {
+	data, keys := testCSV(30000, 3)
+	_, local, dir := served(t, data)
+	fake := remotetest.NewS3(t, "bucket")
+	stores := map[string]*remote.S3Config{
+		"gofakes3": {Endpoint: fake.URL, Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")},
+	}
+	if testing.Short() {
+		t.Log("versitygw skipped in -short")
+	} else {
+		endpoint := remotetest.Versity(t, "AKIDVERSITY", "versitysecret", "bucket")
+		stores["versitygw"] = &remote.S3Config{Endpoint: endpoint, Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDVERSITY", "versitysecret", "")}
+	}
+	ctx := context.Background()
+	for name, cfg := range stores {
+		t.Run(name, func(t *testing.T) {
+			c := remote.NewS3Client(cfg)
+			for _, f := range []string{"a.csv", "a.csv.csvidx", "a.csv.csvidx.fence"} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := c.Put(ctx, "s3://bucket/data/"+f, bytes.NewReader(b), int64(len(b)), remote.Precondition{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x, err := Open(ctx, "s3://bucket/data/a.csv", &Options{Client: c, NoCache: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			get := func(k [][]byte, fn func([]byte) error) error { return x.Get(ctx, k, fn) }
+			before := c.Stats.RoundTrips.Load()
+			if got, want := rows(t, get, keys[0]), rows(t, local.Get, keys[0]); got != want || got == "" {
+				t.Fatalf("key %q: %q, want %q", keys[0], got, want)
+			}
+			if n := c.Stats.RoundTrips.Load() - before; n != 2 {
+				t.Errorf("the lookup after the open: %d round trips, want 2", n)
+			}
+			if got, want := rows(t, get, keys...), rows(t, local.Get, keys...); got != want {
+				t.Fatalf("every key: %d bytes, want %d", len(got), len(want))
+			}
+		})
 	}
 }
