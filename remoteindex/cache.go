@@ -3,6 +3,7 @@ package remoteindex
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -78,4 +79,59 @@ func openSparse(path string, size int64) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// state is what an opening of a remote index leaves in the cache for the
+// next one: the versions it found of the index and the CSV, and where the
+// CSV's last bytes it read start (csv.end; csv.head holds its first).
+type state struct {
+	IndexURL  string `json:"index_url"`
+	IndexETag string `json:"index_etag"`
+	IndexSize int64  `json:"index_size"`
+	CSVURL    string `json:"csv_url"`
+	CSVETag   string `json:"csv_etag"`
+	CSVSize   int64  `json:"csv_size"`
+	EndAt     int64  `json:"end_at"`
+}
+
+// pointerPath returns the file under base that names the cache entry of
+// the last opening of the index at idxURL for the CSV at csvURL.
+func pointerPath(base, idxURL, csvURL string) string {
+	sum := sha256.Sum256([]byte(idxURL + "\x00" + csvURL))
+	return filepath.Join(base, hex.EncodeToString(sum[:16])+".last")
+}
+
+// save writes st into the entry dir and points the index's and CSV's URLs
+// at it.
+func (st state) save(base, dir string) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if err := writeWhole(filepath.Join(dir, "state.json"), b); err != nil {
+		return err
+	}
+	return writeWhole(pointerPath(base, st.IndexURL, st.CSVURL), []byte(filepath.Base(dir)))
+}
+
+// loadState returns the state the last opening of the index at idxURL for
+// the CSV at csvURL left under base, and its entry's directory.
+func loadState(base, idxURL, csvURL string) (state, string, error) {
+	name, err := os.ReadFile(pointerPath(base, idxURL, csvURL))
+	if err != nil {
+		return state{}, "", err
+	}
+	dir := filepath.Join(base, filepath.Base(string(name)))
+	b, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	if err != nil {
+		return state{}, "", err
+	}
+	var st state
+	if err := json.Unmarshal(b, &st); err != nil {
+		return state{}, "", err
+	}
+	if st.IndexURL != idxURL || st.CSVURL != csvURL {
+		return state{}, "", fmt.Errorf("the cache entry %s is of another index", dir)
+	}
+	return st, dir, nil
 }

@@ -1,6 +1,7 @@
 package remoteindex
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,9 +36,12 @@ type Index struct {
 	c      *remote.Client
 	csvURL string
 	idx    *remote.Object // the main index
-	file   *os.File       // the cache's copy of the main index, pages written as they are fetched
+	csv    *remote.Source
+	file   *os.File // the cache's copy of the main index, pages written as they are fetched
 	opts   Options
+	base   string // the cache's directory
 	temp   string // the cache directory to remove at Close (NoCache)
+	warm   bool   // opened from the cache alone: the CSV's version not checked yet
 }
 
 // Open opens the index of the CSV at csvURL in one round trip (see the
@@ -69,6 +73,11 @@ func Open(ctx context.Context, csvURL string, o *Options) (*Index, error) {
 		}
 		base = d
 	}
+	x.base = base
+	if !x.opts.NoCache && x.openWarm() == nil {
+		return x, nil
+	}
+	x.closeIndex()
 	if err := x.open(ctx, base); err != nil {
 		x.Close()
 		return nil, err
@@ -127,12 +136,65 @@ func (x *Index) open(ctx context.Context, base string) error {
 			return fmt.Errorf("the cache of remote indexes: %w", err)
 		}
 	}
-	csv := remote.NewSource(head.Object, head.Bytes, map[int64][]byte{end.At: end.Bytes})
-	ix, err := index.Open(x.csvURL, &index.Options{IndexPath: main, CSV: csv})
+	if err := x.openOn(dir, remote.NewSource(head.Object, head.Bytes, map[int64][]byte{end.At: end.Bytes})); err != nil {
+		return err
+	}
+	// The CSV's ends, for the next opening, once the index is found fresh
+	// on them.
+	for _, piece := range []struct {
+		name string
+		b    []byte
+	}{{"csv.head", head.Bytes}, {"csv.end", end.Bytes}} {
+		if err := writeWhole(filepath.Join(dir, piece.name), piece.b); err != nil {
+			return fmt.Errorf("the cache of remote indexes: %w", err)
+		}
+	}
+	csvETag, _ := head.Object.ETag()
+	st := state{IndexURL: u, IndexETag: etag, IndexSize: idx.Object.Size(), CSVURL: x.csvURL, CSVETag: csvETag, CSVSize: head.Object.Size(), EndAt: end.At}
+	if err := st.save(x.base, dir); err != nil {
+		return fmt.Errorf("the cache of remote indexes: %w", err)
+	}
+	return nil
+}
+
+// openOn opens the index whose pieces are in the cache's directory dir,
+// with csv, the CSV.
+func (x *Index) openOn(dir string, csv *remote.Source) error {
+	ix, err := index.Open(x.csvURL, &index.Options{IndexPath: filepath.Join(dir, "index.csvidx"), CSV: csv})
 	if err != nil {
 		return err
 	}
-	x.ix = ix
+	x.ix, x.csv = ix, csv
+	return nil
+}
+
+// openWarm opens the index on what the cache kept of its last opening,
+// with no request: the versions it found are checked by the first reads
+// (If-Match), and the CSV's by the first lookup (see Get).
+func (x *Index) openWarm() error {
+	st, dir, err := loadState(x.base, x.opts.IndexURL, x.csvURL)
+	if err != nil {
+		return err
+	}
+	main := filepath.Join(dir, "index.csvidx")
+	f, err := openSparse(main, st.IndexSize)
+	if err != nil {
+		return err
+	}
+	x.file, x.idx = f, x.c.Known(st.IndexURL, st.IndexSize, st.IndexETag)
+	head, err := os.ReadFile(filepath.Join(dir, "csv.head"))
+	if err != nil {
+		return err
+	}
+	end, err := os.ReadFile(filepath.Join(dir, "csv.end"))
+	if err != nil {
+		return err
+	}
+	csv := remote.NewSource(x.c.Known(st.CSVURL, st.CSVSize, st.CSVETag), head, map[int64][]byte{st.EndAt: end})
+	if err := x.openOn(dir, csv); err != nil {
+		return err
+	}
+	x.warm = true
 	return nil
 }
 
@@ -140,22 +202,15 @@ func (x *Index) open(ctx context.Context, base string) error {
 // the record pages the lookups read that the cache lacks (one round trip),
 // then the rows (another). An index that changed since it was opened is
 // opened again, once; should a page the fence did not name be read, all
-// the record pages are fetched, once. A CSV that changed is ErrStale.
+// the record pages are fetched, once. A CSV that changed is ErrStale. The
+// first lookup of an index opened from the cache alone checks the CSV's
+// version before it gives a row: by the rows' reads, or by a read of its
+// own when the cache held them all.
 func (x *Index) Get(ctx context.Context, keys [][]byte, fn func(row []byte) error) error {
-	err := x.fetch(ctx, x.ix.PageRanges(keys))
-	if errors.Is(err, remote.ErrChanged) { // the index, replaced
-		if err := x.reopen(ctx); err != nil {
-			return err
-		}
-		err = x.fetch(ctx, x.ix.PageRanges(keys))
-	}
-	if err != nil {
-		return err
-	}
-	err = x.ix.Get(keys, fn)
-	if errors.Is(err, format.ErrCorrupt) { // a page the plan missed: before any row (candidates are read first)
-		if err = x.fetch(ctx, []index.ByteRange{{Off: format.PageSize, Len: x.idx.Size() - format.PageSize}}); err == nil {
-			err = x.ix.Get(keys, fn)
+	err := x.get(ctx, keys, fn)
+	if errors.Is(err, remote.ErrChanged) && x.warm { // what the cache kept is of older versions
+		if err = x.reopen(ctx); err == nil {
+			err = x.get(ctx, keys, fn)
 		}
 	}
 	if errors.Is(err, remote.ErrChanged) { // the CSV, changed
@@ -164,11 +219,52 @@ func (x *Index) Get(ctx context.Context, keys [][]byte, fn func(row []byte) erro
 	return err
 }
 
+// get is Get, once.
+func (x *Index) get(ctx context.Context, keys [][]byte, fn func(row []byte) error) error {
+	err := x.fetch(ctx, x.ix.PageRanges(keys))
+	if errors.Is(err, remote.ErrChanged) && !x.warm { // the index, replaced
+		if err = x.reopen(ctx); err == nil {
+			err = x.fetch(ctx, x.ix.PageRanges(keys))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	emit := fn
+	var held [][]byte // the rows, until the CSV's version is checked
+	if x.warm {
+		emit = func(row []byte) error { held = append(held, bytes.Clone(row)); return nil }
+	}
+	before := x.csv.Fetches()
+	err = x.ix.Get(keys, emit)
+	if errors.Is(err, format.ErrCorrupt) { // a page the plan missed: before any row (candidates are read first)
+		if err = x.fetch(ctx, []index.ByteRange{{Off: format.PageSize, Len: x.idx.Size() - format.PageSize}}); err == nil {
+			held = held[:0]
+			err = x.ix.Get(keys, emit)
+		}
+	}
+	if err != nil || !x.warm {
+		return err
+	}
+	if x.csv.Fetches() == before { // every row came from the cache: check the version
+		if _, err := x.csv.Object().ReadRanges(ctx, []remote.Range{{Off: 0, Len: 1}}); err != nil {
+			return err
+		}
+	}
+	x.warm = false
+	for _, row := range held {
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // reopen opens the index again, from its head, after it changed.
 func (x *Index) reopen(ctx context.Context) error {
-	base := filepath.Dir(filepath.Dir(x.file.Name()))
 	x.closeIndex()
-	return x.open(ctx, base)
+	x.warm = false
+	return x.open(ctx, x.base)
 }
 
 // fetch makes the cache hold the bytes of rs of the main index: the pages
@@ -224,6 +320,7 @@ func (x *Index) closeIndex() {
 		x.file.Close()
 		x.file = nil
 	}
+	x.csv = nil
 }
 
 // Close closes the index, and removes a temporary cache (NoCache).

@@ -136,8 +136,72 @@ func TestLookups(t *testing.T) {
 	if got, want := rows(t, yGet, keys[5]), rows(t, local.Get, keys[5]); got != want {
 		t.Fatalf("key %q through the cache: %q, want %q", keys[5], got, want)
 	}
-	if n := trips() - before; n != 2 {
-		t.Errorf("a lookup on a warm cache: %d round trips, want 2 (the open's, the rows')", n)
+	if n := trips() - before; n != 1 {
+		t.Errorf("an opening and a lookup on a warm cache: %d round trips, want 1 (the rows')", n)
+	}
+}
+
+// TestWarm: an index opened from the cache alone makes no request; its
+// first lookup checks the CSV's version, by the rows' reads or by a read
+// of its own (an absent key), before it gives a row: a CSV changed since
+// is ErrStale, never an old answer; an index replaced since (the CSV the
+// same) is opened again, and answers.
+func TestWarm(t *testing.T) {
+	data, keys := testCSV(40000, 4)
+	s, local, _ := served(t, data)
+	ctx := context.Background()
+	cache := t.TempDir()
+	c := &remote.Client{}
+	trips := func() int64 { return c.Stats.RoundTrips.Load() }
+	open := func() *Index {
+		t.Helper()
+		x, err := Open(ctx, s.URLOf("a.csv"), &Options{Client: c, CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Close() })
+		return x
+	}
+	cold := open()
+	rows(t, func(k [][]byte, fn func([]byte) error) error { return cold.Get(ctx, k, fn) }, keys[0])
+
+	for i, k := range []string{keys[0], keys[1], "absent"} {
+		before := trips()
+		x := open()
+		if n := trips() - before; n != 0 {
+			t.Errorf("a warm opening: %d round trips", n)
+		}
+		got := rows(t, func(k [][]byte, fn func([]byte) error) error { return x.Get(ctx, k, fn) }, k)
+		if want := rows(t, local.Get, k); got != want {
+			t.Fatalf("key %q, warm: %q, want %q", k, got, want)
+		}
+		if n, want := trips()-before, []int64{1, 2, 2}[i]; n > want {
+			t.Errorf("key %q, warm: %d round trips, want at most %d", k, n, want)
+		}
+	}
+
+	// The CSV changed: every warm lookup refuses, whether it reads rows
+	// or not.
+	s.Put("a.csv", []byte(strings.Replace(data, "note 1", "NOTE 1", 1)))
+	for _, k := range []string{keys[0], "absent"} {
+		x := open()
+		err := x.Get(ctx, [][]byte{[]byte(k)}, func([]byte) error { t.Fatalf("a row of a changed CSV"); return nil })
+		if !errors.Is(err, index.ErrStale) {
+			t.Errorf("key %q after the CSV changed: %v, want ErrStale", k, err)
+		}
+	}
+
+	// The CSV as it was, indexed again: the warm opening reads the old
+	// index's pages, is refused them, and opens the new one.
+	s.Put("a.csv", []byte(data))
+	_, _, dir := served(t, data)
+	for _, name := range []string{"a.csv.csvidx", "a.csv.csvidx.fence"} {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		s.Put(name, b)
+	}
+	x := open()
+	if got, want := rows(t, func(k [][]byte, fn func([]byte) error) error { return x.Get(ctx, k, fn) }, keys[7]), rows(t, local.Get, keys[7]); got != want {
+		t.Fatalf("key %q after the index was built again: %q, want %q", keys[7], got, want)
 	}
 }
 

@@ -54,6 +54,16 @@ func (c *Client) OpenAll(ctx context.Context, fs []Fetch) []Fetched {
 	return out
 }
 
+// Known returns the object at url as a reader found it before (a cache
+// keeps size and etag): no request is made until its first read, which,
+// as every read, carries If-Match with etag, so that another version is
+// ErrChanged, never read.
+func (c *Client) Known(url string, size int64, etag string) *Object {
+	o := &Object{c: c, url: url, size: size}
+	o.etag, o.weak = etagOf(etag)
+	return o
+}
+
 // NewSource returns the Source of o, whose first bytes, head, were read
 // (by OpenAll or Open), with the bytes of pieces kept for its reads: other
 // bytes read with it, from their offsets.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/csvidx/csvidx/source"
 )
@@ -18,6 +19,8 @@ type Source struct {
 	mu     sync.Mutex
 	pieces []piece // bytes read for reads to come, the oldest first
 	kept   int64   // bytes in pieces
+
+	fetches atomic.Int64 // round trips made for reads
 }
 
 // A piece is bytes of the object from offset off.
@@ -96,6 +99,7 @@ func (s *Source) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if n, ok := s.cached(p, off); ok {
 		return n, eof(n, len(p))
 	}
+	s.fetches.Add(1)
 	bs, err := s.o.ReadRanges(ctx, []Range{{off, max(int64(len(p)), readAhead)}})
 	if err != nil {
 		return 0, err
@@ -126,6 +130,7 @@ func (s *Source) Prefetch(offs []int64) {
 	if err != nil {
 		return
 	}
+	s.fetches.Add(1)
 	bs, err := s.o.ReadRanges(context.Background(), spans)
 	if err != nil {
 		return // the reads will fail, and say why
@@ -172,6 +177,10 @@ func (s *Source) keep(off int64, b []byte) {
 		s.pieces = s.pieces[1:]
 	}
 }
+
+// Fetches returns how many round trips the source made for its reads
+// (each checked the object's version: see Object).
+func (s *Source) Fetches() int64 { return s.fetches.Load() }
 
 // Close drops the pieces kept.
 func (s *Source) Close() error {
