@@ -31,6 +31,9 @@ type Server struct {
 	WeakETags bool
 	// Requests counts the requests answered.
 	Requests atomic.Int64
+	// MostAtOnce is the most requests that were being answered at once.
+	MostAtOnce atomic.Int64
+	atOnce     atomic.Int64
 
 	mu      sync.Mutex
 	objects map[string][]byte
@@ -85,6 +88,10 @@ func (s *Server) ETagOf(data []byte) string {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	n := s.atOnce.Add(1)
+	defer s.atOnce.Add(-1)
+	for m := s.MostAtOnce.Load(); n > m && !s.MostAtOnce.CompareAndSwap(m, n); m = s.MostAtOnce.Load() {
+	}
 	time.Sleep(s.Delay)
 	s.Requests.Add(1)
 	s.mu.Lock()
