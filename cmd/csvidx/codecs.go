@@ -3,8 +3,8 @@
 package main
 
 // The codecs build (go build -tags codecs), and the remote build (-tags
-// remote), which reads remote objects that may be compressed: source.Open
-// reads BGZF and zstd files through the backends that package compressed
+// remote), which reads whatever the others read: source.Open reads BGZF
+// and zstd files through the backends that package compressed
 // registers at its initialisation, which every process of these builds
 // pays for (see compressed.go). The default build runs the codecs build,
 // installed as csvidx-codecs, for a file in those formats.

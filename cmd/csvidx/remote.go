@@ -13,12 +13,14 @@ import (
 // The remote build (go build -tags remote, remotebuild.go) links package
 // source/remote, whose initialisation registers the opener of http and
 // https URLs with package source, and everything the codecs build links,
-// since a remote object may be compressed. The other two builds link no
-// HTTP client: net/http's initialisation made every local get 9-13%
-// slower (see internal/layout's TestLocalPathLinksNoDecoder). They run the
-// remote build, installed as csvidx-remote, in their place when a command
-// names a CSV (or an index) by a URL that the remote build reads and that
-// no local file has as its name, as git runs git-remote-https: remoteArgs
+// so that it reads whatever the builds that run it read (a remote object
+// is read as plain CSV: package source opens a URL through its opener,
+// not through a backend, as yet). The other two builds link no HTTP
+// client: net/http's initialisation made every local get 9-13% slower
+// (see internal/layout's TestLocalPathLinksNoDecoder). They run the remote
+// build, installed as csvidx-remote, in their place when a command names
+// a CSV (or an index) by a URL that the remote build reads and that no
+// local file has as its name, as git runs git-remote-https: remoteArgs
 // tells before any work, and runHelper (reexec.go) runs it. Without one,
 // they say how to get it.
 

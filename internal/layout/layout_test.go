@@ -141,7 +141,8 @@ func TestCodecsBuildLinks(t *testing.T) {
 // HTTP client either (it runs the remote build for a URL, as the default
 // build does), and the remote build (go build -tags remote) links
 // source/remote, whose init registers the opener of http and https URLs,
-// and source/compressed, since a remote object may be compressed.
+// and source/compressed, so that it reads whatever the builds that run it
+// read.
 func TestRemoteBuildLinks(t *testing.T) {
 	deps := func(tags string) []string {
 		out, err := exec.Command("go", "list", "-tags", tags, "-deps", module+"cmd/csvidx").Output()
