@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Every test csvidx has, in seven stages: the Go tests (unit, fuzz seed
+# Every test csvidx has, in eight stages: the Go tests (unit, fuzz seed
 # corpora, golden bytes, crash points and corruption, end-to-end CLI
-# scripts), those scripts again with the codecs build, the differential
-# tests against Python's csv module (get, then join), the Python binding,
-# built and tested against pandas, and the man pages, which must be what
-# the commands' help makes now. It takes
+# scripts), those scripts again with the codecs build and with the remote
+# build, the differential tests against Python's csv module (get, then
+# join), the Python binding, built and tested against pandas, and the man
+# pages, which must be what the commands' help makes now. It takes
 # a few minutes (2.3 on a 2-core VM from a cold Go build cache, 1.5 with a
 # warm one) and prints a line as each stage starts.
 # As root it installs what the tests need from Debian (python3-pandas,
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-stages=7
+stages=8
 stage=0
 step() {
 	stage=$((stage + 1))
@@ -40,6 +40,11 @@ step "the CLI scripts with the codecs build (go test -tags codecs ./cmd/csvidx -
 # default build does. (TestCodecsBuild, in go test ./..., builds both
 # binaries itself and runs the default one with and without csvidx-codecs.)
 go test -tags codecs ./cmd/csvidx -run '^TestScripts$'
+step "the CLI scripts with the remote build (go test -tags remote ./cmd/csvidx -run TestScripts)"
+# As csvidx-remote, the test binary reads URLs and compressed files, and
+# must answer every local script as the default build does (TestRemoteBuild
+# runs the real binaries against an HTTP server).
+go test -tags remote ./cmd/csvidx -run '^TestScripts$'
 step "oracle: get against Python's csv module (scripts/oracle_test.py)"
 python3 scripts/oracle_test.py
 step "join oracle: join against a reference join over Python's csv (scripts/join_oracle_test.py)"

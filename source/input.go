@@ -36,7 +36,7 @@ func OpenStream(path string) (*os.File, error) {
 // urlHint adds to err, an error opening path, that path is a URL when it
 // is one and no local file has that name.
 func urlHint(err error, path string) error {
-	if errors.Is(err, fs.ErrNotExist) && isURL(path) {
+	if errors.Is(err, fs.ErrNotExist) && IsURL(path) {
 		return fmt.Errorf("%w: it is a URL, and csvidx reads local files; download it first", err)
 	}
 	return err
@@ -45,7 +45,7 @@ func urlHint(err error, path string) error {
 // isURL reports whether path begins as a URL does, with a scheme and "://"
 // ("s3://", "https://"): the words of a user who expects a remote file to
 // be read, when no local file has that name.
-func isURL(path string) bool {
+func IsURL(path string) bool {
 	scheme, _, ok := strings.Cut(path, "://")
 	if !ok || scheme == "" {
 		return false

@@ -52,6 +52,19 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestIsURL: a scheme (a letter, then letters, digits, +, - and .) and
+// "://" at the start; nothing else.
+func TestIsURL(t *testing.T) {
+	for p, want := range map[string]bool{
+		"https://example.com/x.csv": true, "HTTP://h/x": true, "s3://bucket/x.csv": true, "gs+x.1://b/k": true,
+		"x.csv": false, "dir/a://b.csv": false, "1x://y": false, "://z": false, "https:/h/x.csv": false, "C:\\x.csv": false,
+	} {
+		if got := IsURL(p); got != want {
+			t.Errorf("IsURL(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
 // TestOpenInputURL: a URL that names no local file says it is a URL,
 // still fs.ErrNotExist; a local file whose path looks like one opens; a
 // path that only holds "://" later on is not a URL.

@@ -191,7 +191,7 @@ func Open(name string, advice mapping.Advice) (Source, error) {
 // open is Open, OpenWalking or OpenLike, as how says.
 func open(name string, advice mapping.Advice, how opening) (Source, error) {
 	f, err := OpenFile(name, advice)
-	if errors.Is(err, fs.ErrNotExist) && isURL(name) {
+	if errors.Is(err, fs.ErrNotExist) && IsURL(name) {
 		if open, ok := openerFor(name); ok {
 			return open(name)
 		}
@@ -223,7 +223,7 @@ func open(name string, advice mapping.Advice, how opening) (Source, error) {
 // (see RegisterOpener), it says a regular file, without asking its server.
 func Stat(path string) (fs.FileInfo, error) {
 	f, st, err := OpenInput(path)
-	if errors.Is(err, fs.ErrNotExist) && isURL(path) {
+	if errors.Is(err, fs.ErrNotExist) && IsURL(path) {
 		if _, ok := openerFor(path); ok {
 			return remoteInfo(path), nil
 		}

@@ -15,22 +15,35 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/internal/tooltest"
+	"github.com/csvidx/csvidx/source/remote/remotetest"
 )
 
 // buildBoth builds csvidx without and with -tags codecs into dir, as the
 // README's install section does, and returns their paths.
 func buildBoth(t *testing.T, dir string) (plain, codecs string) {
 	t.Helper()
+	bins := buildTagged(t, dir, "", "codecs")
+	return bins[0], bins[1]
+}
+
+// buildTagged builds csvidx with each of tags into dir, as the README's
+// install section does, and returns their paths: csvidx for no tag,
+// csvidx-codecs for codecs, csvidx-remote for remote.
+func buildTagged(t *testing.T, dir string, tags ...string) []string {
+	t.Helper()
 	goTool := tooltest.Need(t, "go")
-	plain, codecs = filepath.Join(dir, "csvidx"), filepath.Join(dir, codecsName)
-	for _, b := range []struct{ out, tags string }{{plain, ""}, {codecs, "codecs"}} {
-		cmd := exec.Command(goTool, "build", "-tags", b.tags, "-o", b.out, ".")
+	names := map[string]string{"": "csvidx", "codecs": codecsName, "remote": remoteName}
+	var bins []string
+	for _, tag := range tags {
+		out := filepath.Join(dir, names[tag])
+		cmd := exec.Command(goTool, "build", "-tags", tag, "-o", out, ".")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build -tags %q: %v\n%s", b.tags, err, out)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build -tags %q: %v\n%s", tag, err, msg)
 		}
+		bins = append(bins, out)
 	}
-	return plain, codecs
+	return bins
 }
 
 // result is what a run of a csvidx binary did.
@@ -40,7 +53,7 @@ type result struct {
 }
 
 // runBinary runs the csvidx binary bin in dir with args, PATH set to path
-// (and reexecEnv cleared), and stdin, giving up after a minute (a loop of
+// (and reexecEnv and remoteEnv cleared), and stdin, giving up after a minute (a loop of
 // re-execs would never end).
 func runBinary(t *testing.T, bin, dir, path, stdin string, args ...string) result {
 	t.Helper()
@@ -48,7 +61,7 @@ func runBinary(t *testing.T, bin, dir, path, stdin string, args ...string) resul
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH="+path, reexecEnv+"=")
+	cmd.Env = append(os.Environ(), "PATH="+path, reexecEnv+"=", remoteEnv+"=")
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -250,4 +263,145 @@ var buildTime = regexp.MustCompile(` in [0-9.]+ s:`)
 func timeless(r result) result {
 	r.stderr = buildTime.ReplaceAllString(r.stderr, " in T s:")
 	return r
+}
+
+// TestRemoteBuild runs the remote build, made by go build -tags remote,
+// with the two others: the default and codecs builds run csvidx-remote,
+// next to them (through a symbolic link too) or on PATH, for a CSV named
+// by a URL, here served by remotetest, so that a get through a local
+// index (--index) prints the rows of a get of the local copy, with its
+// exit status (1: no row); a build through it writes the local copy's
+// index, byte for byte after the header page, which verify finds equal.
+// Without csvidx-remote they say in one line how to get it, exit 2;
+// another build installed as csvidx-remote is refused in one line; a
+// local file whose name looks like a URL is read by the default build.
+func TestRemoteBuild(t *testing.T) {
+	bins := buildTagged(t, t.TempDir(), "", "codecs", "remote")
+	plainBin, codecsBin, remoteBin := bins[0], bins[1], bins[2]
+
+	root := t.TempDir()
+	mkdir := func(parts ...string) string {
+		p := filepath.Join(append([]string{root}, parts...)...)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	data, both, withCodecs, alone, codecsAlone, onPath, linkDir, loop, codecsLoop, empty := mkdir("data"), mkdir("both"), mkdir("codecs"), mkdir("alone"), mkdir("codecsalone"), mkdir("onpath"), mkdir("link", "bin"), mkdir("loop"), mkdir("codecsloop"), mkdir("empty")
+	copyExec(t, plainBin, filepath.Join(both, "csvidx"))
+	copyExec(t, remoteBin, filepath.Join(both, remoteName))
+	copyExec(t, codecsBin, filepath.Join(withCodecs, codecsName))
+	copyExec(t, remoteBin, filepath.Join(withCodecs, remoteName))
+	copyExec(t, plainBin, filepath.Join(alone, "csvidx"))
+	copyExec(t, codecsBin, filepath.Join(codecsAlone, codecsName))
+	copyExec(t, remoteBin, filepath.Join(onPath, remoteName))
+	copyExec(t, plainBin, filepath.Join(loop, "csvidx"))
+	copyExec(t, plainBin, filepath.Join(loop, remoteName)) // a default build installed as csvidx-remote
+	copyExec(t, codecsBin, filepath.Join(codecsLoop, codecsName))
+	copyExec(t, codecsBin, filepath.Join(codecsLoop, remoteName)) // a codecs build installed as csvidx-remote
+	if err := os.Symlink(filepath.Join(both, "csvidx"), filepath.Join(linkDir, "csvidx")); err != nil {
+		t.Fatal(err)
+	}
+
+	var csv strings.Builder
+	csv.WriteString("id,user\n")
+	for i := range 20000 {
+		fmt.Fprintf(&csv, "%d,u%d\n", i, i*7919%4999)
+	}
+	writeFile(t, filepath.Join(data, "a.csv"), csv.String())
+	s := remotetest.NewServer(t)
+	s.Put("a.csv", []byte(csv.String()))
+	url := s.URLOf("a.csv")
+	if r := runBinary(t, plainBin, data, empty, "", "build", "a.csv", "--key", "user", "--index", "local.csvidx", "-q"); r.status != 0 {
+		t.Fatalf("build a.csv: %+v", r)
+	}
+
+	// (a) The default and codecs builds' answer for a URL is the remote
+	// build's, found next to them, through a link, or on PATH, and the same
+	// as the local copy's.
+	for _, c := range []struct {
+		keys   []string
+		stdin  string
+		status int
+	}{
+		{[]string{"u1", "u2"}, "", 0},
+		{[]string{"--keys-file", "-"}, "u3\nu4\n", 0},
+		{[]string{"no-such-key"}, "", 1},
+	} {
+		want := runBinary(t, plainBin, data, empty, c.stdin, append([]string{"get", "a.csv", "--index", "local.csvidx"}, c.keys...)...)
+		if want.status != c.status || c.status == 0 && strings.Count(want.stdout, "\n") < 4 {
+			t.Fatalf("get a.csv %q: %+v", c.keys, want)
+		}
+		args := append([]string{"get", url, "--index", "local.csvidx"}, c.keys...)
+		for _, via := range []struct{ name, bin, path string }{
+			{"the remote build itself", filepath.Join(both, remoteName), empty},
+			{"next to it", filepath.Join(both, "csvidx"), empty},
+			{"through a link", filepath.Join(linkDir, "csvidx"), empty},
+			{"on PATH", filepath.Join(alone, "csvidx"), onPath},
+			{"from the codecs build", filepath.Join(withCodecs, codecsName), empty},
+		} {
+			if got := runBinary(t, via.bin, data, via.path, c.stdin, args...); got != want {
+				t.Errorf("get URL %q, %s: %+v, want the local copy's %+v", c.keys, via.name, got, want)
+			}
+		}
+	}
+
+	// (b) A build of the URL through csvidx-remote writes the local copy's
+	// index, which verify, through it too, finds equal.
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", url, "--key", "user", "--index", "remote.csvidx", "-q"); r.status != 0 {
+		t.Fatalf("build URL: %+v", r)
+	}
+	local, err := os.ReadFile(filepath.Join(data, "local.csvidx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote, err := os.ReadFile(filepath.Join(data, "remote.csvidx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const headerPage = 4096 // the header, which holds the CSV's identity and the build's time
+	if len(local) <= headerPage || !bytes.Equal(local[headerPage:], remote[headerPage:]) {
+		t.Errorf("the index built of the URL (%d bytes) differs from the local copy's (%d bytes) after the header page", len(remote), len(local))
+	}
+	if r := runBinary(t, filepath.Join(alone, "csvidx"), data, onPath, "", "verify", url, "--index", "remote.csvidx"); r.status != 0 {
+		t.Errorf("verify URL: %+v", r)
+	}
+
+	// (c) Without csvidx-remote: one line, exit 2, how to get it.
+	want := result{2, "", "csvidx: " + url + " is a URL, which csvidx reads through its remote build, csvidx-remote, found neither next to csvidx nor on PATH: build it from a clone of csvidx (" + remoteInstall + "), or download the file first\n"}
+	for _, bin := range []string{filepath.Join(alone, "csvidx"), filepath.Join(codecsAlone, codecsName)} {
+		if got := runBinary(t, bin, data, empty, "", "get", url, "u1", "--index", "local.csvidx"); got != want {
+			t.Errorf("%s without csvidx-remote: %+v, want %+v", bin, got, want)
+		}
+	}
+
+	// (d) No loop: a default or codecs build installed as csvidx-remote
+	// runs nothing more.
+	for _, c := range []struct{ dir, bin string }{{loop, "csvidx"}, {codecsLoop, codecsName}} {
+		got := runBinary(t, filepath.Join(c.dir, c.bin), data, empty, "", "get", url, "u1", "--index", "local.csvidx")
+		want := "csvidx: " + url + " is a URL, and " + filepath.Join(c.dir, remoteName) + ", which " + filepath.Join(c.dir, c.bin) +
+			" ran to read it as csvidx's remote build, is not one: build it with -tags remote (" + remoteInstall + ")\n"
+		if got != (result{2, "", want}) {
+			t.Errorf("%s as csvidx-remote: %+v, want exit 2 and %q", filepath.Base(c.bin), got, want)
+		}
+	}
+
+	// (e) A local file whose name looks like the URL is the default build's
+	// to read, without csvidx-remote.
+	named := filepath.Join(data, filepath.FromSlash(strings.Replace(url, "://", ":/", 1)))
+	if err := os.MkdirAll(filepath.Dir(named), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, named, csv.String())
+	if r := runBinary(t, filepath.Join(alone, "csvidx"), data, empty, "", "build", url, "--key", "user", "-q"); r.status != 0 {
+		t.Fatalf("build of a local file named like the URL: %+v", r)
+	}
+	wantRows := runBinary(t, plainBin, data, empty, "", "get", "a.csv", "u1", "--index", "local.csvidx")
+	if got := runBinary(t, filepath.Join(alone, "csvidx"), data, empty, "", "get", url, "u1"); got != wantRows {
+		t.Errorf("get of a local file named like the URL: %+v, want %+v", got, wantRows)
+	}
+
+	if got := runBinary(t, remoteBin, data, empty, "", "--version"); !strings.Contains(got.stdout, "remote build") {
+		t.Errorf("csvidx-remote --version: %+v", got)
+	}
 }

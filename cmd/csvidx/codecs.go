@@ -1,12 +1,13 @@
-//go:build codecs
+//go:build codecs || remote
 
 package main
 
-// The codecs build (go build -tags codecs): source.Open reads BGZF and
-// zstd files through the backends that package compressed registers at
-// its initialisation, which every process of this build pays for (see
-// compressed.go). The default build runs this one, installed as
-// csvidx-codecs, for a file in those formats.
+// The codecs build (go build -tags codecs), and the remote build (-tags
+// remote), which reads whatever the others read: source.Open reads BGZF
+// and zstd files through the backends that package compressed
+// registers at its initialisation, which every process of these builds
+// pays for (see compressed.go). The default build runs the codecs build,
+// installed as csvidx-codecs, for a file in those formats.
 
 import (
 	"bufio"
@@ -26,11 +27,7 @@ import (
 // codecsBuild says this build reads the formats of package compressed.
 const codecsBuild = true
 
-// runCodecs returns err: this build reads what the codecs build reads, and
-// never runs another csvidx.
-func runCodecs(err error, _ []string, _ streams) (int, error) { return -1, err }
-
-// beforeStdin does nothing: this build has no other csvidx to run.
+// beforeStdin does nothing: this build reads what the codecs build reads.
 func beforeStdin(string) error { return nil }
 
 // compressFile writes o.in compressed to o.out (see the compress command),

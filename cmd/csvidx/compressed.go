@@ -7,17 +7,18 @@ import (
 	"github.com/csvidx/csvidx/source"
 )
 
-// csvidx comes in two builds of this one package. The default build links
-// no decoder of compressed data: every package linked into a process runs
-// its initialisation at start, and klauspost/compress's took 0.2-0.3 ms
-// (zstd) and 0.03-0.06 ms (flate) of every process, a fifth of a lookup
+// csvidx comes in three builds of this one package. The default build
+// links no decoder of compressed data: every package linked into a process
+// runs its initialisation at start, and klauspost/compress's took 0.2-0.3
+// ms (zstd) and 0.03-0.06 ms (flate) of every process, a fifth of a lookup
 // (see internal/layout's TestLocalPathLinksNoDecoder). The codecs build
 // (go build -tags codecs, codecs.go) links package source/compressed,
-// whose backends read gzip (BGZF or not) and zstd files. The default build, given a file
-// in a format the codecs build reads, runs the codecs build, installed as
-// csvidx-codecs, in its place with the same arguments (reexec.go); without
-// one, it says how to get it. Formats that no build reads get the advice
-// to decompress them.
+// whose backends read gzip (BGZF or not) and zstd files. The default
+// build, given a file in a format the codecs build reads, runs the codecs
+// build, installed as csvidx-codecs, in its place with the same arguments
+// (reexec.go); without one, it says how to get it. Formats that no build
+// reads get the advice to decompress them. The remote build (-tags remote)
+// reads URLs, and all the codecs build reads: see remote.go.
 
 // codecsName is the codecs build's file name, next to csvidx or on PATH.
 const codecsName = "csvidx-codecs"
@@ -46,7 +47,7 @@ func codecsReads(e *source.CompressedError) bool {
 // without the format's suffix, else with .plain before its extension); for
 // join's LEFT, into the join through a pipe. For a file the codecs build
 // reads, which this build does not, it says how to get the codecs build
-// first (this build found none to run: see runCodecs).
+// first (this build found none to run: see runHelper).
 func decompressAdvice(e *source.CompressedError) string {
 	says := e.Path + " is " + e.What() + ", and csvidx reads plain CSV: "
 	tool := e.Format // gzip, zstd, xz and bzip2 each decompress with -dc

@@ -18,7 +18,7 @@ type keyInput struct {
 	// stdin reads the keys file from standard input (--keys-file -), which
 	// keys does once the index is open: a file the default build does not
 	// read then stops get before standard input is read, so that the
-	// codecs build, run in its place, reads it whole (see runCodecs).
+	// codecs build, run in its place, reads it whole (see runHelper).
 	stdin func() ([]byte, error)
 }
 

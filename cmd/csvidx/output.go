@@ -15,7 +15,7 @@ import (
 type stdoutWriter struct {
 	w     io.Writer
 	err   error
-	wrote bool // something was written (see runCodecs)
+	wrote bool // something was written (see runHelper)
 }
 
 func (o *stdoutWriter) Write(p []byte) (int, error) {

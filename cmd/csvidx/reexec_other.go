@@ -1,4 +1,4 @@
-//go:build !codecs && !unix
+//go:build !remote && !unix
 
 package main
 
@@ -12,15 +12,15 @@ import (
 // exeSuffix is what an executable's name ends with.
 const exeSuffix = ".exe"
 
-// execCodecs runs the codecs build at path as a child with the command
-// line args (less the program's name), this process's environment with
-// reexecEnv set to self, and its standard files, and returns the child's
-// exit status: systems other than Unix cannot replace a process's program.
-// Ctrl-C reaches the child too, which decides what it means.
-func execCodecs(path string, args []string, self string) (int, error) {
+// execHelper runs the build of csvidx at path as a child with the command
+// line args (less the program's name), the environment env (see
+// helper.environ) and this process's standard files, and returns the
+// child's exit status: systems other than Unix cannot replace a process's
+// program. Ctrl-C reaches the child too, which decides what it means.
+func execHelper(path string, args, env []string) (int, error) {
 	cmd := exec.Command(path, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = codecsEnv(self)
+	cmd.Env = env
 	signal.Ignore(os.Interrupt)
 	err := cmd.Run()
 	var ee *exec.ExitError
@@ -39,7 +39,7 @@ func isExecutable(path string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// lookPath returns the codecs build found on PATH (with the system's
+// lookPath returns the file called name found on PATH (with the system's
 // executable extensions), or "": not one found through a relative
 // directory (exec.ErrDot).
 func lookPath(name string) string {

@@ -1,4 +1,4 @@
-//go:build !codecs && unix
+//go:build !codecs && !remote && unix
 
 package main
 
@@ -59,8 +59,8 @@ func TestRunCodecsNotRun(t *testing.T) {
 		{"NoCodecsBuild", wrapped, streamsOf(nil, false)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if status, err := runCodecs(c.err, []string{"get", "x"}, c.s); status != -1 || err != c.err {
-				t.Errorf("runCodecs = %d, %v; want -1 and the error as it was", status, err)
+			if status, err := runHelper(c.err, []string{"get", "x"}, c.s); status != -1 || err != c.err {
+				t.Errorf("runHelper = %d, %v; want -1 and the error as it was", status, err)
 			}
 		})
 	}
@@ -77,16 +77,16 @@ func TestRunCodecsNotRun(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv(reexecEnv, c.env)
-			status, err := runCodecs(wrapped, []string{"get", "x"}, c.s)
+			status, err := runHelper(wrapped, []string{"get", "x"}, c.s)
 			if status != -1 || err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("runCodecs = %d, %v; want -1 and %q", status, err, c.want)
+				t.Errorf("runHelper = %d, %v; want -1 and %q", status, err, c.want)
 			}
 		})
 	}
 
 	processExits = false // in tests that call run: never
-	if status, err := runCodecs(wrapped, nil, streamsOf(nil, false)); status != -1 || err != wrapped {
-		t.Errorf("runCodecs without processExits = %d, %v", status, err)
+	if status, err := runHelper(wrapped, nil, streamsOf(nil, false)); status != -1 || err != wrapped {
+		t.Errorf("runHelper without processExits = %d, %v", status, err)
 	}
 }
 
@@ -109,37 +109,37 @@ func TestFindCodecs(t *testing.T) {
 	t.Chdir(dir)
 	t.Setenv("PATH", strings.Join([]string{"rel", "", other, onPath}, string(filepath.ListSeparator)))
 
-	if got := findCodecs(self); got != filepath.Join(onPath, codecsName) {
+	if got := codecsHelper.find(self); got != filepath.Join(onPath, codecsName) {
 		t.Errorf("nothing next to csvidx: found %q, want the one on PATH (not the one in a relative directory)", got)
 	}
 	next := filepath.Join(home, codecsName)
 	if err := os.WriteFile(next, []byte(fakeExits), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := findCodecs(self); got != filepath.Join(onPath, codecsName) {
+	if got := codecsHelper.find(self); got != filepath.Join(onPath, codecsName) {
 		t.Errorf("a file next to csvidx that is not executable: found %q", got)
 	}
 	os.Chmod(next, 0o755)
-	if got := findCodecs(self); got != next {
+	if got := codecsHelper.find(self); got != next {
 		t.Errorf("found %q, want %q next to csvidx", got, next)
 	}
-	if got := findCodecs(""); got != filepath.Join(onPath, codecsName) {
+	if got := codecsHelper.find(""); got != filepath.Join(onPath, codecsName) {
 		t.Errorf("csvidx's path unknown: found %q", got)
 	}
 	// A default build installed as csvidx-codecs: itself, never run.
-	if got := findCodecs(next); got != "" {
+	if got := codecsHelper.find(next); got != "" {
 		t.Errorf("run as csvidx-codecs: found %q, want none", got)
 	}
 	os.Remove(next)
 	if err := os.Link(self, next); err != nil {
 		t.Fatal(err)
 	}
-	if got := findCodecs(self); got != "" {
+	if got := codecsHelper.find(self); got != "" {
 		t.Errorf("csvidx-codecs is csvidx (a hard link): found %q, want none", got)
 	}
 	t.Setenv("PATH", "")
 	os.Remove(next)
-	if got := findCodecs(self); got != "" {
+	if got := codecsHelper.find(self); got != "" {
 		t.Errorf("no PATH: found %q", got)
 	}
 }
@@ -177,7 +177,7 @@ func TestBeforeStdin(t *testing.T) {
 func TestCodecsEnv(t *testing.T) {
 	t.Setenv(reexecEnv, "")
 	t.Setenv("CSVIDX_TEST_KEPT", "yes")
-	env := codecsEnv("/bin/csvidx")
+	env := codecsHelper.environ("/bin/csvidx")
 	var marks []string
 	for _, kv := range env {
 		if strings.HasPrefix(kv, reexecEnv+"=") {
@@ -185,6 +185,6 @@ func TestCodecsEnv(t *testing.T) {
 		}
 	}
 	if len(marks) != 1 || marks[0] != reexecEnv+"=/bin/csvidx" || !slices.Contains(env, "CSVIDX_TEST_KEPT=yes") {
-		t.Errorf("codecsEnv: %v, kept %v", marks, slices.Contains(env, "CSVIDX_TEST_KEPT=yes"))
+		t.Errorf("environ: %v, kept %v", marks, slices.Contains(env, "CSVIDX_TEST_KEPT=yes"))
 	}
 }

@@ -1,4 +1,4 @@
-//go:build !codecs && unix
+//go:build !remote && unix
 
 package main
 
@@ -11,12 +11,12 @@ import (
 // exeSuffix is what an executable's name ends with.
 const exeSuffix = ""
 
-// execCodecs replaces this process with the codecs build at path, with the
-// command line args (less the program's name), this process's environment
-// and reexecEnv set to self. It returns only on failure.
-func execCodecs(path string, args []string, self string) (int, error) {
+// execHelper replaces this process with the build of csvidx at path, with
+// the command line args (less the program's name) and the environment env
+// (see helper.environ). It returns only on failure.
+func execHelper(path string, args, env []string) (int, error) {
 	argv := append([]string{path}, args...)
-	return -1, syscall.Exec(path, argv, codecsEnv(self))
+	return -1, syscall.Exec(path, argv, env)
 }
 
 // isExecutable reports whether path is a regular file that someone may

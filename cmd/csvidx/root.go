@@ -36,8 +36,8 @@ type streams struct {
 }
 
 // stdin returns standard input for a command to read, noting that it did:
-// the default build runs the codecs build in its place only before (see
-// runCodecs).
+// the default build runs another build in its place only before (see
+// runHelper).
 func (s streams) stdin() io.Reader {
 	if s.stdinTaken != nil {
 		*s.stdinTaken = true
@@ -76,12 +76,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stop := func() {}
 	defer func() { stop() }()
 	out := &stdoutWriter{w: stdout}
-	given := slices.Clone(args) // for the codecs build, as they came
+	given := slices.Clone(args) // for another build run in this one's place, as they came
 	args = keyArgs(args)
 	stdinTaken := false
 	s := streams{in: stdin, out: out, err: stderr, stdinTaken: &stdinTaken}
 	root := newRootCommand(s, args)
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := remoteArgs(cmd, args); err != nil {
+			return err // a URL: the remote build runs in this one's place, before any work
+		}
 		keysFile := cmd.Flags().Lookup("keys-file")
 		prime := cmd.Annotations[cleanupAnnotation] != "" || keysFile != nil && keysFile.Value.String() != "" && keysFile.Value.String() != "-"
 		if err := checkDescriptors(prime); err != nil {
@@ -119,8 +122,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "csvidx: interrupted")
 		return exitInterrupted
 	}
-	stop() // before the codecs build may replace this process
-	status, err := runCodecs(err, given, s)
+	stop() // before another build may replace this process
+	status, err := runHelper(err, given, s)
 	if status >= 0 {
 		return status
 	}
@@ -246,7 +249,10 @@ func version() string {
 		v += fmt.Sprintf(" (revision %.12s, %s%s)", rev, at, dirty)
 	}
 	v += ", " + bi.GoVersion
-	if codecsBuild {
+	switch {
+	case remoteBuild:
+		v += ", remote build (reads http and https URLs, gzip and zstd)"
+	case codecsBuild:
 		v += ", codecs build (reads gzip and zstd)"
 	}
 	return v

@@ -29,15 +29,17 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			for i, v := range env.Vars {
 				if path, ok := strings.CutPrefix(v, "PATH="); ok {
-					env.Vars[i] = "PATH=" + withoutCodecs(path)
+					env.Vars[i] = "PATH=" + withoutHelpers(path)
 				}
 			}
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
-			case "codecs": // the test binary is the codecs build (go test -tags codecs)
+			case "codecs": // the test binary reads compressed files (go test -tags codecs, or -tags remote)
 				return codecsBuild, nil
+			case "remote": // the test binary is the remote build (go test -tags remote)
+				return remoteBuild, nil
 			case "root":
 				return os.Geteuid() == 0, nil
 			case "devfull": // a device whose writes fail with ENOSPC
@@ -56,13 +58,16 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// withoutCodecs returns the list of directories path, less those that hold
-// a csvidx-codecs: the scripts' csvidx, the test binary, finds none to run
-// for a compressed file (see runCodecs) unless a script puts one on PATH.
-func withoutCodecs(path string) string {
+// withoutHelpers returns the list of directories path, less those that
+// hold a csvidx-codecs or a csvidx-remote: the scripts' csvidx, the test
+// binary, finds none to run for a compressed file or a URL (see runHelper)
+// unless a script puts one on PATH.
+func withoutHelpers(path string) string {
 	var dirs []string
 	for _, dir := range filepath.SplitList(path) {
-		if _, err := os.Stat(filepath.Join(dir, codecsName)); err != nil {
+		_, cerr := os.Stat(filepath.Join(dir, codecsName))
+		_, rerr := os.Stat(filepath.Join(dir, remoteName))
+		if cerr != nil && rerr != nil {
 			dirs = append(dirs, dir)
 		}
 	}

@@ -21,7 +21,7 @@ var layers = map[string]int{
 	"format":       3,
 	// The decoders of compressed sources: above source, beside index,
 	// which never imports them (see TestLocalPathLinksNoDecoder); the
-	// codecs build of cmd/csvidx and python/capi do.
+	// codecs and remote builds of cmd/csvidx and python/capi do.
 	"source/compressed": 3,
 	// Remote objects by byte ranges, and its test server: above source,
 	// beside index, which never imports them (net/http's initialisation
@@ -49,10 +49,10 @@ func rank(pkg string) (int, bool) {
 
 // TestImportsPointDown: every package of the module but the scripts (tools
 // of their own, which may use anything) has a layer, and imports only
-// packages of lower layers, in the default build and the codecs build
-// (cmd/csvidx's codecs.go).
+// packages of lower layers, in the default build, the codecs build
+// (cmd/csvidx's codecs.go) and the remote build (remotebuild.go).
 func TestImportsPointDown(t *testing.T) {
-	for _, tags := range []string{"", "codecs"} {
+	for _, tags := range []string{"", "codecs", "remote"} {
 		t.Run("tags="+tags, func(t *testing.T) { importsPointDown(t, tags) })
 	}
 }
@@ -103,8 +103,8 @@ func importsPointDown(t *testing.T, tags string) {
 // A/B with hyperfine; the initialisations took 0.65 ms of clock against
 // 0.36 ms without it). Compressed sources live in source/compressed, and
 // remote ones in source/remote, which only the programs that read them
-// import: csvidx's codecs build (see TestCodecsBuildLinks) and the Python
-// binding.
+// import: csvidx's codecs build the former, its remote build both (see
+// TestCodecsBuildLinks and TestRemoteBuildLinks), and the Python binding.
 func TestLocalPathLinksNoDecoder(t *testing.T) {
 	for _, pkg := range []string{"cmd/csvidx", "index", "join"} {
 		out, err := exec.Command("go", "list", "-deps", module+pkg).Output()
@@ -136,6 +136,33 @@ func TestCodecsBuildLinks(t *testing.T) {
 			if !slices.Contains(deps, want) {
 				t.Errorf("%s (tags %q) does not link %s", c.pkg, c.tags, want)
 			}
+		}
+	}
+}
+
+// TestRemoteBuildLinks: the codecs build of the csvidx command links no
+// HTTP client either (it runs the remote build for a URL, as the default
+// build does), and the remote build (go build -tags remote) links
+// source/remote, whose init registers the opener of http and https URLs,
+// and source/compressed, so that it reads whatever the builds that run it
+// read.
+func TestRemoteBuildLinks(t *testing.T) {
+	deps := func(tags string) []string {
+		out, err := exec.Command("go", "list", "-tags", tags, "-deps", module+"cmd/csvidx").Output()
+		if err != nil {
+			t.Fatalf("go list -tags %q -deps cmd/csvidx: %v", tags, err)
+		}
+		return strings.Fields(string(out))
+	}
+	for _, dep := range deps("codecs") {
+		if dep == module+"source/remote" || dep == "net/http" || dep == "crypto/tls" {
+			t.Errorf("cmd/csvidx (tags codecs) links %s", dep)
+		}
+	}
+	remote := deps("remote")
+	for _, want := range []string{module + "source/remote", "net/http", module + "source/compressed", "github.com/klauspost/compress/zstd"} {
+		if !slices.Contains(remote, want) {
+			t.Errorf("cmd/csvidx (tags remote) does not link %s", want)
 		}
 	}
 }

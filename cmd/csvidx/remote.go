@@ -1,0 +1,103 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/csvidx/csvidx/source"
+	"github.com/spf13/cobra"
+)
+
+// The remote build (go build -tags remote, remotebuild.go) links package
+// source/remote, whose initialisation registers the opener of http and
+// https URLs with package source, and everything the codecs build links,
+// so that it reads whatever the builds that run it read (a remote object
+// is read as plain CSV: package source opens a URL through its opener,
+// not through a backend, as yet). The other two builds link no HTTP
+// client: net/http's initialisation made every local get 9-13% slower
+// (see internal/layout's TestLocalPathLinksNoDecoder). They run the remote
+// build, installed as csvidx-remote, in their place when a command names
+// a CSV (or an index) by a URL that the remote build reads and that no
+// local file has as its name, as git runs git-remote-https: remoteArgs
+// tells before any work, and runHelper (reexec.go) runs it. Without one,
+// they say how to get it.
+
+// remoteName is the remote build's file name, next to csvidx or on PATH.
+const remoteName = "csvidx-remote"
+
+// remoteEnv marks the remote build's process that another build started:
+// its value is the path of the csvidx that started it. A build that finds
+// it set and meets a URL runs nothing: the csvidx-remote it runs as is not
+// a remote build, and running csvidx-remote again would loop.
+const remoteEnv = "CSVIDX_REMOTE_REEXEC"
+
+// remoteInstall is the command that builds csvidx-remote next to the
+// csvidx on PATH, from a clone of csvidx.
+const remoteInstall = `go build -tags remote -o "$(dirname "$(command -v csvidx)")/csvidx-remote" ./cmd/csvidx`
+
+// remoteSchemes are the URL schemes whose openers package source/remote
+// registers, told here since the other builds may not import that package
+// to ask it (TestRemoteSchemes checks them in the remote build). A URL of
+// another scheme gets package source's advice to download it.
+var remoteSchemes = []string{"http", "https"}
+
+// csvArgs gives, for each command, which of its arguments names the CSV
+// it indexes or reads through an index: RIGHT for join (LEFT is a stream,
+// read by no build from a URL).
+var csvArgs = map[string]int{
+	"build": 0, "get": 0, "join": 1, "info": 0, "verify": 0,
+	"update": 0, "compact": 0, "drop": 0, "compress": 0, "bench": 0,
+}
+
+// remoteReads reports whether the remote build reads path as a URL, which
+// this build does not: source.IsURL holds, its scheme is one of
+// remoteSchemes, and no local file has that name (which Open and Stat
+// would read as the file it is). Only such a name costs a system call.
+func remoteReads(path string) bool {
+	if !source.IsURL(path) {
+		return false
+	}
+	scheme, _, _ := strings.Cut(path, "://")
+	known := false
+	for _, s := range remoteSchemes {
+		known = known || strings.EqualFold(scheme, s)
+	}
+	if !known {
+		return false
+	}
+	_, err := os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// remoteArgs returns a *needsRemoteError when cmd, run with args, names a
+// CSV by a URL that the remote build reads (see remoteReads), as its CSV
+// argument (csvArgs) or as --index; nil in the remote build. The root
+// command calls it before any work, so that the remote build, run in this
+// one's place, finds standard input unread and standard output unwritten.
+func remoteArgs(cmd *cobra.Command, args []string) error {
+	if remoteBuild {
+		return nil
+	}
+	if i, ok := csvArgs[cmd.Name()]; ok && i < len(args) && remoteReads(args[i]) {
+		return &needsRemoteError{path: args[i]}
+	}
+	if f := cmd.Flags().Lookup("index"); f != nil && remoteReads(f.Value.String()) {
+		return &needsRemoteError{path: f.Value.String()}
+	}
+	return nil
+}
+
+// needsRemoteError is a URL that the remote build reads, met by a build
+// that does not, which runs the remote build in its place (see runHelper).
+// Its message is for when it finds none to run.
+type needsRemoteError struct {
+	path string // the URL, as given
+}
+
+func (e *needsRemoteError) Error() string {
+	return e.path + " is a URL, which csvidx reads through its remote build, " + remoteName +
+		", found neither next to csvidx nor on PATH: build it from a clone of csvidx (" + remoteInstall +
+		"), or download the file first"
+}
