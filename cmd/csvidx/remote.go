@@ -41,7 +41,7 @@ const remoteInstall = `go build -tags remote -o "$(dirname "$(command -v csvidx)
 // registers, told here since the other builds may not import that package
 // to ask it (TestRemoteSchemes checks them in the remote build). A URL of
 // another scheme gets package source's advice to download it.
-var remoteSchemes = []string{"http", "https"}
+var remoteSchemes = []string{"http", "https", "s3"}
 
 // csvArgs gives, for each command, which of its arguments names the CSV
 // it indexes or reads through an index: RIGHT for join (LEFT is a stream,

@@ -10,7 +10,7 @@ package main
 // for a URL.
 
 import (
-	_ "github.com/csvidx/csvidx/source/remote" // its init registers the opener of http and https URLs
+	_ "github.com/csvidx/csvidx/source/remote" // its init registers the openers of http, https and s3 URLs
 )
 
 // remoteBuild says this build reads remote CSVs.

@@ -251,7 +251,7 @@ func version() string {
 	v += ", " + bi.GoVersion
 	switch {
 	case remoteBuild:
-		v += ", remote build (reads http and https URLs, gzip and zstd)"
+		v += ", remote build (reads http, https and s3 URLs, gzip and zstd)"
 	case codecsBuild:
 		v += ", codecs build (reads gzip and zstd)"
 	}
