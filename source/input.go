@@ -42,7 +42,7 @@ func urlHint(err error, path string) error {
 	return err
 }
 
-// isURL reports whether path begins as a URL does, with a scheme and "://"
+// IsURL reports whether path begins as a URL does, with a scheme and "://"
 // ("s3://", "https://"): the words of a user who expects a remote file to
 // be read, when no local file has that name.
 func IsURL(path string) bool {

@@ -1,7 +1,9 @@
 package source
 
 import (
+	"errors"
 	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,3 +65,16 @@ func (r remoteInfo) Mode() fs.FileMode  { return 0o644 }
 func (r remoteInfo) ModTime() time.Time { return time.Time{} }
 func (r remoteInfo) IsDir() bool        { return false }
 func (r remoteInfo) Sys() any           { return nil }
+
+// Remote reports whether Open reads name through a registered opener: a
+// URL of a scheme one reads, which names no local file.
+func Remote(name string) bool {
+	if !IsURL(name) {
+		return false
+	}
+	if _, ok := openerFor(name); !ok {
+		return false
+	}
+	_, err := os.Stat(name)
+	return errors.Is(err, fs.ErrNotExist)
+}

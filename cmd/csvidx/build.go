@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -117,7 +119,7 @@ prints nothing but warnings).`,
 			start := time.Now()
 			report := reporter(s.err, o.quiet)
 			bar := newProgress(report, "indexing")
-			infos, err := index.BuildIndexes(cmd.Context(), args[0], o.keys, &index.BuildOptions{
+			bo := &index.BuildOptions{
 				NoHeader:  o.noHeader,
 				Delimiter: delim,
 				IndexPath: g.indexPath,
@@ -126,7 +128,13 @@ prints nothing but warnings).`,
 				NoWait:    o.noWait,
 				Progress:  bar.update,
 				GzipSpan:  int64(o.spanKiB) << 10,
-			})
+			}
+			var infos []*index.Info
+			if buildRemote != nil && source.Remote(args[0]) && (g.indexPath == "" || source.Remote(g.indexPath)) {
+				infos, err = buildRemote(cmd.Context(), args[0], o.keys, bo)
+			} else {
+				infos, err = index.BuildIndexes(cmd.Context(), args[0], o.keys, bo)
+			}
 			bar.finish()
 			if errors.Is(err, index.ErrLineEnds) {
 				return fmt.Errorf("%w, for example with tr '\\r' '\\n' < %s > converted.csv", err, shellQuote(args[0]))
@@ -239,3 +247,8 @@ func formatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
+
+// buildRemote, set by the remote build, builds the index of a CSV at a URL
+// and puts it next to the CSV, or at opts.IndexPath's URL; nil in the
+// other builds.
+var buildRemote func(ctx context.Context, csvURL string, keys []string, opts *index.BuildOptions) ([]*index.Info, error)

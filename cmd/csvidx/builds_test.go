@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -365,6 +366,58 @@ func TestRemoteBuild(t *testing.T) {
 	}
 	if r := runBinary(t, filepath.Join(alone, "csvidx"), data, onPath, "", "verify", url, "--index", "remote.csvidx"); r.status != 0 {
 		t.Errorf("verify URL: %+v", r)
+	}
+
+	// (f) The index next to the CSV on the server (URL.csvidx and its
+	// fence), or at --index's URL, is fetched in part into the cache
+	// (XDG_CACHE_HOME), through csvidx-remote: the local copy's rows and
+	// counts, with the cache or without (--no-cache).
+	if r := runBinary(t, plainBin, data, empty, "", "build", "a.csv", "--key", "user", "-q"); r.status != 0 {
+		t.Fatalf("build a.csv: %+v", r)
+	}
+	for _, name := range []string{"a.csv.csvidx", "a.csv.csvidx.fence"} {
+		b, err := os.ReadFile(filepath.Join(data, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Put(name, b)
+		s.Put("elsewhere/"+name, b)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	for _, args := range [][]string{{"u1", "u2", "nope"}, {"--count", "u1", "u3"}, {"u5", "--no-cache"}, {"u6", "--index", s.URLOf("elsewhere/a.csv.csvidx")}} {
+		localArgs := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--no-cache" })
+		if i := slices.Index(localArgs, "--index"); i >= 0 {
+			localArgs = slices.Delete(localArgs, i, i+2)
+		}
+		want := runBinary(t, plainBin, data, empty, "", append([]string{"get", "a.csv"}, localArgs...)...)
+		if want.status != 0 || want.stdout == "" {
+			t.Fatalf("get a.csv %q: %+v", localArgs, want)
+		}
+		if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", append([]string{"get", url}, args...)...); got != want {
+			t.Errorf("get URL %q through its remote index: %+v, want the local copy's %+v", args, got, want)
+		}
+	}
+
+	// (g) build of an s3:// CSV puts its index next to it (a conditional
+	// PUT), which get then reads; build of an http URL whose server takes
+	// no PUT says so, exit 2.
+	fake := remotetest.NewS3(t, "bucket")
+	for k, v := range map[string]string{"AWS_ENDPOINT_URL": fake.URL, "AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "secret",
+		"AWS_REGION": "us-east-1", "AWS_CONFIG_FILE": filepath.Join(empty, "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(empty, "none")} {
+		t.Setenv(k, v)
+	}
+	if _, err := fake.Backend.PutObject("bucket", "dir/a.csv", nil, strings.NewReader(csv.String()), int64(csv.Len()), nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", "s3://bucket/dir/a.csv", "--key", "user"); r.status != 0 || !strings.Contains(r.stderr, "the index is s3://bucket/dir/a.csv.csvidx") {
+		t.Fatalf("build s3://: %+v", r)
+	}
+	wantS3 := runBinary(t, plainBin, data, empty, "", "get", "a.csv", "u7", "u8")
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "s3://bucket/dir/a.csv", "u7", "u8"); got != wantS3 {
+		t.Errorf("get s3:// after its build: %+v, want %+v", got, wantS3)
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", url, "--key", "user"); r.status != 2 || !strings.Contains(r.stderr, "HTTP 405") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("build of an http URL whose server takes no PUT: %+v", r)
 	}
 
 	// (c) Without csvidx-remote: one line, exit 2, how to get it.

@@ -2,16 +2,60 @@
 
 package main
 
-// The remote build (go build -tags remote): source.Open reads http and
-// https URLs through the opener that package remote registers at its
-// initialisation, and compressed files as the codecs build does (codecs.go
+// The remote build (go build -tags remote): source.Open reads http, https
+// and s3 URLs through the openers that package remote registers at its
+// initialisation, get looks up a remote CSV through its remote index
+// (package remoteindex), and compressed files as the codecs build does (codecs.go
 // is built too), which every process of this build pays for (see
 // remote.go). The other builds run this one, installed as csvidx-remote,
 // for a URL.
 
 import (
-	_ "github.com/csvidx/csvidx/source/remote" // its init registers the openers of http, https and s3 URLs
+	"cmp"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/remoteindex"
+	"github.com/csvidx/csvidx/source/remote" // its init registers the openers of http, https and s3 URLs
 )
+
+func init() { openRemote, buildRemote = openRemoteIndex, buildRemoteIndex }
+
+// openRemoteIndex opens the remote index of the CSV at csvPath, a URL:
+// next to it, or at --index's URL, fetched in part into the cache (see
+// package remoteindex).
+func openRemoteIndex(ctx context.Context, csvPath string, g *globals, noCache bool) (*index.Index, lookups, func() error, error) {
+	if g.by != "" {
+		return nil, nil, nil, errors.New("--by picks among a local CSV's indexes; for a remote CSV, give --index URL")
+	}
+	c, err := clientFor(csvPath)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	o := &remoteindex.Options{IndexURL: g.indexPath, NoCache: noCache, Client: c}
+	x, err := remoteindex.Open(ctx, csvPath, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return x.Index(), remoteLookups{ctx, x}, x.Close, nil
+}
+
+// remoteLookups are the lookups of a remote index, which fetch what they
+// read.
+type remoteLookups struct {
+	ctx context.Context
+	x   *remoteindex.Index
+}
+
+func (r remoteLookups) Get(keys [][]byte, fn func([]byte) error) error {
+	return r.x.Get(r.ctx, keys, fn)
+}
+
+func (r remoteLookups) Count(key []byte) (int64, error) { return r.x.Count(r.ctx, key) }
 
 // remoteBuild says this build reads remote CSVs.
 const remoteBuild = true
@@ -19,3 +63,43 @@ const remoteBuild = true
 // runHelper returns err: this build reads what every other build reads,
 // and never runs another csvidx.
 func runHelper(err error, _ []string, _ streams) (int, error) { return -1, err }
+
+// buildRemoteIndex builds the index of the CSV at csvURL by key, in a
+// temporary directory, and puts it at opts.IndexPath's URL (the CSV's URL
+// with .csvidx when empty), with its fence (see remoteindex.Put).
+func buildRemoteIndex(ctx context.Context, csvURL string, keys []string, opts *index.BuildOptions) ([]*index.Info, error) {
+	if len(keys) != 1 {
+		return nil, errors.New("a CSV at a URL is indexed by one --key at a time")
+	}
+	c, err := clientFor(csvURL)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "csvidx-build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	idxURL := cmp.Or(opts.IndexPath, csvURL+".csvidx")
+	local := *opts
+	local.IndexPath = filepath.Join(dir, "index.csvidx")
+	infos, err := index.BuildIndexes(ctx, csvURL, keys, &local)
+	if err != nil {
+		return nil, err
+	}
+	if err := remoteindex.Put(ctx, c, local.IndexPath, idxURL); err != nil {
+		return nil, err
+	}
+	for _, info := range infos {
+		info.IndexPath = idxURL
+	}
+	return infos, nil
+}
+
+// clientFor returns the client that reads url: S3's for an s3 URL.
+func clientFor(url string) (*remote.Client, error) {
+	if strings.HasPrefix(strings.ToLower(url), "s3://") {
+		return remote.S3Client()
+	}
+	return remote.DefaultClient, nil
+}

@@ -105,6 +105,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if fault != nil && fault(w, r, data) {
 		return
 	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		w.WriteHeader(http.StatusMethodNotAllowed) // a static file server's answer to a PUT
+		return
+	}
 	s.mu.Lock()
 	data, ok := s.objects[strings.TrimPrefix(r.URL.Path, "/")] // as the fault left it
 	s.mu.Unlock()
