@@ -9,7 +9,8 @@
 # warm one) and prints a line as each stage starts.
 # As root it installs what the tests need from Debian (python3-pandas,
 # python3-pytest, and the compressors the compressed sources are compared
-# with: tabix's bgzip, zstd, pigz); .ci/run calls this same script.
+# with: tabix's bgzip, zstd, pigz), and versitygw with go install; .ci/run
+# calls this same script.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -30,7 +31,14 @@ if ! /usr/bin/python3 -c 'import pandas, pytest' 2> /dev/null || ! command -v bg
 		exit 1
 	fi
 fi
-export CSVIDX_REQUIRE_TOOLS=1 # the differential tests of compressed sources fail, not skip, without their compressors
+# versitygw, a real S3 server the remote tests start on 127.0.0.1 (built
+# from the Go module proxy once, about a minute; cached after).
+export PATH="$(go env GOPATH)/bin:$PATH"
+if ! command -v versitygw > /dev/null; then
+	echo "test.sh: installing versitygw v1.8.0 (go install github.com/versity/versitygw/cmd/versitygw@v1.8.0)"
+	go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
+fi
+export CSVIDX_REQUIRE_TOOLS=1 # the differential tests of compressed sources, and the tests against versitygw, fail, not skip, without their tools
 
 step "Go tests (go test ./...)"
 go test ./...

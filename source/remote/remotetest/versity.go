@@ -10,17 +10,18 @@ import (
 	"time"
 )
 
-// VersityEnv, set to "required" (as CI does), makes a test that needs
-// versitygw fail without it instead of skipping.
-const VersityEnv = "CSVIDX_TEST_VERSITYGW"
+// requireEnv, set to 1 (as test.sh does), makes a test that needs
+// versitygw fail without it instead of skipping, as the tests of the
+// compressors do (internal/tooltest).
+const requireEnv = "CSVIDX_REQUIRE_TOOLS"
 
 // Versity starts versitygw (github.com/versity/versitygw, a real S3
 // server: SigV4, conditional requests) on a free port of 127.0.0.1, with a
 // posix backend in a temporary directory holding the buckets named, and
 // the root credentials access and secret; it is stopped at the end of t.
 // It returns the endpoint's URL. Without versitygw on PATH or in
-// $(go env GOPATH)/bin, the test is skipped, or fails when VersityEnv says
-// it is required.
+// $(go env GOPATH)/bin, the test is skipped, or fails when requireEnv is
+// set.
 func Versity(t testing.TB, access, secret string, buckets ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("versitygw")
@@ -33,8 +34,8 @@ func Versity(t testing.TB, access, secret string, buckets ...string) string {
 		}
 	}
 	if err != nil {
-		if os.Getenv(VersityEnv) == "required" {
-			t.Fatalf("no versitygw (go install github.com/versity/versitygw/cmd/versitygw@v1.8.0), and %s=required", VersityEnv)
+		if os.Getenv(requireEnv) == "1" {
+			t.Fatalf("no versitygw (go install github.com/versity/versitygw/cmd/versitygw@v1.8.0), and %s=1", requireEnv)
 		}
 		t.Skip("no versitygw: go install github.com/versity/versitygw/cmd/versitygw@v1.8.0")
 	}
