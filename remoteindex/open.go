@@ -2,6 +2,7 @@ package remoteindex
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,9 @@ type Options struct {
 	CacheDir string
 	// NoCache keeps the pieces in a temporary directory, removed at Close.
 	NoCache bool
+	// CacheMax is the most bytes the cache keeps on disk (the pages
+	// fetched, not the indexes' sizes); DefaultCacheMax when 0.
+	CacheMax int64
 }
 
 // An Index is a remote CSV's index, open for lookups: its main index file
@@ -154,6 +158,9 @@ func (x *Index) open(ctx context.Context, base string) error {
 	if err := st.save(x.base, dir); err != nil {
 		return fmt.Errorf("the cache of remote indexes: %w", err)
 	}
+	if x.temp == "" {
+		prune(x.base, dir, cmp.Or(x.opts.CacheMax, DefaultCacheMax)) // best effort: a cache too big is no error
+	}
 	return nil
 }
 
@@ -194,6 +201,7 @@ func (x *Index) openWarm() error {
 	if err := x.openOn(dir, csv); err != nil {
 		return err
 	}
+	touch(dir)
 	x.warm = true
 	return nil
 }

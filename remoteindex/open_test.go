@@ -292,3 +292,54 @@ func TestLookupsS3(t *testing.T) {
 		})
 	}
 }
+
+// TestPrune: past the cache's limit, an opening removes the entries used
+// least lately, never its own; an entry removed is fetched again.
+func TestPrune(t *testing.T) {
+	data, keys := testCSV(20000, 6)
+	s, local, _ := served(t, data)
+	s.Put("b.csv", []byte(data))
+	for _, f := range []string{"a.csv.csvidx", "a.csv.csvidx.fence"} {
+		b, _ := s.Get(f)
+		s.Put("b"+f[1:], b)
+	}
+	ctx := context.Background()
+	cache := t.TempDir()
+	entries := func() int {
+		n := 0
+		ds, _ := os.ReadDir(cache)
+		for _, d := range ds {
+			if d.IsDir() {
+				n++
+			}
+		}
+		return n
+	}
+	look := func(name string, max int64) {
+		t.Helper()
+		x, err := Open(ctx, s.URLOf(name), &Options{CacheDir: cache, CacheMax: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close()
+		if got, want := rows(t, func(k [][]byte, fn func([]byte) error) error { return x.Get(ctx, k, fn) }, keys[1]), rows(t, local.Get, keys[1]); got != want {
+			t.Fatalf("%s: %q, want %q", name, got, want)
+		}
+	}
+	look("a.csv", 0)
+	look("b.csv", 0)
+	if n := entries(); n != 2 {
+		t.Fatalf("%d entries, want 2", n)
+	}
+	look("a.csv", 1) // warm: no pruning
+	s.Put("c.csv", []byte(data))
+	for _, f := range []string{"a.csv.csvidx", "a.csv.csvidx.fence"} {
+		b, _ := s.Get(f)
+		s.Put("c"+f[1:], b)
+	}
+	look("c.csv", 1) // cold, over the limit: the others go
+	if n := entries(); n != 1 {
+		t.Errorf("%d entries after an opening over the limit, want 1 (its own)", n)
+	}
+	look("a.csv", 1) // fetched again
+}

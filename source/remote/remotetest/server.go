@@ -60,7 +60,15 @@ func (s *Server) Put(name string, data []byte) {
 	s.objects[name] = bytes.Clone(data)
 }
 
-// URL returns the URL of the object at name.
+// Get returns the object at name, and whether there is one.
+func (s *Server) Get(name string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.objects[name]
+	return b, ok
+}
+
+// URLOf returns the URL of the object at name.
 func (s *Server) URLOf(name string) string { return s.URL + "/" + strings.TrimPrefix(name, "/") }
 
 // Inject queues faults, which answer the requests to come in turn (a fault
