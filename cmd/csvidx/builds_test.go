@@ -420,6 +420,11 @@ func TestRemoteBuild(t *testing.T) {
 		t.Errorf("build of an http URL whose server takes no PUT: %+v", r)
 	}
 
+	// (h) info of a remote CSV describes its remote index by its URL.
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "info", url, "--json"); r.status != 0 || !strings.Contains(r.stdout, `"index":"`+url+`.csvidx"`) || !strings.Contains(r.stdout, `"state":"fresh"`) {
+		t.Errorf("info URL: %+v", r)
+	}
+
 	// (c) Without csvidx-remote: one line, exit 2, how to get it.
 	want := result{2, "", "csvidx: " + url + " is a URL, which csvidx reads through its remote build, csvidx-remote, found neither next to csvidx nor on PATH: build it from a clone of csvidx (" + remoteInstall + "), or download the file first\n"}
 	for _, bin := range []string{filepath.Join(alone, "csvidx"), filepath.Join(codecsAlone, codecsName)} {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 )
 
@@ -26,7 +28,13 @@ get uses without --by (FILE.csvidx), is marked ("default": true).`,
   csvidx info orders.csv --json | jq .bytes_behind`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			infos, err := index.ReadInfoAll(args[0], g.options())
+			var infos []*index.Info
+			var err error
+			if openRemote != nil && source.Remote(args[0]) && (g.indexPath == "" || source.Remote(g.indexPath)) {
+				infos, err = remoteInfo(cmd.Context(), args[0], g)
+			} else {
+				infos, err = index.ReadInfoAll(args[0], g.options())
+			}
 			if err != nil {
 				return err
 			}
@@ -127,4 +135,21 @@ func printInfo(s streams, info *index.Info) error {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "state\t%s\n", state)
 	return w.Flush()
+}
+
+// remoteInfo describes the remote index of the CSV at csvURL, as its
+// opening (one round trip) finds it: fresh or behind (a stale one is the
+// error that says so), with its URLs for paths.
+func remoteInfo(ctx context.Context, csvURL string, g *globals) ([]*index.Info, error) {
+	ix, _, closeIx, err := openRemote(ctx, csvURL, g, true)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIx()
+	info := ix.Info()
+	info.IndexPath = cmp.Or(g.indexPath, csvURL+".csvidx")
+	if info.Fence != "" {
+		info.Fence = info.IndexPath + ".fence"
+	}
+	return []*index.Info{info}, nil
 }
