@@ -30,6 +30,13 @@ type Options struct {
 	// Open reads it instead of opening csvPath, and Close closes it. Only a
 	// plain CSV's index may be opened so.
 	CSV source.Source
+	// Pages, when set, is called with the byte ranges of the main index
+	// file that the lookups of a batch of keys (a Get, a Count, a row of
+	// Rows.Each) read, before they read them (see PageRanges): a reader of
+	// an index file fetched in part, a remote one's copy, fetches them
+	// there. Its error is the lookup's. Only a CSV that is not mapped (a
+	// remote or compressed one) is looked up so.
+	Pages func([]ByteRange) error
 }
 
 // locate returns the path of the index o names: IndexPath, else the CSV's
@@ -80,6 +87,7 @@ type Index struct {
 	noFence          bool          // search the index without its fence
 	isDefault        bool          // the CSV's default index (see Locate)
 	given            source.Source // the CSV, opened by the caller (Options.CSV)
+	pages            func([]ByteRange) error
 }
 
 // Open opens the index of the CSV at csvPath, with its tail if it has a
@@ -94,7 +102,7 @@ func Open(csvPath string, opts *Options) (_ *Index, err error) {
 	defer namePath(&err, csvPath, idxPath)
 	ix := &Index{csvPath: csvPath, idxPath: idxPath, hash: keyHash(), noFence: opts != nil && opts.NoFence}
 	if opts != nil {
-		ix.given = opts.CSV
+		ix.given, ix.pages = opts.CSV, opts.Pages
 	}
 	if opts == nil || opts.IndexPath == "" && opts.By == "" {
 		ix.isDefault = true // Locate found it so

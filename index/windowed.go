@@ -45,6 +45,11 @@ type probe struct {
 // source.Prefetcher) to make them cheap to read: to decode their frames
 // ahead, on all cores at once.
 func (ix *Index) candidates(keys [][]byte) ([]probe, error) {
+	if ix.pages != nil {
+		if err := ix.pages(ix.PageRanges(keys)); err != nil {
+			return nil, err
+		}
+	}
 	var cs []probe
 	for _, key := range keys {
 		h := ix.hash(key)

@@ -43,10 +43,18 @@ type Index struct {
 	csv    *remote.Source
 	file   *os.File // the cache's copy of the main index, pages written as they are fetched
 	opts   Options
-	base   string // the cache's directory
-	temp   string // the cache directory to remove at Close (NoCache)
-	warm   bool   // opened from the cache alone: the CSV's version not checked yet
+	base   string          // the cache's directory
+	temp   string          // the cache directory to remove at Close (NoCache)
+	warm   bool            // opened from the cache alone: the CSV's version not checked yet
+	ctx    context.Context // the lookup's, for the pages it fetches
 }
+
+// indexChanged wraps the error of a fetch of the index's pages: another
+// version of the index is there now (remote.ErrChanged), or it failed.
+type indexChanged struct{ err error }
+
+func (e indexChanged) Error() string { return e.err.Error() }
+func (e indexChanged) Unwrap() error { return e.err }
 
 // Open opens the index of the CSV at csvURL in one round trip (see the
 // package documentation).
@@ -167,7 +175,7 @@ func (x *Index) open(ctx context.Context, base string) error {
 // openOn opens the index whose pieces are in the cache's directory dir,
 // with csv, the CSV.
 func (x *Index) openOn(dir string, csv *remote.Source) error {
-	ix, err := index.Open(x.csvURL, &index.Options{IndexPath: filepath.Join(dir, "index.csvidx"), CSV: csv})
+	ix, err := index.Open(x.csvURL, &index.Options{IndexPath: filepath.Join(dir, "index.csvidx"), CSV: csv, Pages: x.fetchPages})
 	if err != nil {
 		return err
 	}
@@ -206,22 +214,27 @@ func (x *Index) openWarm() error {
 	return nil
 }
 
-// Get calls fn with the rows of keys, as index.Index.Get does: it fetches
-// the record pages the lookups read that the cache lacks (one round trip),
-// then the rows (another). An index that changed since it was opened is
-// opened again, once; should a page the fence did not name be read, all
-// the record pages are fetched, once. A CSV that changed is ErrStale. The
-// first lookup of an index opened from the cache alone checks the CSV's
-// version before it gives a row: by the rows' reads, or by a read of its
-// own when the cache held them all.
+// Get calls fn with the rows of keys, as index.Index.Get does: its
+// lookups fetch the record pages they read that the cache lacks (one round
+// trip, see index.Options.Pages), then the rows (another). An index that
+// changed since it was opened is opened again, once; should a page the
+// fence did not name be read, all the record pages are fetched, once. A
+// CSV that changed is ErrStale. The first lookup of an index opened from
+// the cache alone checks the CSV's version before it gives a row: by the
+// rows' reads, or by a read of its own when the cache held them all. An
+// Index's lookups are not to run at once.
 func (x *Index) Get(ctx context.Context, keys [][]byte, fn func(row []byte) error) error {
+	x.ctx = ctx
 	err := x.get(ctx, keys, fn)
-	if errors.Is(err, remote.ErrChanged) && x.warm { // what the cache kept is of older versions
+	var ic indexChanged
+	if errors.As(err, &ic) && errors.Is(err, remote.ErrChanged) || errors.Is(err, remote.ErrChanged) && x.warm {
+		// The index was replaced, or what the cache kept is of older
+		// versions: open it again, once.
 		if err = x.reopen(ctx); err == nil {
 			err = x.get(ctx, keys, fn)
 		}
 	}
-	if errors.Is(err, remote.ErrChanged) { // the CSV, changed
+	if errors.Is(err, remote.ErrChanged) && !errors.As(err, &ic) { // the CSV, changed
 		return fmt.Errorf("%w: %w; build its index again", index.ErrStale, err)
 	}
 	return err
@@ -229,22 +242,13 @@ func (x *Index) Get(ctx context.Context, keys [][]byte, fn func(row []byte) erro
 
 // get is Get, once.
 func (x *Index) get(ctx context.Context, keys [][]byte, fn func(row []byte) error) error {
-	err := x.fetch(ctx, x.ix.PageRanges(keys))
-	if errors.Is(err, remote.ErrChanged) && !x.warm { // the index, replaced
-		if err = x.reopen(ctx); err == nil {
-			err = x.fetch(ctx, x.ix.PageRanges(keys))
-		}
-	}
-	if err != nil {
-		return err
-	}
 	emit := fn
 	var held [][]byte // the rows, until the CSV's version is checked
 	if x.warm {
 		emit = func(row []byte) error { held = append(held, bytes.Clone(row)); return nil }
 	}
 	before := x.csv.Fetches()
-	err = x.ix.Get(keys, emit)
+	err := x.ix.Get(keys, emit)
 	if errors.Is(err, format.ErrCorrupt) { // a page the plan missed: before any row (candidates are read first)
 		if err = x.fetch(ctx, []index.ByteRange{{Off: format.PageSize, Len: x.idx.Size() - format.PageSize}}); err == nil {
 			held = held[:0]
@@ -264,6 +268,19 @@ func (x *Index) get(ctx context.Context, keys [][]byte, fn func(row []byte) erro
 		if err := fn(row); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// fetchPages is the index's Pages: it fetches the pages of rs the cache
+// lacks, in the context of the lookup that asks.
+func (x *Index) fetchPages(rs []index.ByteRange) error {
+	ctx := x.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := x.fetch(ctx, rs); err != nil {
+		return indexChanged{err}
 	}
 	return nil
 }

@@ -229,10 +229,21 @@ func TestChanges(t *testing.T) {
 		t.Fatalf("key %q after the index was replaced: %q, want %q", keys[3], got, want)
 	}
 
+	// The CSV changed after the opening: rows not read yet are refused,
+	// never read from the new version. (Rows read before, kept, are of the
+	// version opened, which the index describes.)
+	y, err := Open(ctx, s.URLOf("a.csv"), &Options{NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
 	s.Put("a.csv", []byte(strings.Replace(data, "note 1", "NOTE 1", 1)))
-	err = x.Get(ctx, [][]byte{[]byte(keys[4])}, func([]byte) error { return nil })
+	err = y.Get(ctx, [][]byte{[]byte(middleKey(data, keys))}, func([]byte) error { return nil })
 	if !errors.Is(err, index.ErrStale) || !errors.Is(err, remote.ErrChanged) {
 		t.Errorf("a lookup after the CSV changed: %v, want ErrStale", err)
+	}
+	if _, err := Open(ctx, s.URLOf("a.csv"), &Options{NoCache: true}); !errors.Is(err, index.ErrStale) {
+		t.Errorf("an opening after the CSV changed: %v, want ErrStale", err)
 	}
 
 	if _, err := Open(ctx, s.URLOf("b.csv"), &Options{NoCache: true}); !errors.Is(err, index.ErrNoIndex) && err != nil && !strings.Contains(err.Error(), "404") {
@@ -342,4 +353,18 @@ func TestPrune(t *testing.T) {
 		t.Errorf("%d entries after an opening over the limit, want 1 (its own)", n)
 	}
 	look("a.csv", 1) // fetched again
+}
+
+// middleKey returns a key of keys whose rows all lie past the first and
+// before the last 128 KiB of data, which an opening reads: a lookup of it
+// reads its rows anew.
+func middleKey(data string, keys []string) string {
+	for _, k := range keys {
+		first := strings.Index(data, ","+k+",")
+		last := strings.LastIndex(data, ","+k+",")
+		if first > 128<<10 && last < len(data)-128<<10 {
+			return k
+		}
+	}
+	panic("no key in the middle")
 }
