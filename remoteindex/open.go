@@ -31,6 +31,10 @@ type Options struct {
 	// CacheMax is the most bytes the cache keeps on disk (the pages
 	// fetched, not the indexes' sizes); DefaultCacheMax when 0.
 	CacheMax int64
+	// Cold opens from the index's head, never from what the cache kept
+	// alone: for a caller that looks up through Index() rather than Get,
+	// whose first lookup of a warm opening checks the CSV's version.
+	Cold bool
 }
 
 // An Index is a remote CSV's index, open for lookups: its main index file
@@ -86,7 +90,7 @@ func Open(ctx context.Context, csvURL string, o *Options) (*Index, error) {
 		base = d
 	}
 	x.base = base
-	if !x.opts.NoCache && x.openWarm() == nil {
+	if !x.opts.NoCache && !x.opts.Cold && x.openWarm() == nil {
 		return x, nil
 	}
 	x.closeIndex()

@@ -21,8 +21,9 @@ import (
 // number of threads look up at once, and close holds it exclusively, so an
 // index is never unmapped under a lookup still reading it.
 type handle struct {
-	mu sync.RWMutex
-	ix *index.Index // nil once closed
+	mu    sync.RWMutex
+	ix    *index.Index // nil once closed
+	close func() error // closes ix: its own Close, or its remote index's
 }
 
 var (
@@ -35,11 +36,11 @@ var (
 // that open never returned.
 var errClosed = errors.New("the index is closed (csvidx.Index.close was called)")
 
-func addHandle(ix *index.Index) int64 {
+func addHandle(ix *index.Index, close func() error) int64 {
 	handlesMu.Lock()
 	defer handlesMu.Unlock()
 	lastHandle++
-	handles[lastHandle] = &handle{ix: ix}
+	handles[lastHandle] = &handle{ix: ix, close: close}
 	return lastHandle
 }
 
@@ -76,7 +77,7 @@ func closeHandle(h int64) error {
 	if ix == nil {
 		return nil
 	}
-	return ix.Close()
+	return hd.close()
 }
 
 // cbuf is a growing buffer in C's heap: what a call returns to C is written

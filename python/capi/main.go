@@ -105,6 +105,7 @@ import (
 	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/source"
 	_ "github.com/csvidx/csvidx/source/compressed" // registers the gzip (BGZF or not) and zstd backends: see the package doc
+	_ "github.com/csvidx/csvidx/source/remote"     // registers the openers of http, https and s3 URLs
 )
 
 // abiVersion changes whenever a function's signature or meaning does, so the
@@ -316,11 +317,20 @@ func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delim
 //export csvidx_open
 func csvidx_open(path, indexPath, indexDir, by *C.char, h *C.int64_t, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		ix, err := index.Open(goString(path), &index.Options{IndexPath: goString(indexPath), By: goString(by), IndexDir: goString(indexDir)})
+		p, ip := goString(path), goString(indexPath)
+		if source.Remote(p) && (ip == "" || source.Remote(ip)) {
+			ix, closeIx, err := openRemote(p, ip, goString(by))
+			if err != nil {
+				return err
+			}
+			*h = C.int64_t(addHandle(ix, closeIx))
+			return nil
+		}
+		ix, err := index.Open(p, &index.Options{IndexPath: ip, By: goString(by), IndexDir: goString(indexDir)})
 		if err != nil {
 			return err
 		}
-		*h = C.int64_t(addHandle(ix))
+		*h = C.int64_t(addHandle(ix, ix.Close))
 		return nil
 	})
 }
