@@ -34,7 +34,7 @@ func report(r *results) {
 	}
 	fmt.Printf("\n%s: %d rows, %d bytes; %s; the server waits %.0f ms before each answer; key %s (%d lines), a batch of %d keys\n",
 		r.CSV, r.Rows, r.CSVBytes, strings.Join(index, ", "), r.DelayMS, r.Key, r.KeyRows, r.Batch)
-	fmt.Println("\n| measure | median | requests | round trips (server) | bytes read | time/delay | round trips, target |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Println("\n| measure | runs | median | requests | round trips (server) | bytes read | time/delay | round trips, target |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, name := range r.Measures {
 		t := fmt.Sprintf("%.1f ms", 1000*med(name))
 		if med(name) >= 1 {
@@ -53,7 +53,7 @@ func report(r *results) {
 		if target == "" {
 			target = "-"
 		}
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s |\n", name, t, reqs, rts, body, perDelay(med(name)), target)
+		fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", name, len(r.Seconds[name]), t, reqs, rts, body, perDelay(med(name)), target)
 	}
 
 	cold, warm, other := "remote get, cold", "remote get, warm, its pages cached", "remote get, warm, another key"
@@ -67,7 +67,6 @@ func report(r *results) {
 	rt(warm, "1")
 	rt(other, "2")
 	rt(batch, "≤ 3, not one per key")
-	rt(batch[:len(batch)-len(", cold")]+" --no-cache, cold", "≤ 3, not one per key")
 	fmt.Printf("| %s: time/delay | %s | 3 + transfer |\n", batch, perDelay(med(batch)))
 	floor := func(local string, trips float64) []float64 {
 		out := make([]float64, len(r.Seconds[local]))
