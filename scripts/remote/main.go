@@ -18,8 +18,8 @@
 //     local one plus its round trips times the delay;
 //
 // and counts the requests the server answered for each, and the round
-// trips it saw (waves: a request that arrives once the answers of the wave
-// before it began starts a new one; the GETs the client holds back past
+// trips it saw (waves: a request that arrives once the first answer of the
+// current wave began starts a new one; the GETs the client holds back past
 // its limit of GETs at once make waves too). It prints, for each, the
 // median time, requests, round trips and time/delay, against the issue's
 // targets: a cold get in 3 round trips and the transfer, a warm one in 2

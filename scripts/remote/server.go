@@ -163,23 +163,25 @@ func (s *server) since(mark int) []request {
 }
 
 // waves splits requests, sorted by arrival, into the round trips the
-// server saw: a request that arrives once the answers of all the requests
-// of the wave before began (their delay over) starts a new wave. The
-// requests a client sends at once arrive within a millisecond or so, well
-// inside the delay, and make one wave; a request sent only after an
-// answer (the next round trip) starts another; so do the GETs the
-// client's limit of GETs at once holds back. With no delay, every request
-// sent after another's answer began is a wave of its own: the count says
-// little then.
+// server saw: a request that arrives once the first answer of the current
+// wave began (its delay over) starts a new wave. The requests a client
+// sends at once arrive within a millisecond or so, well inside the delay,
+// and make one wave; a request sent only after an answer (the next round
+// trip) starts another, and so do the GETs the client's limit of GETs at
+// once held back until an answer came. Two streams of requests that do
+// not wait for each other (a build's workers) count about as one. With no
+// delay, nearly every request is a wave of its own: the count says little
+// then.
 func waves(rs []request) [][]request {
 	var out [][]request
-	answered := -1.0
+	first := 0.0 // when the current wave's first answer began
 	for _, r := range rs {
-		if len(out) == 0 || r.StartMS >= answered {
+		if len(out) == 0 || r.StartMS >= first {
 			out = append(out, nil)
+			first = r.AnswerMS
 		}
 		out[len(out)-1] = append(out[len(out)-1], r)
-		answered = max(answered, r.AnswerMS)
+		first = min(first, r.AnswerMS)
 	}
 	return out
 }
