@@ -42,7 +42,10 @@ func report(r *results) {
 		}
 		reqs, rts, body := "-", "-", "-"
 		if xs, ok := r.Requests[name]; ok {
-			reqs, rts = fmt.Sprintf("%.0f", medInt(xs)), fmt.Sprintf("%.0f", medInt(r.RoundTrips[name]))
+			reqs = fmt.Sprintf("%.0f", medInt(xs))
+			if delay > 0 { // with none, round trips cannot be told apart
+				rts = fmt.Sprintf("%.0f", medInt(r.RoundTrips[name]))
+			}
 			bs := make([]float64, len(r.BodyBytes[name]))
 			for i, b := range r.BodyBytes[name] {
 				bs[i] = float64(b)
@@ -60,6 +63,10 @@ func report(r *results) {
 	batch, localBatch := fmt.Sprintf("remote get --keys-file (%d keys), cold", r.Batch), fmt.Sprintf("local get --keys-file (%d keys)", r.Batch)
 	fmt.Println("\n| figure | value | target |\n| --- | ---: | ---: |")
 	rt := func(name, target string) {
+		if delay == 0 {
+			fmt.Printf("| %s: round trips the server saw | - (no delay) | %s |\n", name, target)
+			return
+		}
 		fmt.Printf("| %s: round trips the server saw (median, most) | %.0f, %d | %s |\n", name, medInt(r.RoundTrips[name]), slices.Max(r.RoundTrips[name]), target)
 	}
 	rt(cold, "3")
