@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -351,5 +352,51 @@ func TestOpenAll(t *testing.T) {
 	}
 	if seen := s.Seen(); seen[len(seen)-1].Get("Range") != "bytes=196000-199999" {
 		t.Errorf("the retry of the suffix asked for %s", seen[len(seen)-1].Get("Range"))
+	}
+}
+
+// TestReadAhead: a scan's windows (reads of a megabyte or more) read the
+// object's bytes, at any offsets, through blocks of a fixed grid, the
+// next blocks asked for with each window's, several at once; a window past
+// the end is io.EOF with the bytes there are.
+func TestReadAhead(t *testing.T) {
+	s := remotetest.NewServer(t)
+	s.Delay = 5 * time.Millisecond
+	data := testData(30<<20+12345, 13)
+	s.Put("big.csv", data)
+	c := &Client{}
+	src, err := c.OpenSource(context.Background(), s.URLOf("big.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	ctx := context.Background()
+	const window = 3 << 20
+	for off := int64(0); off < int64(len(data)); off += window {
+		p := make([]byte, window)
+		n, err := src.ReadAt(ctx, p, off)
+		want := data[off:min(int64(len(data)), off+window)]
+		if n != len(want) || !bytes.Equal(p[:n], want) || (n < len(p)) != (err == io.EOF) {
+			t.Fatalf("window at %d: %d bytes, %v", off, n, err)
+		}
+	}
+	if n := s.MostAtOnce.Load(); n < 2 {
+		t.Errorf("the windows' blocks were asked for %d at a time", n)
+	}
+	for _, h := range s.Seen()[1:] {
+		var a, b int64
+		if _, err := fmt.Sscanf(h.Get("Range"), "bytes=%d-%d", &a, &b); err != nil || a%(4<<20) != 0 {
+			t.Fatalf("a block read at %s, off the grid", h.Get("Range"))
+		}
+	}
+	r := rand.New(rand.NewPCG(14, 14))
+	for range 20 {
+		off := r.Int64N(int64(len(data)))
+		p := make([]byte, 1<<20+r.IntN(4<<20))
+		n, err := src.ReadAt(ctx, p, off)
+		want := data[off:min(int64(len(data)), off+int64(len(p)))]
+		if n != len(want) || !bytes.Equal(p[:n], want) || (n < len(p)) != (err == io.EOF) {
+			t.Fatalf("%d bytes at %d: %d, %v", len(p), off, n, err)
+		}
 	}
 }

@@ -68,7 +68,7 @@ func (c *Client) Known(url string, size int64, etag string) *Object {
 // (by OpenAll or Open), with the bytes of pieces kept for its reads: other
 // bytes read with it, from their offsets.
 func NewSource(o *Object, head []byte, pieces map[int64][]byte) *Source {
-	s := &Source{o: o, head: head}
+	s := newSource(o, head)
 	for off, b := range pieces {
 		s.keep(off, b)
 	}

@@ -1,9 +1,9 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"io"
-	"sync"
 	"sync/atomic"
 
 	"github.com/csvidx/csvidx/source"
@@ -13,20 +13,12 @@ import (
 // its reads are ranged GETs of the version opened (see Object), and a
 // lookup's rows, asked for first (Prefetch), come in one round trip.
 type Source struct {
-	o    *Object
-	head []byte // the object's first bytes, read by Open
-
-	mu     sync.Mutex
-	pieces []piece // bytes read for reads to come, the oldest first
-	kept   int64   // bytes in pieces
+	o      *Object
+	head   []byte     // the object's first bytes, read by Open
+	pieces pieceCache // bytes read for the reads to come
+	ahead  readAhead  // a scan's windows, read ahead
 
 	fetches atomic.Int64 // round trips made for reads
-}
-
-// A piece is bytes of the object from offset off.
-type piece struct {
-	off int64
-	b   []byte
 }
 
 var (
@@ -41,14 +33,15 @@ const (
 	HeadBytes = 64 << 10
 	// rowPad is how far past a row's offset Prefetch reads: most rows end
 	// before it; a longer one is read again, whole.
-	rowPad = 16 << 10
-	// keepBytes is how many bytes of pieces a Source keeps, the newest.
-	keepBytes = 64 << 20
+	rowPad = 4 << 10
+	// keepBytes is how many bytes of pieces a Source keeps, the newest: a
+	// batch's rows, rowPad each.
+	keepBytes = 256 << 20
 	// keepRead is the longest read whose bytes are kept: a scan's windows
 	// are read once.
 	keepRead = 1 << 20
-	// readAhead is the least a read that misses reads.
-	readAhead = 64 << 10
+	// minRead is the least a read that misses reads.
+	minRead = 64 << 10
 )
 
 // OpenSource opens the object at url as a Source, reading its first
@@ -58,7 +51,14 @@ func (c *Client) OpenSource(ctx context.Context, url string) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Source{o: o, head: head}, nil
+	return newSource(o, head), nil
+}
+
+// newSource returns the Source of o, whose first bytes are head.
+func newSource(o *Object, head []byte) *Source {
+	s := &Source{o: o, head: head}
+	s.pieces.limit = keepBytes
+	return s
 }
 
 // Object returns the object the source reads.
@@ -91,34 +91,40 @@ func (s *Source) Splits(target int64) []int64 {
 }
 
 // ReadAt reads the bytes [off, off+len(p)): from the head or a piece read
-// before when one holds them all, else by a GET, of at least readAhead
+// before when one holds them all, else by a GET, of at least minRead
 // bytes, whose bytes are kept when it is short (a reader that reads a
 // range in small pieces, as the freshness check reads 64 KiB in pieces of
-// 16 KiB, costs one round trip).
+// 16 KiB, costs one round trip). A scan's window (a read of scanWindow or
+// more) is read ahead: the reads of the next windows are sent with it.
 func (s *Source) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if n, ok := s.cached(p, off); ok {
 		return n, eof(n, len(p))
 	}
+	if len(p) >= scanWindow {
+		return s.ahead.read(ctx, s, p, off)
+	}
 	s.fetches.Add(1)
-	bs, err := s.o.ReadRanges(ctx, []Range{{off, max(int64(len(p)), readAhead)}})
+	bs, err := s.o.ReadRanges(ctx, []Range{{off, max(int64(len(p)), minRead)}})
 	if err != nil {
 		return 0, err
 	}
 	n := copy(p, bs[0])
 	if len(bs[0]) <= keepRead {
-		s.keep(off, bs[0])
+		s.pieces.add(off, bs[0])
 	}
 	return n, eof(n, len(p))
 }
 
 // Prefetch reads the bytes at each of offs (a lookup's rows), rowPad of
 // them from the byte before (which a row's reader reads too, to see that a
-// line starts there), in one round trip, for the reads to come.
+// line starts there), in one round trip, for the reads to come. Each row's
+// bytes are kept, not the spans they were read in, whose gaps no one
+// reads.
 func (s *Source) Prefetch(offs []int64) {
 	var rs []Range
 	for _, off := range offs {
 		if off = max(off-1, 0); off < s.o.size {
-			if _, ok := s.cached(make([]byte, min(rowPad, s.o.size-off)), off); !ok {
+			if !s.holds(off, min(off+rowPad, s.o.size)) {
 				rs = append(rs, Range{off, rowPad})
 			}
 		}
@@ -126,18 +132,23 @@ func (s *Source) Prefetch(offs []int64) {
 	if len(rs) == 0 {
 		return
 	}
-	spans, err := s.o.spans(rs)
-	if err != nil {
-		return
-	}
 	s.fetches.Add(1)
-	bs, err := s.o.ReadRanges(context.Background(), spans)
+	bs, err := s.o.ReadRanges(context.Background(), rs)
 	if err != nil {
 		return // the reads will fail, and say why
 	}
-	for i, sp := range spans {
-		s.keep(sp.Off, bs[i])
+	for i, r := range rs {
+		s.pieces.add(r.Off, bytes.Clone(bs[i]))
 	}
+}
+
+// holds reports whether the head or a piece holds the bytes [off, end).
+func (s *Source) holds(off, end int64) bool {
+	if end <= int64(len(s.head)) {
+		return true
+	}
+	_, ok := s.pieces.find(off, end)
+	return ok
 }
 
 // cached copies the bytes [off, off+len(p)) into p from the head or a
@@ -151,42 +162,24 @@ func (s *Source) cached(p []byte, off int64) (n int, ok bool) {
 	if end <= int64(len(s.head)) {
 		return copy(p, s.head[off:end]), true
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := len(s.pieces) - 1; i >= 0; i-- {
-		pc := s.pieces[i]
-		if pc.off <= off && end <= pc.off+int64(len(pc.b)) {
-			return copy(p, pc.b[off-pc.off:end-pc.off]), true
-		}
+	b, ok := s.pieces.find(off, end)
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return copy(p, b), true
 }
 
-// keep keeps b, the bytes at off, dropping the oldest pieces past
-// keepBytes.
-func (s *Source) keep(off int64, b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pieces = append(s.pieces, piece{off, b})
-	s.kept += int64(len(b))
-	for len(s.pieces) > 1 && s.kept > keepBytes {
-		s.kept -= int64(len(s.pieces[0].b))
-		s.pieces = s.pieces[1:]
-	}
-}
+// keep keeps b, the bytes at off, for the reads to come.
+func (s *Source) keep(off int64, b []byte) { s.pieces.add(off, b) }
 
 // Fetches returns how many round trips the source made for its reads
 // (each checked the object's version: see Object).
 func (s *Source) Fetches() int64 { return s.fetches.Load() }
 
-// Close drops the pieces kept.
+// Close drops the pieces kept and waits for the reads ahead.
 func (s *Source) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pieces, s.kept = nil, 0
+	s.ahead.close()
+	s.pieces.reset()
 	return nil
 }
 
