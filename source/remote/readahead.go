@@ -13,10 +13,11 @@ import (
 // asks for the next aheadBlocks, so that a worker's next windows are on
 // their way while it scans, several GETs at once.
 const (
-	scanWindow  = 1 << 20 // the least read that is a scan's window
-	aheadBlock  = 4 << 20 // the grid's blocks
-	aheadBlocks = 4       // blocks asked for past a window's
-	aheadKeep   = 24      // blocks kept, the most lately used (96 MiB)
+	scanWindow  = 1 << 20  // the least read that is a scan's window
+	scanPiece   = 16 << 10 // the least read of a scan read through the blocks
+	aheadBlock  = 4 << 20  // the grid's blocks
+	aheadBlocks = 8        // blocks asked for past a window's
+	aheadKeep   = 32       // blocks kept, the most lately used (128 MiB)
 )
 
 // readAhead holds the blocks read and being read for a Source's windows.

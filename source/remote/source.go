@@ -18,7 +18,8 @@ type Source struct {
 	pieces pieceCache // bytes read for the reads to come
 	ahead  readAhead  // a scan's windows, read ahead
 
-	fetches atomic.Int64 // round trips made for reads
+	fetches  atomic.Int64 // round trips made for reads
+	scanning atomic.Bool  // a scan's window was read: the reads are a scan's
 }
 
 var (
@@ -95,12 +96,17 @@ func (s *Source) Splits(target int64) []int64 {
 // bytes, whose bytes are kept when it is short (a reader that reads a
 // range in small pieces, as the freshness check reads 64 KiB in pieces of
 // 16 KiB, costs one round trip). A scan's window (a read of scanWindow or
-// more) is read ahead: the reads of the next windows are sent with it.
+// more) is read ahead: the reads of the next windows are sent with it; so
+// are, once a scan began, its other reads of scanPiece or more (where a
+// worker guesses a record's start, 64 KiB past its chunk's start).
 func (s *Source) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if n, ok := s.cached(p, off); ok {
 		return n, eof(n, len(p))
 	}
 	if len(p) >= scanWindow {
+		s.scanning.Store(true)
+	}
+	if len(p) >= scanWindow || len(p) >= scanPiece && s.scanning.Load() {
 		return s.ahead.read(ctx, s, p, off)
 	}
 	s.fetches.Add(1)
