@@ -44,7 +44,7 @@ type Client struct {
 // The defaults of a Client's fields.
 const (
 	DefaultRetries  = 4
-	DefaultParallel = 32
+	DefaultParallel = 64
 	DefaultGap      = 64 << 10
 	DefaultBackoff  = 100 * time.Millisecond
 	DefaultMaxWait  = 30 * time.Second
