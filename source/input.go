@@ -64,8 +64,12 @@ func IsURL(path string) bool {
 // find no index, so that the error is about the CSV, not an index to
 // build, which would not work either. A compressed file that a backend
 // reads is told by its first bytes, without opening the backend (which
-// may read the whole file's frames).
+// may read the whole file's frames). A URL that a registered opener reads
+// is not asked about: it is nil.
 func Check(path string) error {
+	if Remote(path) {
+		return nil // an object, which only a request would tell about
+	}
 	f, err := OpenFile(path, mapping.Random)
 	if err != nil {
 		return err

@@ -425,6 +425,14 @@ func TestRemoteBuild(t *testing.T) {
 		t.Errorf("info URL: %+v", r)
 	}
 
+	// (i) compress of a CSV at a URL writes its bytes compressed, locally.
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "compress", url, "-o", "fromurl.csv.zst", "-q"); r.status != 0 {
+		t.Fatalf("compress URL: %+v", r)
+	}
+	if out, err := exec.Command(tooltest.Need(t, "zstd"), "-dc", filepath.Join(data, "fromurl.csv.zst")).Output(); err != nil || string(out) != csv.String() {
+		t.Errorf("compress URL: zstd -dc gives %d bytes (%v), not the CSV's %d", len(out), err, csv.Len())
+	}
+
 	// (c) Without csvidx-remote: one line, exit 2, how to get it.
 	want := result{2, "", "csvidx: " + url + " is a URL, which csvidx reads through its remote build, csvidx-remote, found neither next to csvidx nor on PATH: build it from a clone of csvidx (" + remoteInstall + "), or download the file first\n"}
 	for _, bin := range []string{filepath.Join(alone, "csvidx"), filepath.Join(codecsAlone, codecsName)} {

@@ -40,7 +40,7 @@ func compressFile(ctx context.Context, o compressOptions) (compressResult, error
 		return compressResult{}, err
 	}
 	defer in.Close()
-	st, err := os.Stat(o.in)
+	st, err := source.Stat(o.in) // a remote CSV's too, without a request
 	if err != nil {
 		return compressResult{}, err
 	}

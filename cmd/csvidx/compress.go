@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 )
 
@@ -52,7 +53,9 @@ FILE may be compressed itself (gzip, BGZF or zstd): its plain bytes are
 compressed again, so that a file csvidx reads only from front to back
 (zstd's one frame for a whole file) or through a walk of it (plain gzip)
 becomes one it reads at random. The output is then FILE without its .gz or
-.zst, with the new format's suffix.
+.zst, with the new format's suffix. FILE may be at a URL (read by the
+remote build): the output is then written here, named by the URL's last
+part unless -o names it.
 
 With --key, compress then indexes the output by each --key, as build does,
 reading the plain bytes from FILE instead of decoding what it wrote (a
@@ -74,7 +77,7 @@ output and its indexes are removed, and it is an error.`,
 				return fmt.Errorf("--format %q: give zstd or bgzf", o.format)
 			}
 			if o.out == "" {
-				o.out = defaultCompressed(o.in, suffix)
+				o.out = defaultCompressed(localName(o.in), suffix)
 				if o.out == o.in {
 					return fmt.Errorf("the output would be %s itself: give -o", o.in)
 				}
@@ -83,7 +86,7 @@ output and its indexes are removed, and it is an error.`,
 			if err != nil {
 				return err
 			}
-			before, err := os.Stat(o.in)
+			before, err := source.Stat(o.in)
 			if err != nil {
 				return err
 			}
@@ -109,7 +112,7 @@ output and its indexes are removed, and it is an error.`,
 			if err != nil {
 				return err
 			}
-			if after, err := os.Stat(o.in); err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+			if after, err := source.Stat(o.in); err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
 				index.DropAll(o.out, &index.DropOptions{IndexDir: g.indexDir})
 				os.Remove(o.out)
 				return fmt.Errorf("%s changed while csvidx compress read it: %s and its index were removed; run it again", o.in, o.out)
@@ -140,4 +143,16 @@ func defaultCompressed(in, suffix string) string {
 		}
 	}
 	return in + suffix
+}
+
+// localName returns the name in the working directory of a file that in
+// names: in itself, or for a CSV at a URL, the last part of its path.
+func localName(in string) string {
+	if !source.IsURL(in) {
+		return in
+	}
+	if i := strings.LastIndexByte(in, '/'); i >= 0 && i+1 < len(in) {
+		return in[i+1:]
+	}
+	return "remote.csv"
 }
