@@ -45,6 +45,18 @@ func (r *Rows) Each(key []byte, fn func(Span) error) error {
 	return r.ix.rows(&r.s, key, fn)
 }
 
+// Prefetch makes the lookups of keys to come (Each of each) cheap to
+// make one at a time, when the index was opened with Options.Pages (a
+// remote index): the index pages they read are fetched, then their rows,
+// each in one round trip for all of keys. Otherwise it does nothing.
+func (r *Rows) Prefetch(keys [][]byte) error {
+	if r.ix.pages == nil || r.ix.csv.mem != nil {
+		return nil
+	}
+	_, err := r.ix.candidates(keys)
+	return err
+}
+
 // Data returns the CSV's bytes as mapped when the index was opened; the
 // index covers [0, Covered()). Read them inside [Index.Guard].
 func (ix *Index) Data() []byte { return ix.csv.data }

@@ -68,6 +68,11 @@ type Options struct {
 	// (default: the directory of RIGHT's index). The join's other memory
 	// is a few MiB per worker, whatever the files' sizes.
 	Resources index.Resources
+	// OpenRight, when set, opens RIGHT's index in place of index.Open: the
+	// remote build opens a remote RIGHT's remote index (see package
+	// remoteindex), whose pages and rows each batch of LEFT's keys fetches
+	// first, in two round trips (index.Rows.Prefetch).
+	OpenRight func(rightPath string, o *index.Options) (*index.Index, error)
 }
 
 // ReadAhead says when a join reads RIGHT and its index ahead, in big
@@ -135,7 +140,11 @@ func New(left io.Reader, rightPath string, opts *Options) (_ *Join, err error) {
 			by = index.KeyDefinition(j.cols, j.names).Key()
 		}
 	}
-	ix, err := index.Open(rightPath, &index.Options{IndexPath: j.opts.RightIndex, By: by, IndexDir: j.opts.RightIndexDir})
+	open := j.opts.OpenRight
+	if open == nil {
+		open = index.Open
+	}
+	ix, err := open(rightPath, &index.Options{IndexPath: j.opts.RightIndex, By: by, IndexDir: j.opts.RightIndexDir})
 	if (errors.Is(err, index.ErrNoIndex) || errors.Is(err, index.ErrColumn)) && j.opts.RightIndex == "" {
 		e := &NoIndexError{Right: rightPath, Key: by, Err: err}
 		e.explain()

@@ -87,6 +87,9 @@ func (w *joinWorker) work(work <-chan *joinBatch, free chan<- *joinBatch) error 
 // comes.
 func (w *joinWorker) join(b *joinBatch) error {
 	w.buf, w.rows, w.turn, w.prev = w.buf[:0], 0, false, b.prev
+	if err := w.prefetch(b); err != nil {
+		return err
+	}
 	start, keyStart := 0, 0
 	for i, end := range b.ends {
 		rec := b.data[start:end]
@@ -106,6 +109,21 @@ func (w *joinWorker) join(b *joinBatch) error {
 		}
 	}
 	return w.flush()
+}
+
+// prefetch asks RIGHT's index to make the lookups of b's keys cheap to
+// make one at a time (index.Rows.Prefetch): a remote RIGHT's pages and rows
+// for the whole batch, in two round trips, not two a key.
+func (w *joinWorker) prefetch(b *joinBatch) error {
+	keys := make([][]byte, 0, len(b.ends))
+	keyStart := 0
+	for _, end := range b.keyEnds {
+		if end >= 0 {
+			keys = append(keys, b.keys[keyStart:end])
+			keyStart = end
+		}
+	}
+	return w.rightRows.Prefetch(keys)
 }
 
 // record joins one LEFT record, rec, whose key is key if has.

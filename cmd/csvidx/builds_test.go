@@ -433,6 +433,29 @@ func TestRemoteBuild(t *testing.T) {
 		t.Errorf("compress URL: zstd -dc gives %d bytes (%v), not the CSV's %d", len(out), err, csv.Len())
 	}
 
+	// (j) join with a RIGHT at a URL, through its remote index: the local
+	// RIGHT's join, in every mode, a batch of LEFT's keys fetching its
+	// pages and rows at once.
+	var left strings.Builder
+	left.WriteString("user,n\n")
+	for i := range 3000 {
+		fmt.Fprintf(&left, "u%d,%d\n", i*37%5200, i)
+	}
+	writeFile(t, filepath.Join(data, "left.csv"), left.String())
+	for _, mode := range []string{"--inner", "--left", "--right", "--full", "--semi", "--anti"} {
+		want := runBinary(t, plainBin, data, empty, "", "join", "left.csv", "a.csv", "--key", "user", mode)
+		if want.status > 1 || want.stdout == "" {
+			t.Fatalf("join %s: %+v", mode, want)
+		}
+		before := s.Requests.Load()
+		if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "join", "left.csv", url, "--key", "user", mode); got != want {
+			t.Errorf("join %s with a RIGHT at a URL: %d bytes, status %d, %q; want %d bytes", mode, len(got.stdout), got.status, got.stderr, len(want.stdout))
+		}
+		if n := s.Requests.Load() - before; n > 200 {
+			t.Errorf("join %s with a RIGHT at a URL: %d requests for 3000 LEFT rows", mode, n)
+		}
+	}
+
 	// (c) Without csvidx-remote: one line, exit 2, how to get it.
 	want := result{2, "", "csvidx: " + url + " is a URL, which csvidx reads through its remote build, csvidx-remote, found neither next to csvidx nor on PATH: build it from a clone of csvidx (" + remoteInstall + "), or download the file first\n"}
 	for _, bin := range []string{filepath.Join(alone, "csvidx"), filepath.Join(codecsAlone, codecsName)} {

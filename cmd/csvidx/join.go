@@ -115,6 +115,7 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 		Key: o.key, RightKey: o.rightKey, RightIndex: g.indexPath, RightIndexDir: g.indexDir,
 		Delimiter: delim, NoHeader: o.noHeader, Nulls: o.nulls,
 		PrefixLeft: o.prefixLeft, PrefixRight: o.prefixRight,
+		OpenRight: openRight,
 	}
 	if opts.Resources, err = o.res.check(); err != nil {
 		return err
@@ -190,3 +191,7 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	}
 	return nil
 }
+
+// openRight, set by the remote build, opens the index of a RIGHT at a URL
+// (see join.Options.OpenRight); nil in the other builds.
+var openRight func(rightPath string, o *index.Options) (*index.Index, error)

@@ -14,16 +14,18 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/remoteindex"
+	"github.com/csvidx/csvidx/source"
 	"github.com/csvidx/csvidx/source/remote" // its init registers the openers of http, https and s3 URLs
 )
 
-func init() { openRemote, buildRemote = openRemoteIndex, buildRemoteIndex }
+func init() { openRemote, buildRemote, openRight = openRemoteIndex, buildRemoteIndex, openRemoteRight }
 
 // openRemoteIndex opens the remote index of the CSV at csvPath, a URL:
 // next to it, or at --index's URL, fetched in part into the cache (see
@@ -102,4 +104,27 @@ func clientFor(url string) (*remote.Client, error) {
 		return remote.S3Client()
 	}
 	return remote.DefaultClient, nil
+}
+
+// openRemoteRight opens the index of join's RIGHT: for a RIGHT at a URL,
+// its remote index (next to it, or at o.IndexPath's URL), opened cold, its
+// files closed when the process exits; else as index.Open does.
+func openRemoteRight(rightPath string, o *index.Options) (*index.Index, error) {
+	if !source.Remote(rightPath) || o.IndexPath != "" && !source.Remote(o.IndexPath) {
+		return index.Open(rightPath, o)
+	}
+	c, err := clientFor(rightPath)
+	if err != nil {
+		return nil, err
+	}
+	x, err := remoteindex.Open(context.Background(), rightPath, &remoteindex.Options{Client: c, IndexURL: o.IndexPath, Cold: true})
+	if err != nil {
+		return nil, err
+	}
+	ix := x.Index()
+	if key := ix.Definition().Key(); o.IndexPath == "" && o.By != "" && key != o.By {
+		x.Close()
+		return nil, fmt.Errorf("the index of %s (%s.csvidx) is by %s, not by %s: give the URL of an index by %s with --index", rightPath, rightPath, key, o.By, o.By)
+	}
+	return ix, nil
 }
