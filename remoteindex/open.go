@@ -328,6 +328,16 @@ func (x *Index) fetch(ctx context.Context, rs []index.ByteRange) error {
 	return nil
 }
 
+// Local fetches every page of the main index the cache lacks (one round
+// trip) and returns the path of the cache's whole copy, with its fence and
+// tail next to it: for what reads all of an index, as verify does.
+func (x *Index) Local(ctx context.Context) (string, error) {
+	if err := x.fetch(ctx, []index.ByteRange{{Off: format.PageSize, Len: x.idx.Size() - format.PageSize}}); err != nil {
+		return "", err
+	}
+	return x.file.Name(), nil
+}
+
 // Count returns how many rows key has.
 func (x *Index) Count(ctx context.Context, key []byte) (int64, error) {
 	n := int64(0)

@@ -456,6 +456,12 @@ func TestRemoteBuild(t *testing.T) {
 		}
 	}
 
+	// (k) verify of a CSV at a URL through its remote index: fetched whole,
+	// equal to a build.
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "verify", url); r.status != 0 || !strings.HasPrefix(r.stdout, "ok: the index of "+url+" equals a fresh build") {
+		t.Errorf("verify URL: %+v", r)
+	}
+
 	// (c) Without csvidx-remote: one line, exit 2, how to get it.
 	want := result{2, "", "csvidx: " + url + " is a URL, which csvidx reads through its remote build, csvidx-remote, found neither next to csvidx nor on PATH: build it from a clone of csvidx (" + remoteInstall + "), or download the file first\n"}
 	for _, bin := range []string{filepath.Join(alone, "csvidx"), filepath.Join(codecsAlone, codecsName)} {

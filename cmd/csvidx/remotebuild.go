@@ -25,7 +25,9 @@ import (
 	"github.com/csvidx/csvidx/source/remote" // its init registers the openers of http, https and s3 URLs
 )
 
-func init() { openRemote, buildRemote, openRight = openRemoteIndex, buildRemoteIndex, openRemoteRight }
+func init() {
+	openRemote, buildRemote, openRight, localRemote = openRemoteIndex, buildRemoteIndex, openRemoteRight, localRemoteIndex
+}
 
 // openRemoteIndex opens the remote index of the CSV at csvPath, a URL:
 // next to it, or at --index's URL, fetched in part into the cache (see
@@ -127,4 +129,23 @@ func openRemoteRight(rightPath string, o *index.Options) (*index.Index, error) {
 		return nil, fmt.Errorf("the index of %s (%s.csvidx) is by %s, not by %s: give the URL of an index by %s with --index", rightPath, rightPath, key, o.By, o.By)
 	}
 	return ix, nil
+}
+
+// localRemoteIndex opens the remote index of the CSV at csvPath (cold)
+// and fetches it whole into the cache, for verify.
+func localRemoteIndex(ctx context.Context, csvPath string, g *globals) (string, string, func() error, error) {
+	c, err := clientFor(csvPath)
+	if err != nil {
+		return "", "", nil, err
+	}
+	x, err := remoteindex.Open(ctx, csvPath, &remoteindex.Options{Client: c, IndexURL: g.indexPath, Cold: true})
+	if err != nil {
+		return "", "", nil, err
+	}
+	path, err := x.Local(ctx)
+	if err != nil {
+		x.Close()
+		return "", "", nil, err
+	}
+	return path, cmp.Or(g.indexPath, csvPath+".csvidx"), x.Close, nil
 }

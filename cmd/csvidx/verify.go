@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 )
 
@@ -28,7 +30,12 @@ same bytes are rebuilt in one scan, and their tails in another.`,
 			}
 			bar := newProgress(s.err, "verifying")
 			vo := &index.VerifyOptions{IndexPath: g.indexPath, By: g.by, IndexDir: g.indexDir, Resources: r, Progress: bar.update}
-			rs, err := index.VerifyAll(cmd.Context(), args[0], vo) // or the one --index or --by names
+			var rs []*index.VerifyResult
+			if localRemote != nil && source.Remote(args[0]) && (g.indexPath == "" || source.Remote(g.indexPath)) {
+				rs, err = verifyRemote(cmd.Context(), args[0], g, vo)
+			} else {
+				rs, err = index.VerifyAll(cmd.Context(), args[0], vo) // or the one --index or --by names
+			}
 			bar.finish()
 			if err != nil {
 				return err
@@ -70,4 +77,28 @@ func reportVerify(csvPath string, res *index.VerifyResult, where string, s strea
 	if res.BytesBehind > 0 {
 		fmt.Fprintf(s.out, "note: %d bytes appended since the build are not indexed; run csvidx update\n", res.BytesBehind)
 	}
+}
+
+// localRemote, set by the remote build, fetches the whole remote index of
+// a CSV at a URL into the cache and returns the path of its copy there,
+// its URL and what closes it; nil in the other builds.
+var localRemote func(ctx context.Context, csvPath string, g *globals) (path, url string, close func() error, err error)
+
+// verifyRemote verifies the remote index of the CSV at csvURL: fetched
+// whole (one round trip for the pages the cache lacks), then compared with
+// a build of the CSV read over the network.
+func verifyRemote(ctx context.Context, csvURL string, g *globals, vo *index.VerifyOptions) ([]*index.VerifyResult, error) {
+	path, url, closeIx, err := localRemote(ctx, csvURL, g)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIx()
+	o := *vo
+	o.IndexPath, o.By, o.IndexDir = path, "", ""
+	res, err := index.Verify(ctx, csvURL, &o)
+	if err != nil {
+		return nil, err
+	}
+	res.Path = url
+	return []*index.VerifyResult{res}, nil
 }
