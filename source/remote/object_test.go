@@ -311,6 +311,14 @@ func TestSource(t *testing.T) {
 	if n, err := src.ReadAt(ctx, p, int64(len(data))-10); n != 10 || err != io.EOF || !bytes.Equal(p[:n], data[len(data)-10:]) {
 		t.Errorf("a read across the end: %d, %v", n, err)
 	}
+	// A read across the head's end reads only what follows the head.
+	p = make([]byte, 200)
+	if n, err := src.ReadAt(ctx, p, HeadBytes-100); err != nil || !bytes.Equal(p[:n], data[HeadBytes-100:HeadBytes+100]) {
+		t.Fatalf("a read across the head's end: %d, %v", n, err)
+	}
+	if seen := s.Seen(); !strings.HasPrefix(seen[len(seen)-1].Get("Range"), fmt.Sprintf("bytes=%d-", HeadBytes)) {
+		t.Errorf("a read across the head's end asked for %s", seen[len(seen)-1].Get("Range"))
+	}
 }
 
 // TestOpenAll: objects opened at once take one round trip; a suffix is

@@ -103,6 +103,11 @@ func (s *Source) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if n, ok := s.cached(p, off); ok {
 		return n, eof(n, len(p))
 	}
+	if h := int64(len(s.head)); off >= 0 && off < h { // the head's part, then the rest
+		n := copy(p, s.head[off:])
+		k, err := s.ReadAt(ctx, p[n:], h)
+		return n + k, err
+	}
 	if len(p) >= scanWindow {
 		s.scanning.Store(true)
 	}
