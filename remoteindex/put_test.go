@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -36,8 +37,16 @@ func TestPut(t *testing.T) {
 		defer x.Close()
 		return rows(t, func(k [][]byte, fn func([]byte) error) error { return x.Get(ctx, k, fn) }, keys[2])
 	}
-	if err := Put(ctx, c, filepath.Join(dir, "a.csv.csvidx"), "s3://bucket/a.csv.csvidx"); err != nil {
+	prev, err := Version(ctx, c, "s3://bucket/a.csv.csvidx")
+	if err != nil || prev != "" {
+		t.Fatalf("Version where there is none: %q, %v", prev, err)
+	}
+	if err := Put(ctx, c, filepath.Join(dir, "a.csv.csvidx"), "s3://bucket/a.csv.csvidx", prev); err != nil {
 		t.Fatal(err)
+	}
+	// Another writer, who found none too, is refused.
+	if err := Put(ctx, c, filepath.Join(dir, "a.csv.csvidx"), "s3://bucket/a.csv.csvidx", ""); !errors.Is(err, remote.ErrChanged) {
+		t.Errorf("a second put where the first found none: %v, want ErrChanged", err)
 	}
 	if got, want := lookup(), rows(t, local.Get, keys[2]); got != want {
 		t.Fatalf("after the first put: %q, want %q", got, want)
@@ -47,9 +56,14 @@ func TestPut(t *testing.T) {
 	if _, err := index.Build(ctx, again, &index.BuildOptions{Key: "user"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Put(ctx, c, again+".csvidx", "s3://bucket/a.csv.csvidx"); err != nil {
+	prev, err = Version(ctx, c, "s3://bucket/a.csv.csvidx")
+	if err != nil || prev == "" {
+		t.Fatalf("Version: %q, %v", prev, err)
+	}
+	if err := Put(ctx, c, again+".csvidx", "s3://bucket/a.csv.csvidx", prev); err != nil {
 		t.Fatalf("a put in place of an index: %v", err)
 	}
+
 	put, _ := os.ReadFile(again + ".csvidx")
 	o, head, err := c.Open(ctx, "s3://bucket/a.csv.csvidx", int64(len(put)))
 	if err != nil || !bytes.Equal(head, put) || o.Size() != int64(len(put)) {
@@ -59,8 +73,22 @@ func TestPut(t *testing.T) {
 		t.Fatalf("after the second put: %q, want %q", got, want)
 	}
 
+	// Two builders that found the same version: the second is refused.
+	prev, _ = Version(ctx, c, "s3://bucket/a.csv.csvidx")
+	byID := filepath.Join(t.TempDir(), "a.csv")
+	os.WriteFile(byID, []byte(data), 0o644)
+	if _, err := index.Build(ctx, byID, &index.BuildOptions{Key: "id"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Put(ctx, c, byID+".csvidx", "s3://bucket/a.csv.csvidx", prev); err != nil {
+		t.Fatal(err)
+	}
+	if err := Put(ctx, c, again+".csvidx", "s3://bucket/a.csv.csvidx", prev); !errors.Is(err, remote.ErrChanged) || !strings.Contains(err.Error(), "another writer") {
+		t.Errorf("a put in place of a version replaced meanwhile: %v, want ErrChanged", err)
+	}
+
 	h := remotetest.NewServer(t)
-	if err := Put(ctx, &remote.Client{}, again+".csvidx", h.URLOf("a.csv.csvidx")); err == nil || !errors.As(err, new(*remote.StatusError)) {
+	if err := Put(ctx, &remote.Client{}, again+".csvidx", h.URLOf("a.csv.csvidx"), ""); err == nil || !errors.As(err, new(*remote.StatusError)) {
 		t.Errorf("a put to a server that takes none: %v", err)
 	}
 }

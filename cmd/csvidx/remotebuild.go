@@ -85,13 +85,17 @@ func buildRemoteIndex(ctx context.Context, csvURL string, keys []string, opts *i
 	}
 	defer os.RemoveAll(dir)
 	idxURL := cmp.Or(opts.IndexPath, csvURL+".csvidx")
+	prev, err := remoteindex.Version(ctx, c, idxURL) // before the build: another writer's index put meanwhile is not replaced
+	if err != nil {
+		return nil, err
+	}
 	local := *opts
 	local.IndexPath = filepath.Join(dir, "index.csvidx")
 	infos, err := index.BuildIndexes(ctx, csvURL, keys, &local)
 	if err != nil {
 		return nil, err
 	}
-	if err := remoteindex.Put(ctx, c, local.IndexPath, idxURL); err != nil {
+	if err := remoteindex.Put(ctx, c, local.IndexPath, idxURL, prev); err != nil {
 		return nil, err
 	}
 	for _, info := range infos {
