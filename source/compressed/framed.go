@@ -8,14 +8,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/flate"
 
-	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/source"
 )
 
@@ -27,7 +25,7 @@ import (
 type Framed struct {
 	backend string // "bgzf", "zstd"
 	name    string
-	f       *os.File
+	f       source.Raw      // the compressed file
 	id      source.Identity // the compressed file's
 	blocks  []Block         // with the end (see ScanBGZF)
 	cache   blockCache
@@ -56,17 +54,17 @@ func openFramed(path string, blocks, prefix []Block, scan func(io.ReaderAt, Bloc
 // openFramedAny is openFramed, whatever the frames' sizes: for a
 // ZstdStream, which decodes its frames as it goes.
 func openFramedAny(path string, blocks, prefix []Block, scan func(io.ReaderAt, Block, int64, string) ([]Block, error)) (*Framed, error) {
-	f, st, err := source.OpenInput(path)
+	f, err := source.OpenRaw(path)
 	if err != nil {
 		return nil, err
 	}
 	if blocks == nil {
-		if blocks, err = scanAfter(f, st.Size(), path, prefix, scan); err != nil {
+		if blocks, err = scanAfter(f, f.Size(), path, prefix, scan); err != nil {
 			f.Close()
 			return nil, err
 		}
 	}
-	return &Framed{name: path, f: f, id: source.IdentityOf(st), blocks: blocks}, nil
+	return &Framed{name: path, f: f, id: f.Identity(), blocks: blocks}, nil
 }
 
 // scanAfter returns the frames' table of the file r of size bytes at path,
@@ -74,7 +72,7 @@ func openFramedAny(path string, blocks, prefix []Block, scan func(io.ReaderAt, B
 // nil for none): prefix's frames, then those that scan finds after them,
 // from where prefix ends. Only the frames appended since prefix was made
 // are walked.
-func scanAfter(r io.ReaderAt, size int64, path string, prefix []Block, scan func(io.ReaderAt, Block, int64, string) ([]Block, error)) ([]Block, error) {
+func scanAfter(r source.Raw, size int64, path string, prefix []Block, scan func(io.ReaderAt, Block, int64, string) ([]Block, error)) ([]Block, error) {
 	var from Block
 	if prefix != nil {
 		if len(prefix) == 0 {
@@ -85,7 +83,7 @@ func scanAfter(r io.ReaderAt, size int64, path string, prefix []Block, scan func
 	if size < from.Comp {
 		return nil, &CorruptError{path, size, fmt.Sprintf("the file ends before the %d bytes its table covers (it shrank?)", from.Comp)}
 	}
-	mapping.WillNeedFile(path, size-from.Comp, from.Comp)
+	r.WillNeed(from.Comp, size-from.Comp)
 	more, err := scan(r, from, size, path)
 	if err != nil {
 		return nil, err
@@ -164,13 +162,7 @@ func (s *Framed) Blocks() []Block { return s.blocks }
 func (s *Framed) Identity() source.Identity { return s.id }
 
 // Current returns the compressed file's identity now.
-func (s *Framed) Current() (source.Identity, error) {
-	st, err := s.f.Stat()
-	if err != nil {
-		return source.Identity{}, err
-	}
-	return source.IdentityOf(st), nil
-}
+func (s *Framed) Current() (source.Identity, error) { return s.f.Current() }
 
 // Splits returns the plain starts of frames about target bytes apart:
 // a frame is where decoding can begin.

@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"slices"
 	"sort"
 
 	"github.com/klauspost/compress/flate"
 
-	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/source"
 )
 
@@ -25,7 +23,7 @@ import (
 // follow.
 type Gzip struct {
 	name  string
-	f     *os.File
+	f     source.Raw      // the compressed file
 	id    source.Identity // the compressed file's
 	cps   []Checkpoint    // with the end (see WalkGzip)
 	every int64           // the span the walk was asked for (see DecodeGzipTable)
@@ -75,18 +73,18 @@ func openGzip(path string, cps []Checkpoint, span int64, walk bool) (*Gzip, erro
 	if span <= 0 {
 		span = DefaultSpan
 	}
-	f, st, err := source.OpenInput(path)
+	f, err := source.OpenRaw(path)
 	if err != nil {
 		return nil, err
 	}
 	if walk {
 		if cps == nil {
-			mapping.WillNeedFile(path, st.Size(), 0)
-			cps, err = WalkGzip(f, st.Size(), path, span)
+			f.WillNeed(0, f.Size())
+			cps, err = WalkGzip(f, f.Size(), path, span)
 		} else {
 			from := cps[len(cps)-1].Bit / 8
-			mapping.WillNeedFile(path, st.Size()-from, from)
-			cps, err = walkGzip(f, st.Size(), path, span, cps)
+			f.WillNeed(from, f.Size()-from)
+			cps, err = walkGzip(f, f.Size(), path, span, cps)
 		}
 		if err != nil {
 			f.Close()
@@ -97,7 +95,7 @@ func openGzip(path string, cps []Checkpoint, span int64, walk bool) (*Gzip, erro
 		f.Close()
 		return nil, err
 	}
-	return &Gzip{name: path, f: f, id: source.IdentityOf(st), cps: cps, every: span}, nil
+	return &Gzip{name: path, f: f, id: f.Identity(), cps: cps, every: span}, nil
 }
 
 // checkSpans returns an error if a span of cps is too large to inflate
@@ -130,11 +128,7 @@ func (g *Gzip) Identity() source.Identity { return g.id }
 
 // Current returns the compressed file's identity now.
 func (g *Gzip) Current() (source.Identity, error) {
-	st, err := g.f.Stat()
-	if err != nil {
-		return source.Identity{}, err
-	}
-	return source.IdentityOf(st), nil
+	return g.f.Current()
 }
 
 // Splits returns the plain offsets of checkpoints about target bytes

@@ -3,10 +3,8 @@ package compressed
 import (
 	"context"
 	"errors"
-	"os"
 	"sync"
 
-	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/source"
 )
 
@@ -19,7 +17,7 @@ import (
 // of bytes the walk no longer keeps waits for that.
 type GzipStream struct {
 	name string
-	f    *os.File
+	f    source.Raw // the compressed file
 	id   source.Identity
 	done chan struct{} // closed at the walk's end
 
@@ -57,18 +55,18 @@ func StreamGzip(path string, span int64) (*GzipStream, error) {
 	if span <= 0 {
 		span = DefaultSpan
 	}
-	f, st, err := source.OpenInput(path)
+	f, err := source.OpenRaw(path)
 	if err != nil {
 		return nil, err
 	}
-	if st.Size() == 0 {
+	if f.Size() == 0 {
 		f.Close()
 		return nil, &CorruptError{path, 0, "the file is empty, not gzip"}
 	}
-	s := &GzipStream{name: path, f: f, id: source.IdentityOf(st), done: make(chan struct{})}
+	s := &GzipStream{name: path, f: f, id: f.Identity(), done: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
-	mapping.WillNeedFile(path, st.Size(), 0)
-	go s.walk(st.Size(), span)
+	f.WillNeed(0, f.Size())
+	go s.walk(f.Size(), span)
 	return s, nil
 }
 
@@ -179,11 +177,7 @@ func (s *GzipStream) Identity() source.Identity { return s.id }
 
 // Current returns the compressed file's identity now.
 func (s *GzipStream) Current() (source.Identity, error) {
-	st, err := s.f.Stat()
-	if err != nil {
-		return source.Identity{}, err
-	}
-	return source.IdentityOf(st), nil
+	return s.f.Current()
 }
 
 // Splits returns the checkpoints' plain offsets about target apart, once
