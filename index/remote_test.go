@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/csvidx/csvidx/format"
+	"github.com/csvidx/csvidx/internal/tooltest"
 	"github.com/csvidx/csvidx/source/remote"
 	"github.com/csvidx/csvidx/source/remote/remotetest"
 )
@@ -103,5 +104,56 @@ func TestBuildRemoteCSV(t *testing.T) {
 	build(t, s.URLOf("a.csv"), &BuildOptions{Key: "1", IndexPath: idx})
 	if res, err := Verify(context.Background(), s.URLOf("a.csv"), &VerifyOptions{IndexPath: idx}); err != nil || !res.Equal {
 		t.Fatalf("Verify = %+v, %v", res, err)
+	}
+}
+
+// TestRemoteCompressed: a compressed CSV served over HTTP (BGZF, zstd in
+// frames, plain gzip) is built as the local copy is (the same index, byte
+// for byte after the header page), and looked up through that index as
+// the plain file is, its frames read by ranges: a lookup of a key reads
+// its frames in one round trip.
+func TestRemoteCompressed(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 47))
+	g := makeCSV(r, 20000, 1, ',', true, false)
+	for _, c := range []int{0, 1, 4} { // BGZF, zstd frames, plain gzip
+		cp := compressions[c]
+		t.Run(cp.name, func(t *testing.T) {
+			comp := tooltest.Compress(t, []byte(g.data), cp.tool, cp.cmd, cp.file)
+			data, err := os.ReadFile(comp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := remotetest.NewServer(t)
+			s.Put("a"+filepath.Ext(comp), data)
+			url := s.URLOf("a" + filepath.Ext(comp))
+			want, _ := buildBytes(t, comp, "1", false, Resources{Threads: 2})
+			got, _ := buildBytes(t, url, "1", false, Resources{Threads: 2})
+			if !bytes.Equal(got[format.PageSize:], want[format.PageSize:]) {
+				t.Fatalf("the index of the served file differs from the local copy's")
+			}
+			idx := filepath.Join(t.TempDir(), "a.csvidx")
+			build(t, comp, &BuildOptions{Key: "1", IndexPath: idx})
+			ix, err := Open(url, &Options{IndexPath: idx})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			n := 0
+			for _, row := range g.rows {
+				if !row.hasKey {
+					continue
+				}
+				before := remote.DefaultClient.Stats.RoundTrips.Load()
+				if got, want := get(t, ix, row.key), g.want(row.key); got != want {
+					t.Fatalf("key %q: %q, want %q", row.key, got, want)
+				}
+				if trips := remote.DefaultClient.Stats.RoundTrips.Load() - before; trips > 1 && c != 4 {
+					t.Errorf("key %q: %d round trips for its frames", row.key, trips)
+				}
+				if n++; n == 100 {
+					break
+				}
+			}
+		})
 	}
 }

@@ -92,6 +92,9 @@ type state struct {
 	CSVETag   string `json:"csv_etag"`
 	CSVSize   int64  `json:"csv_size"`
 	EndAt     int64  `json:"end_at"`
+	// Compressed says the CSV is compressed: its index opens it through
+	// the table of its frames.
+	Compressed bool `json:"compressed,omitempty"`
 }
 
 // pointerPath returns the file under base that names the cache entry of

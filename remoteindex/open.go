@@ -13,6 +13,7 @@ import (
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/internal/crcpage"
+	"github.com/csvidx/csvidx/source"
 	"github.com/csvidx/csvidx/source/remote"
 )
 
@@ -111,8 +112,9 @@ func (x *Index) open(ctx context.Context, base string) error {
 		{URL: u + ".tail", N: remote.Whole},
 		{URL: x.csvURL, N: remote.HeadBytes},
 		{URL: x.csvURL, N: remote.HeadBytes, Suffix: true},
+		{URL: u, N: tableSuffix, Suffix: true}, // a compressed CSV's index ends with the table of its frames
 	})
-	idx, fence, tail, head, end := got[0], got[1], got[2], got[3], got[4]
+	idx, fence, tail, head, end, last := got[0], got[1], got[2], got[3], got[4], got[5]
 	for _, f := range []remote.Fetched{idx, head, end} {
 		if f.Err != nil {
 			return noIndex(f.Err, u, x.csvURL)
@@ -140,6 +142,21 @@ func (x *Index) open(ctx context.Context, base string) error {
 	if _, err := f.WriteAt(idx.Bytes, 0); err != nil {
 		return err
 	}
+	if last.Err == nil && sameVersion(last.Object, idx.Object) {
+		if _, err := f.WriteAt(last.Bytes, last.At); err != nil {
+			return err
+		}
+	}
+	h, err := format.DecodeHeader(idx.Bytes)
+	if err != nil {
+		return err // index.Open says it better; it fails all the same
+	}
+	if h.Source != nil { // the table of the compressed CSV's frames, which the opening reads whole
+		at := int64(format.PageSize * (1 + h.Pages))
+		if err := x.fetch(ctx, []index.ByteRange{{Off: at, Len: idx.Object.Size() - at}}); err != nil {
+			return err
+		}
+	}
 	for _, piece := range []struct {
 		f    remote.Fetched
 		path string
@@ -152,7 +169,7 @@ func (x *Index) open(ctx context.Context, base string) error {
 			return fmt.Errorf("the cache of remote indexes: %w", err)
 		}
 	}
-	if err := x.openOn(dir, remote.NewSource(head.Object, head.Bytes, map[int64][]byte{end.At: end.Bytes})); err != nil {
+	if err := x.openOn(dir, remote.NewSource(head.Object, head.Bytes, map[int64][]byte{end.At: end.Bytes}), h.Source != nil); err != nil {
 		return err
 	}
 	// The CSV's ends, for the next opening, once the index is found fresh
@@ -166,7 +183,7 @@ func (x *Index) open(ctx context.Context, base string) error {
 		}
 	}
 	csvETag, _ := head.Object.ETag()
-	st := state{IndexURL: u, IndexETag: etag, IndexSize: idx.Object.Size(), CSVURL: x.csvURL, CSVETag: csvETag, CSVSize: head.Object.Size(), EndAt: end.At}
+	st := state{IndexURL: u, IndexETag: etag, IndexSize: idx.Object.Size(), CSVURL: x.csvURL, CSVETag: csvETag, CSVSize: head.Object.Size(), EndAt: end.At, Compressed: h.Source != nil}
 	if err := st.save(x.base, dir); err != nil {
 		return fmt.Errorf("the cache of remote indexes: %w", err)
 	}
@@ -177,9 +194,17 @@ func (x *Index) open(ctx context.Context, base string) error {
 }
 
 // openOn opens the index whose pieces are in the cache's directory dir,
-// with csv, the CSV.
-func (x *Index) openOn(dir string, csv *remote.Source) error {
-	ix, err := index.Open(x.csvURL, &index.Options{IndexPath: filepath.Join(dir, "index.csvidx"), CSV: csv, Pages: x.fetchPages})
+// with csv, the CSV: a plain one given to index.Open as it is, a
+// compressed one (when compressed) handed to the backend that decodes it
+// (source.HandOff), which the index opens through its table.
+func (x *Index) openOn(dir string, csv *remote.Source, compressed bool) error {
+	o := &index.Options{IndexPath: filepath.Join(dir, "index.csvidx"), CSV: csv, Pages: x.fetchPages}
+	if compressed {
+		o.CSV = nil
+		source.HandOff(x.csvURL, csv)
+		defer source.Take(x.csvURL) // when the backend did not take it
+	}
+	ix, err := index.Open(x.csvURL, o)
 	if err != nil {
 		return err
 	}
@@ -210,7 +235,7 @@ func (x *Index) openWarm() error {
 		return err
 	}
 	csv := remote.NewSource(x.c.Known(st.CSVURL, st.CSVSize, st.CSVETag), head, map[int64][]byte{st.EndAt: end})
-	if err := x.openOn(dir, csv); err != nil {
+	if err := x.openOn(dir, csv, st.Compressed); err != nil {
 		return err
 	}
 	touch(dir)
@@ -396,3 +421,8 @@ func sameVersion(a, b *remote.Object) bool {
 }
 
 func etagOf(o *remote.Object) string { e, _ := o.ETag(); return e }
+
+// tableSuffix is how much of a main index's end its opening reads at once:
+// the table of a compressed CSV's frames, when no larger (5 or 6 bytes a
+// frame: 43,000 frames; a larger one costs a round trip more).
+const tableSuffix = 256 << 10

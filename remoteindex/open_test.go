@@ -13,6 +13,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/internal/tooltest"
+	_ "github.com/csvidx/csvidx/source/compressed" // the backends of the compressed CSVs
 	"github.com/csvidx/csvidx/source/remote"
 	"github.com/csvidx/csvidx/source/remote/remotetest"
 )
@@ -105,8 +107,8 @@ func TestLookups(t *testing.T) {
 	if got, want := rows(t, remoteGet, keys[0]), rows(t, local.Get, keys[0]); got != want || got == "" {
 		t.Fatalf("key %q: %q, want %q", keys[0], got, want)
 	}
-	if n := trips(); n != 3 {
-		t.Errorf("a cold lookup: %d round trips, want 3", n)
+	if n := trips(); n > 3 {
+		t.Errorf("a cold lookup: %d round trips, want at most 3", n)
 	}
 	for _, k := range append([]string{"heavy0", "heavy2", "absent", ""}, keys[1:40]...) {
 		before := trips()
@@ -294,8 +296,8 @@ func TestLookupsS3(t *testing.T) {
 			if got, want := rows(t, get, keys[0]), rows(t, local.Get, keys[0]); got != want || got == "" {
 				t.Fatalf("key %q: %q, want %q", keys[0], got, want)
 			}
-			if n := c.Stats.RoundTrips.Load() - before; n != 2 {
-				t.Errorf("the lookup after the open: %d round trips, want 2", n)
+			if n := c.Stats.RoundTrips.Load() - before; n > 2 {
+				t.Errorf("the lookup after the open: %d round trips, want at most 2", n)
 			}
 			if got, want := rows(t, get, keys...), rows(t, local.Get, keys...); got != want {
 				t.Fatalf("every key: %d bytes, want %d", len(got), len(want))
@@ -367,4 +369,59 @@ func middleKey(data string, keys []string) string {
 		}
 	}
 	panic("no key in the middle")
+}
+
+// TestLookupsCompressed: a compressed CSV (BGZF, zstd in frames) served
+// with its index, cold and warm, gives the plain file's rows, the index's
+// table of frames read with its head, the key's frames in one round trip.
+func TestLookupsCompressed(t *testing.T) {
+	data, keys := testCSV(40000, 7)
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.csv")
+	os.WriteFile(plain, []byte(data), 0o644)
+	if _, err := index.Build(context.Background(), plain, &index.BuildOptions{Key: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	local, err := index.Open(plain, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	for name, cmd := range map[string]string{"bgzf": `bgzip -c "$IN" > "$OUT"`, "zstd": `split -b 50000 "$IN" "$IN.part." && for p in "$IN".part.*; do zstd -q -c "$p"; done > "$OUT"`} {
+		t.Run(name, func(t *testing.T) {
+			tool := map[string]string{"bgzf": "bgzip", "zstd": "zstd"}[name]
+			comp := tooltest.Compress(t, []byte(data), tool, cmd, "a.csv.gz")
+			if _, err := index.Build(context.Background(), comp, &index.BuildOptions{Key: "user"}); err != nil {
+				t.Fatal(err)
+			}
+			s := remotetest.NewServer(t)
+			for _, suffix := range []string{"", ".csvidx", ".csvidx.fence"} {
+				b, err := os.ReadFile(comp + suffix)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Put("a.csv.gz"+suffix, b)
+			}
+			cache := t.TempDir()
+			ctx := context.Background()
+			for _, round := range []string{"cold", "warm"} {
+				c := &remote.Client{}
+				x, err := Open(ctx, s.URLOf("a.csv.gz"), &Options{Client: c, CacheDir: cache})
+				if err != nil {
+					t.Fatalf("%s: %v", round, err)
+				}
+				for _, k := range []string{keys[0], keys[1], "absent"} {
+					before := c.Stats.RoundTrips.Load()
+					got := rows(t, func(k [][]byte, fn func([]byte) error) error { return x.Get(ctx, k, fn) }, k)
+					if want := rows(t, local.Get, k); got != want {
+						t.Fatalf("%s, key %q: %q, want %q", round, k, got, want)
+					}
+					if n := c.Stats.RoundTrips.Load() - before; n > 2 {
+						t.Errorf("%s, key %q: %d round trips", round, k, n)
+					}
+				}
+				x.Close()
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 )
@@ -39,6 +40,9 @@ func OpenRaw(name string) (Raw, error) {
 		return &rawFile{f: f, name: name, id: IdentityOf(st)}, nil
 	}
 	if Remote(name) {
+		if src := taken(name); src != nil {
+			return rawSource{src}, nil
+		}
 		open, _ := openerFor(name)
 		src, err := open(name)
 		if err != nil {
@@ -79,4 +83,55 @@ func (r rawSource) ReadAt(p []byte, off int64) (int, error) {
 	return r.Source.ReadAt(context.Background(), p, off)
 }
 
-func (r rawSource) WillNeed(int64, int64) {}
+// WillNeed tells a remote object that supports it (remote.Source) that it
+// is to be read front to back.
+func (r rawSource) WillNeed(int64, int64) {
+	if s, ok := r.Source.(interface{ Sequential() }); ok {
+		s.Sequential()
+	}
+}
+
+// PrefetchRaw asks a remote object that supports it to read the ranges
+// of ranges ({offset, length} each) at once, for the reads to come.
+func (r rawSource) PrefetchRaw(ranges [][2]int64) {
+	if s, ok := r.Source.(interface{ PrefetchRaw([][2]int64) }); ok {
+		s.PrefetchRaw(ranges)
+	}
+}
+
+// A RawPrefetcher is a Raw that can read ranges of it at once, cheaper
+// than one by one: a remote object, in one round trip.
+type RawPrefetcher interface {
+	PrefetchRaw(ranges [][2]int64)
+}
+
+// handedOff are remote objects opened already, by URL, for the next OpenRaw
+// of their URL to take (see HandOff).
+var handedOff sync.Map
+
+// HandOff gives src, the remote object at url opened already (with bytes
+// read: its ends, which an index's freshness check reads), to the next
+// OpenRaw of url, which takes it instead of opening the object again: a
+// backend opened by name reads it. A source handed off before for url and
+// not taken is closed.
+func HandOff(url string, src Source) {
+	if old, loaded := handedOff.Swap(url, src); loaded {
+		old.(Source).Close()
+	}
+}
+
+// Take closes the source handed off for url, if no OpenRaw took it.
+func Take(url string) {
+	if src := taken(url); src != nil {
+		src.Close()
+	}
+}
+
+// taken returns the source handed off for url, and forgets it; nil when
+// there is none.
+func taken(url string) Source {
+	if v, ok := handedOff.LoadAndDelete(url); ok {
+		return v.(Source)
+	}
+	return nil
+}

@@ -193,7 +193,7 @@ func open(name string, advice mapping.Advice, how opening) (Source, error) {
 	f, err := OpenFile(name, advice)
 	if errors.Is(err, fs.ErrNotExist) && IsURL(name) {
 		if open, ok := openerFor(name); ok {
-			return open(name)
+			return openRemote(name, open, how)
 		}
 	}
 	if err != nil {
@@ -202,18 +202,52 @@ func open(name string, advice mapping.Advice, how opening) (Source, error) {
 	head, err := f.checkPlain()
 	if err != nil {
 		f.Close()
-		b, ok := backendFor(head)
-		switch {
-		case !ok:
-			return nil, err
-		case how.walk != nil && b.Walk != nil:
-			return b.Walk(name, *how.walk)
-		case how.like == b.Name && b.OpenLike != nil:
-			return b.OpenLike(name, how.table)
-		}
-		return b.Open(name)
+		return openCompressed(name, head, err, how)
 	}
 	return f, nil
+}
+
+// openCompressed opens the compressed file at name, whose first bytes are
+// head, through the backend that matches them, as how says; cerr, the
+// *CompressedError that says what it is, when none does.
+func openCompressed(name string, head []byte, cerr error, how opening) (Source, error) {
+	b, ok := backendFor(head)
+	switch {
+	case !ok:
+		return nil, cerr
+	case how.walk != nil && b.Walk != nil:
+		return b.Walk(name, *how.walk)
+	case how.like == b.Name && b.OpenLike != nil:
+		return b.OpenLike(name, how.table)
+	}
+	return b.Open(name)
+}
+
+// openRemote opens the remote object at url with open, its scheme's
+// opener: as it is, or, when its first bytes are compressed data, through
+// the backend that reads them, to which the object opened is handed (see
+// HandOff), so that it is not opened twice.
+func openRemote(url string, open Opener, how opening) (Source, error) {
+	src, err := open(url)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, min(HeadLen, src.Size()))
+	n, err := src.ReadAt(context.Background(), head, 0)
+	if err != nil && n < len(head) {
+		src.Close()
+		return nil, err
+	}
+	format := Compression(head)
+	if format == "" {
+		return src, nil
+	}
+	HandOff(url, src)
+	s, err := openCompressed(url, head, &CompressedError{Path: url, Format: format, BGZF: format == "gzip" && isBGZF(head)}, how)
+	if err != nil {
+		Take(url) // not taken: close it
+	}
+	return s, err
 }
 
 // Stat returns what the CSV at path is, with Open's errors for a path that

@@ -206,7 +206,25 @@ func (s *Framed) FileAt(p []byte, off int64) (int, error) { return s.f.ReadAt(p,
 // Prefetch decodes the frames that hold the plain offsets offs, on all
 // cores at once, so that the reads of them that follow find them decoded
 // (see prefetchPieces).
-func (s *Framed) Prefetch(offs []int64) { prefetchPieces(offs, s.Size(), s.frameAt, s.block) }
+func (s *Framed) Prefetch(offs []int64) {
+	if rp, ok := s.f.(source.RawPrefetcher); ok { // a remote file: its frames' bytes in one round trip first
+		var ranges [][2]int64
+		last := -1
+		for _, off := range offs {
+			if off < 0 || off >= s.Size() {
+				continue
+			}
+			for _, at := range []int64{off, min(off+4096, s.Size()-1)} { // a row's frame, and the next when the row may run into it
+				if i, _, _ := s.frameAt(at); i != last {
+					ranges = append(ranges, [2]int64{s.blocks[i].Comp, s.blocks[i+1].Comp - s.blocks[i].Comp})
+					last = i
+				}
+			}
+		}
+		rp.PrefetchRaw(ranges)
+	}
+	prefetchPieces(offs, s.Size(), s.frameAt, s.block)
+}
 
 // Close closes the file.
 func (s *Framed) Close() error { return s.f.Close() }

@@ -20,6 +20,9 @@ type Source struct {
 
 	fetches  atomic.Int64 // round trips made for reads
 	scanning atomic.Bool  // a scan's window was read: the reads are a scan's
+	// sequential: the object is read front to back (Sequential), each read
+	// of it, whatever its size, through the read-ahead blocks.
+	sequential atomic.Bool
 }
 
 var (
@@ -111,7 +114,7 @@ func (s *Source) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if len(p) >= scanWindow {
 		s.scanning.Store(true)
 	}
-	if len(p) >= scanWindow || len(p) >= scanPiece && s.scanning.Load() {
+	if len(p) >= scanWindow || s.scanning.Load() && (len(p) >= scanPiece || s.sequential.Load()) {
 		return s.ahead.read(ctx, s, p, off)
 	}
 	s.fetches.Add(1)
@@ -149,6 +152,37 @@ func (s *Source) Prefetch(offs []int64) {
 		return // the reads will fail, and say why
 	}
 	for i, r := range rs {
+		s.pieces.add(r.Off, bytes.Clone(bs[i]))
+	}
+}
+
+// Sequential says that the object is to be read front to back, in reads
+// of any size (a backend's walk of a compressed file's frame headers):
+// they go through the read-ahead blocks, a few megabytes at a time.
+func (s *Source) Sequential() {
+	s.sequential.Store(true)
+	s.scanning.Store(true)
+}
+
+// PrefetchRanges reads the bytes of rs (a compressed file's frames that a
+// lookup decodes), those not held already, in one round trip, for the
+// reads to come, each kept whole.
+func (s *Source) PrefetchRanges(rs []Range) {
+	var need []Range
+	for _, r := range rs {
+		if end := min(r.Off+r.Len, s.o.size); r.Off < end && !s.holds(r.Off, end) {
+			need = append(need, r)
+		}
+	}
+	if len(need) == 0 {
+		return
+	}
+	s.fetches.Add(1)
+	bs, err := s.o.ReadRanges(context.Background(), need)
+	if err != nil {
+		return // the reads will fail, and say why
+	}
+	for i, r := range need {
 		s.pieces.add(r.Off, bytes.Clone(bs[i]))
 	}
 }
@@ -200,4 +234,14 @@ func eof(n, want int) error {
 		return io.EOF
 	}
 	return nil
+}
+
+// PrefetchRaw is PrefetchRanges of ranges given as {offset, length}, for
+// package source's Raw of the object (source.RawPrefetcher).
+func (s *Source) PrefetchRaw(ranges [][2]int64) {
+	rs := make([]Range, len(ranges))
+	for i, r := range ranges {
+		rs[i] = Range{r[0], r[1]}
+	}
+	s.PrefetchRanges(rs)
 }
