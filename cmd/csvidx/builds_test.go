@@ -462,6 +462,34 @@ func TestRemoteBuild(t *testing.T) {
 		t.Errorf("verify URL: %+v", r)
 	}
 
+	// (l) A compressed CSV at a URL (BGZF), built through csvidx-remote
+	// into a local index and put next to it by an s3 build, answers as
+	// the plain file.
+	gz := filepath.Join(data, "a.csv.gz")
+	if out, err := exec.Command(tooltest.Need(t, "bgzip"), "-c", filepath.Join(data, "a.csv")).Output(); err != nil {
+		t.Fatal(err)
+	} else {
+		writeFile(t, gz, string(out))
+		s.Put("a.csv.gz", out)
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", s.URLOf("a.csv.gz"), "--key", "user", "--index", "gz.csvidx", "-q"); r.status != 0 {
+		t.Fatalf("build of a BGZF URL: %+v", r)
+	}
+	wantGz := runBinary(t, plainBin, data, empty, "", "get", "a.csv", "u9", "u10")
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", s.URLOf("a.csv.gz"), "u9", "u10", "--index", "gz.csvidx"); got != wantGz {
+		t.Errorf("get of a BGZF URL through a local index: %+v, want %+v", got, wantGz)
+	}
+	gzBytes, _ := os.ReadFile(gz)
+	if _, err := fake.Backend.PutObject("bucket", "dir/a.csv.gz", nil, bytes.NewReader(gzBytes), int64(len(gzBytes)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", "s3://bucket/dir/a.csv.gz", "--key", "user", "-q"); r.status != 0 {
+		t.Fatalf("build of a BGZF s3 URL: %+v", r)
+	}
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "s3://bucket/dir/a.csv.gz", "u9", "u10"); got != wantGz {
+		t.Errorf("get of a BGZF s3 URL through its remote index: %+v, want %+v", got, wantGz)
+	}
+
 	// (c) Without csvidx-remote: one line, exit 2, how to get it.
 	want := result{2, "", "csvidx: " + url + " is a URL, which csvidx reads through its remote build, csvidx-remote, found neither next to csvidx nor on PATH: build it from a clone of csvidx (" + remoteInstall + "), or download the file first\n"}
 	for _, bin := range []string{filepath.Join(alone, "csvidx"), filepath.Join(codecsAlone, codecsName)} {
