@@ -11,11 +11,10 @@ import (
 )
 
 // The remote build (go build -tags remote, remotebuild.go) links package
-// source/remote, whose initialisation registers the opener of http and
-// https URLs with package source, and everything the codecs build links,
-// so that it reads whatever the builds that run it read (a remote object
-// is read as plain CSV: package source opens a URL through its opener,
-// not through a backend, as yet). The other two builds link no HTTP
+// source/remote, whose initialisation registers the openers of http, https
+// and s3 URLs with package source, and everything the codecs build links,
+// so that it reads whatever the builds that run it read, at a URL too (a
+// compressed object is decoded by its backend, as a local file is). The other two builds link no HTTP
 // client: net/http's initialisation made every local get 9-13% slower
 // (see internal/layout's TestLocalPathLinksNoDecoder). They run the remote
 // build, installed as csvidx-remote, in their place when a command names

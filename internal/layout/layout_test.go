@@ -143,7 +143,7 @@ func TestCodecsBuildLinks(t *testing.T) {
 // TestRemoteBuildLinks: the codecs build of the csvidx command links no
 // HTTP client either (it runs the remote build for a URL, as the default
 // build does), and the remote build (go build -tags remote) links
-// source/remote, whose init registers the opener of http and https URLs,
+// source/remote, whose init registers the openers of http, https and s3 URLs,
 // and source/compressed, so that it reads whatever the builds that run it
 // read.
 func TestRemoteBuildLinks(t *testing.T) {
