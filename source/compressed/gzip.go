@@ -174,7 +174,26 @@ func (g *Gzip) FileAt(p []byte, off int64) (int, error) { return g.f.ReadAt(p, o
 // Prefetch inflates the spans that hold the plain offsets offs, on all
 // cores at once, so that the reads of them that follow find them inflated
 // (see prefetchPieces).
-func (g *Gzip) Prefetch(offs []int64) { prefetchPieces(offs, g.Size(), g.spanAt, g.span) }
+func (g *Gzip) Prefetch(offs []int64) {
+	if rp, ok := g.f.(source.RawPrefetcher); ok { // a remote file: its spans' bytes in one round trip first
+		var ranges [][2]int64
+		last := -1
+		for _, off := range offs {
+			if off < 0 || off >= g.Size() {
+				continue
+			}
+			for _, at := range []int64{off, min(off+4096, g.Size()-1)} { // a row's span, and the next when the row may run into it
+				if i, _, _ := g.spanAt(at); i != last {
+					from, to := g.spanBytes(i)
+					ranges = append(ranges, [2]int64{from, to - from})
+					last = i
+				}
+			}
+		}
+		rp.PrefetchRaw(ranges)
+	}
+	prefetchPieces(offs, g.Size(), g.spanAt, g.span)
+}
 
 // Close closes the file.
 func (g *Gzip) Close() error { return g.f.Close() }
@@ -205,12 +224,18 @@ func (g *Gzip) span(i int) ([]byte, error) {
 // gives the block's last bytes.
 const spanSlack = 16
 
+// spanBytes returns where span i's compressed bytes start and end in the
+// file, with the slack an inflater reads past the span's end.
+func (g *Gzip) spanBytes(i int) (from, to int64) {
+	return g.cps[i].Bit / 8, min((g.cps[i+1].Bit+7)/8+spanSlack, g.cps[len(g.cps)-1].Bit/8)
+}
+
 // inflateSpan reads span i's compressed bytes and inflates them, from its
 // member's header or from its checkpoint's window, checking them against
 // the span's Sum.
 func (g *Gzip) inflateSpan(i int) ([]byte, error) {
 	at, next := g.cps[i], g.cps[i+1]
-	from, to := at.Bit/8, min((next.Bit+7)/8+spanSlack, g.cps[len(g.cps)-1].Bit/8)
+	from, to := g.spanBytes(i)
 	comp := make([]byte, to-from)
 	if _, err := g.f.ReadAt(comp, from); err != nil {
 		if err == io.EOF {
