@@ -11,8 +11,9 @@
 //   - csvidx-remote get URL KEY of an ordinary key (a few rows): cold, with
 //     an empty cache directory (XDG_CACHE_HOME) each time, and with
 //     --no-cache; warm, with the cache a get of the same key left; warm, of
-//     another key each time (its index pages not cached); and a batch of
-//     -batch keys (--keys-file) cold;
+//     another key each time (its index pages not cached); a batch of
+//     -batch keys (--keys-file) cold; and, of the CSV's BGZF copy (bgzip
+//     -@2) served with its index, the get of the key cold and warm;
 //   - the local get of the same key and of the batch by csvidx, and a Go
 //     hello-world process, for scale; the floor of a remote get is the
 //     local one plus its round trips times the delay;
@@ -162,8 +163,17 @@ func measure(s *run.Script, delay time.Duration, gets, rounds, batch int, budget
 	if _, err := run.Output(s.Bin, "build", s.CSV, "--key", "user_id", "-q"); err != nil {
 		return nil, err
 	}
+	// Its BGZF copy, indexed (by csvidx-remote, which reads what the
+	// codecs build reads).
+	gz := s.CSV + ".gz"
+	if out, err := exec.Command("sh", "-c", fmt.Sprintf("bgzip -@2 -c %q > %q", s.CSV, gz)).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("bgzip: %v\n%s", err, out)
+	}
+	if _, err := run.Output(remoteBin, "build", gz, "--key", "user_id", "-q"); err != nil {
+		return nil, err
+	}
 	base := filepath.Base(s.CSV)
-	served := []string{base, base + ".csvidx", base + ".csvidx.fence", base + ".csvidx.tail"}
+	served := []string{base, base + ".csvidx", base + ".csvidx.fence", base + ".csvidx.tail", base + ".gz", base + ".gz.csvidx", base + ".gz.csvidx.fence", base + ".gz.csvidx.tail"}
 	st, err := os.Stat(s.CSV)
 	if err != nil {
 		return nil, err
@@ -186,6 +196,7 @@ func measure(s *run.Script, delay time.Duration, gets, rounds, batch int, budget
 	}
 	defer srv.Close()
 	url := srv.urlOf(base)
+	gzURL := srv.urlOf(base + ".gz")
 
 	// What the local csvidx prints: what every remote get must print.
 	local := func(args ...string) (string, error) {
@@ -229,6 +240,12 @@ func measure(s *run.Script, delay time.Duration, gets, rounds, batch int, budget
 			return nil, err
 		}
 	}
+	if err := fresh("warm-bgzf")(); err != nil {
+		return nil, err
+	}
+	if _, err := run.Output(remoteBin, "get", gzURL, key); err != nil {
+		return nil, err
+	}
 	always := func(s string) func(int) string { return func(int) string { return s } }
 	getJobs := []job{
 		{name: "remote get, cold", target: "3", remote: true, prepare: fresh("cold"),
@@ -241,6 +258,10 @@ func measure(s *run.Script, delay time.Duration, gets, rounds, batch int, budget
 			args: func(round int) []string { return []string{remoteBin, "get", url, others[round]} }, want: func(round int) string { return wantOthers[round] }},
 		{name: fmt.Sprintf("remote get --keys-file (%d keys), cold", batch), target: "≤ 3", remote: true, prepare: fresh("batch"),
 			args: func(int) []string { return []string{remoteBin, "get", url, "--keys-file", batchPath} }, want: always(wantBatch)},
+		{name: "remote get of its BGZF copy, cold", target: "3", remote: true, prepare: fresh("cold-bgzf"),
+			args: func(int) []string { return []string{remoteBin, "get", gzURL, key} }, want: always(wantKey)},
+		{name: "remote get of its BGZF copy, warm, its pages cached", target: "1", remote: true, prepare: kept("warm-bgzf"),
+			args: func(int) []string { return []string{remoteBin, "get", gzURL, key} }, want: always(wantKey)},
 		{name: "local get", prepare: kept("local"),
 			args: func(int) []string { return []string{s.Bin, "get", s.CSV, key} }, want: always(wantKey)},
 		{name: fmt.Sprintf("local get --keys-file (%d keys)", batch), prepare: kept("local"),
