@@ -26,6 +26,11 @@ an index with csvidx and compares, byte for byte:
   other column; ``get`` without ``--by`` answered by the default index
   (``FILE.csvidx``); ``info --json`` as an array;
   ``verify`` of each;
+* each file, and every third file's compressed copies, served over HTTP
+  (issue 41: ``scripts/rangeserver.py``, byte ranges and ETags) with its index
+  next to it: every key at once and ``--count`` through its URL, which the
+  default build hands to ``csvidx-remote``, and the remote index, fetched in
+  part into a cache, byte for byte as the local file's (``check_remote``);
 * each file compressed (issue 40) by ``bgzip``, ``pzstd -p 2`` and ``csvidx
   compress`` (zstd in 64 KiB frames, BGZF, and zstd in 1 KiB frames, so that
   rows straddle frames), each compressed file indexed and checked against the
@@ -59,6 +64,7 @@ first mismatch (with a description on stderr), 2 when the test itself could not
 run (for example when the build failed).
 """
 
+import copy
 import csv
 import dataclasses
 import io
@@ -71,6 +77,8 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+
+import rangeserver  # scripts/rangeserver.py, next to this script
 
 SEED = 20240611
 BOM = b"\xef\xbb\xbf"
@@ -206,9 +214,20 @@ class Stats:
     compressed_full: dict = field(default_factory=dict)  # the same, of every check
     straddling: int = 0  # rows across the end of a 1 KiB frame
     missing_tools: list = field(default_factory=list)
+    remote: int = 0  # files checked through their URLs (check_remote)
 
 
 STATS = Stats()
+
+
+class Remote:
+    """The server of the run's files over HTTP (scripts/rangeserver.py)."""
+
+    server = None
+    base = ""
+
+
+REMOTE = Remote()
 
 
 def dialects():
@@ -754,6 +773,17 @@ def check_every_key_at_once(binary, f):
     STATS.rows_compared += len(f.rows)
 
 
+def check_remote(binary, f, tmp):
+    """F served over HTTP (scripts/rangeserver.py) with its index next to it:
+    every key at once and --count through csvidx's remote build (which the
+    default build runs for a URL) and the remote index, as the local file's,
+    byte for byte. The index's pieces are cached under TMP/cache."""
+    rf = copy.copy(f)
+    rf.path = REMOTE.base + "/" + os.path.relpath(f.path, tmp).replace(os.sep, "/")
+    check_every_key_at_once(binary, rf)
+    STATS.remote += 1
+
+
 def check_compressed(binary, f, n, tmp):
     """F, the Nth file, compressed by each compressor: the index of each
     compressed file answers as the plain file's does, byte for byte: info
@@ -784,6 +814,8 @@ def check_compressed(binary, f, n, tmp):
             fail(cf, "info --json of a file compressed by %s (field: (want, got)): %r" % (c.name, diff),
                  args, 0, run(binary, args))
         check_every_key_at_once(binary, cf)
+        if n % 3 == 0:
+            check_remote(binary, cf, tmp)
         if c is not full:
             continue
         STATS.compressed_full[c.name] = STATS.compressed_full.get(c.name, 0) + 1
@@ -844,13 +876,16 @@ def check_compressed_writers(binary, f, cf, c):
 
 def build_binary(tmp):
     """Return the csvidx binary: $CSVIDX, or one built with go build into TMP;
-    and make sure its codecs build, csvidx-codecs, is next to it (built
-    into TMP, which goes first on PATH, when $CSVIDX has none beside it)."""
+    and make sure its codecs and remote builds, csvidx-codecs and
+    csvidx-remote, are next to it (built into TMP, which goes first on PATH,
+    when $CSVIDX has none beside it)."""
     binary = os.environ.get("CSVIDX") or os.path.join(tmp, "csvidx")
     builds = [] if os.environ.get("CSVIDX") else [(binary, "")]
-    if not os.path.exists(os.path.join(os.path.dirname(binary), "csvidx-codecs")):
-        builds.append((os.path.join(tmp, "csvidx-codecs"), "codecs"))
-        os.environ["PATH"] = tmp + os.pathsep + os.environ.get("PATH", "")
+    for name, tags in (("csvidx-codecs", "codecs"), ("csvidx-remote", "remote")):
+        if not os.path.exists(os.path.join(os.path.dirname(binary), name)):
+            builds.append((os.path.join(tmp, name), tags))
+            if tmp not in os.environ.get("PATH", "").split(os.pathsep):
+                os.environ["PATH"] = tmp + os.pathsep + os.environ.get("PATH", "")
     for out, tags in builds:
         proc = subprocess.run(["go", "build", "-tags", tags, "-o", out, "./cmd/csvidx"],
                               capture_output=True, text=True)
@@ -876,6 +911,7 @@ def test_file(binary, d, rng, tmp, n):
     check_header(binary, f, rng)
     check_keys_file(binary, f, rng, tmp)
     check_several(binary, f, rng)
+    check_remote(binary, f, tmp)
     check_compressed(binary, f, n, tmp)
     check_grown_and_shrunk(binary, f, rng)
 
@@ -888,6 +924,8 @@ def main():
     try:
         binary = build_binary(tmp)
         require_tools()
+        REMOTE.server, REMOTE.base = rangeserver.serve(tmp)
+        os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
         for n, d in enumerate(dialects()):
             test_file(binary, d, rng, tmp, n)
     except Mismatch as e:
@@ -909,6 +947,7 @@ def main():
     print("  compressed copies, each checked as its plain file (of every check): " +
           ", ".join("%s %d (%d)" % (k, v, STATS.compressed_full.get(k, 0)) for k, v in STATS.compressed.items()) +
           "; %d rows straddle 1 KiB frames" % STATS.straddling)
+    print("  through their URLs, served over HTTP with their indexes (csvidx-remote, the remote index): %d files" % STATS.remote)
     if STATS.missing_tools:
         print("  NOT CHECKED: the files of %s, not installed" % ", ".join(STATS.missing_tools))
     return 0
