@@ -20,7 +20,10 @@ composite keys, ``--nulls``, ``-l``/``-r`` prefixes, a RIGHT with a tail
 (rows appended and indexed by ``csvidx update``), a RIGHT keyed by its last
 column with short rows (which have no key) between keyed ones, last records of
 either side that end inside a quote that never closes, and a RIGHT whose last
-row, unterminated when indexed, was completed by an append. Last, a LEFT of a million
+row, unterminated when indexed, was completed by an append. RIGHT is also
+served over HTTP (scripts/rangeserver.py) with its indexes and joined by
+its URL, in every dialect and with a tail (csvidx's remote build, the
+remote index). Last, a LEFT of a million
 rows from a pipe, whose anonymous RSS (polled) must stay under 64 MiB.
 
 Usage (from the repository root)::
@@ -32,6 +35,7 @@ environment variable CSVIDX names one. Exit status: 0 when every check
 passed, 1 on the first mismatch, 2 when the test could not run.
 """
 
+import copy
 import csv
 import io
 import os
@@ -40,6 +44,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import rangeserver  # scripts/rangeserver.py, next to this script
 
 SEED = 20261204
 BOM = b"\xef\xbb\xbf"
@@ -227,11 +233,19 @@ def main():
     tmp = tempfile.mkdtemp(prefix="csvidx-join-oracle-")
     try:
         csvidx = os.environ.get("CSVIDX")
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         if not csvidx:
             csvidx = os.path.join(tmp, "csvidx")
-            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
             if subprocess.run(["go", "build", "-o", csvidx, "./cmd/csvidx"], cwd=root).returncode != 0:
                 return 2
+        if not os.path.exists(os.path.join(os.path.dirname(csvidx), "csvidx-remote")):
+            # csvidx runs its remote build for a RIGHT at a URL: next to it, or on PATH.
+            if subprocess.run(["go", "build", "-tags", "remote", "-o", os.path.join(tmp, "csvidx-remote"), "./cmd/csvidx"],
+                              cwd=root).returncode != 0:
+                return 2
+            os.environ["PATH"] = tmp + os.pathsep + os.environ.get("PATH", "")
+        REMOTE.server, REMOTE.base = rangeserver.serve(tmp)
+        os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
         run_cases(csvidx, tmp, rng)
     except Fail as e:
         print(f"join_oracle_test: FAIL: {e}", file=sys.stderr)
@@ -240,6 +254,24 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     print("join_oracle_test: every check passed")
     return 0
+
+
+class Remote:
+    """The server of the run's files over HTTP (scripts/rangeserver.py)."""
+
+    server = None
+    base = ""
+
+
+REMOTE = Remote()
+
+
+def served(f, tmp):
+    """F as its URL names it, served with its indexes (a RIGHT at a URL:
+    csvidx's remote build reads it through its remote index)."""
+    rf = copy.copy(f)
+    rf.path = REMOTE.base + "/" + os.path.relpath(f.path, tmp).replace(os.sep, "/")
+    return rf
 
 
 def run_cases(csvidx, tmp, rng):
@@ -265,6 +297,7 @@ def run_cases(csvidx, tmp, rng):
         left = CSVFile(os.path.join(d, "left.csv"), ["oid", "uid", "note"], left_rows, delim, crlf, bom)
         da = ["--delimiter", delim]
         check(csvidx, f"single key, {tag}", left, right, [1], [0], ["--key", "uid"] + da)
+        check(csvidx, f"single key, RIGHT at a URL, {tag}", left, served(right, tmp), [1], [0], ["--key", "uid"] + da)
         check(csvidx, f"single key, stdin, --nulls, prefixes, {tag}", left, right, [1], [0],
               ["--key", "1", "--nulls", "-l", "L.", "-r", "R."] + da, nulls=True, pl="L.", pr="R.", stdin=True)
         check(csvidx, f"composite key, {tag}", left, right, [1, 2], [0, 2],
@@ -285,6 +318,7 @@ def run_cases(csvidx, tmp, rng):
     if p.returncode != 0:
         raise Fail(f"update: {p.stderr.decode()}")
     check(csvidx, "a RIGHT with a tail", left, right, [0], [0], ["--key", "uid"])
+    check(csvidx, "a RIGHT with a tail, at a URL", left, served(right, tmp), [0], [0], ["--key", "uid"])
     edges(csvidx, tmp, rng)
     memory(csvidx, tmp)
 
