@@ -455,6 +455,9 @@ func TestRemoteBuild(t *testing.T) {
 			t.Errorf("join %s with a RIGHT at a URL: %d requests for 3000 LEFT rows", mode, n)
 		}
 	}
+	// (The note a join gives when it read RIGHT over many times is
+	// TestJoinNote's, in the remote build: here the rows of each batch
+	// stay cached for the next, and RIGHT is read about once.)
 
 	// (k) verify of a CSV at a URL through its remote index: fetched whole,
 	// equal to a build.

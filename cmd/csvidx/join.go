@@ -181,6 +181,11 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 		fmt.Fprintf(s.err, "csvidx: warning: %d bytes at the end of %s are not indexed and take no part in the join; csvidx update will add them\n", n, oneLine(rightPath))
 	}
 	rows, err := j.Run(cmd.Context(), s.out)
+	if remoteJoinNote != nil && err == nil {
+		if note := remoteJoinNote(rightPath); note != "" {
+			fmt.Fprintf(s.err, "csvidx: note: %s\n", note)
+		}
+	}
 	switch {
 	case errors.Is(err, syscall.EPIPE):
 		return nil // the reader stopped reading: it has what it wanted
@@ -195,3 +200,8 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 // openRight, set by the remote build, opens the index of a RIGHT at a URL
 // (see join.Options.OpenRight); nil in the other builds.
 var openRight func(rightPath string, o *index.Options) (*index.Index, error)
+
+// remoteJoinNote, set by the remote build, says, after a join with a RIGHT
+// at a URL, when the join read more of it over the network than a
+// download of it would have; nil in the other builds.
+var remoteJoinNote func(rightPath string) string

@@ -27,7 +27,12 @@ import (
 
 func init() {
 	openRemote, buildRemote, openRight, localRemote = openRemoteIndex, buildRemoteIndex, openRemoteRight, localRemoteIndex
+	remoteJoinNote = joinNote
 }
+
+// rightBytes is the size of a RIGHT at a URL and of its index, which its
+// opening found (see openRemoteRight): what a download of them takes.
+var rightBytes int64
 
 // openRemoteIndex opens the remote index of the CSV at csvPath, a URL:
 // next to it, or at --index's URL, fetched in part into the cache (see
@@ -128,6 +133,8 @@ func openRemoteRight(rightPath string, o *index.Options) (*index.Index, error) {
 		return nil, err
 	}
 	ix := x.Index()
+	info := ix.Info()
+	rightBytes = cmp.Or(info.FileBytes, info.CSVBytes) + info.IndexBytes // a compressed one's download is its compressed bytes
 	if key := ix.Definition().Key(); o.IndexPath == "" && o.By != "" && key != o.By {
 		x.Close()
 		return nil, fmt.Errorf("the index of %s (%s.csvidx) is by %s, not by %s: give the URL of an index by %s with --index", rightPath, rightPath, key, o.By, o.By)
@@ -152,4 +159,26 @@ func localRemoteIndex(ctx context.Context, csvPath string, g *globals) (string, 
 		return "", "", nil, err
 	}
 	return path, cmp.Or(g.indexPath, csvPath+".csvidx"), x.Close, nil
+}
+
+// joinNote returns, after a join with a RIGHT at a URL (rightPath), the
+// note that the join read twice the bytes RIGHT and its index hold, or more,
+// with the advice to download them for joins as large: each batch of
+// LEFT's keys reads its own pages and rows, and batches of keys spread
+// over all of RIGHT read most of it each. "" when it read less, or RIGHT is
+// not at a URL.
+func joinNote(rightPath string) string {
+	if !source.Remote(rightPath) || rightBytes == 0 {
+		return ""
+	}
+	c, err := clientFor(rightPath)
+	if err != nil {
+		return ""
+	}
+	read := c.Stats.Bytes.Load()
+	if read <= 2*rightBytes+1<<20 { // twice what a download reads, past an opening's few hundred KiB
+		return ""
+	}
+	return fmt.Sprintf("the join read %.1f MB of %s over the network, %.1f times what it and its index hold: for joins as large, download them first",
+		float64(read)/1e6, rightPath, float64(read)/float64(rightBytes))
 }
