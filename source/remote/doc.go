@@ -5,7 +5,7 @@
 // A Client opens an Object with a first ranged GET, which also gives its
 // size (Content-Range) and its version (ETag), and reads it by ranges:
 // ranges closer than the client's gap are coalesced into one GET, and the
-// GETs of a call run at once, a few at a time. Every GET after the first
+// GETs of a call run at once, up to the client's Parallel (64) at a time. Every GET after the first
 // carries If-Match with the object's ETag (a strong one: a weak ETag cannot
 // be matched on, and such an object is read without the check), so that
 // bytes of another version are never returned: a 412 answer, and a 416
