@@ -48,11 +48,11 @@ step "the CLI scripts with the codecs build (go test -tags codecs ./cmd/csvidx -
 # default build does. (TestCodecsBuild, in go test ./..., builds both
 # binaries itself and runs the default one with and without csvidx-codecs.)
 go test -tags codecs ./cmd/csvidx -run '^TestScripts$'
-step "the CLI scripts with the remote build, and its own tests (go test -tags remote ./cmd/csvidx -run 'TestScripts|TestRemoteSchemes|TestJoinNote')"
+step "the CLI scripts with the remote build, and its own tests (go test -tags remote ./cmd/csvidx -run 'TestScripts|TestRemoteSchemes|TestJoinNote|TestGapFlag')"
 # As csvidx-remote, the test binary reads URLs and compressed files, and
 # must answer every local script as the default build does (TestRemoteBuild
 # runs the real binaries against an HTTP server).
-go test -tags remote ./cmd/csvidx -run '^(TestScripts|TestRemoteSchemes|TestJoinNote)$'
+go test -tags remote ./cmd/csvidx -run '^(TestScripts|TestRemoteSchemes|TestJoinNote|TestGapFlag)$'
 step "oracle: get against Python's csv module (scripts/oracle_test.py)"
 python3 scripts/oracle_test.py
 step "join oracle: join against a reference join over Python's csv (scripts/join_oracle_test.py)"

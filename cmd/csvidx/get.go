@@ -18,6 +18,7 @@ type getOptions struct {
 	count    bool
 	header   bool
 	noCache  bool
+	gapKiB   int64
 }
 
 func newGetCommand(g *globals, s streams) *cobra.Command {
@@ -78,6 +79,7 @@ part and warns how many bytes are not indexed.`,
 	f.StringVar(&o.keysFile, "keys-file", "", "read more keys from `PATH` ('-': standard input), one per line, verbatim: no CSV decoding, a quoted key stays quoted (for a composite key, a CSV record each)")
 	f.BoolVarP(&o.count, "count", "c", false, "print KEY<TAB>COUNT per distinct key, as given, instead of the rows")
 	f.BoolVar(&o.header, "header", false, "print the header record first, so the output is a CSV file")
+	f.Int64Var(&o.gapKiB, "gap-kib", 0, "for a CSV at a URL: read its rows less than `KiB` apart by one GET (default 64, 1024 for s3)")
 	f.BoolVar(&o.noCache, "no-cache", false, "for a CSV at a URL: keep no fetched piece of its index in the cache ($XDG_CACHE_HOME/csvidx) after the lookup")
 	return cmd
 }
@@ -92,6 +94,12 @@ const outputBuffer = 64 << 10 // bytes of output buffered between writes
 var processExits bool
 
 func get(ctx context.Context, csvPath string, given *keyInput, g *globals, o *getOptions, s streams) error {
+	if o.gapKiB < 0 {
+		return fmt.Errorf("--gap-kib %d: give 0 or more", o.gapKiB)
+	}
+	if applyGap != nil {
+		applyGap(o.gapKiB << 10)
+	}
 	ix, look, closeIx, err := openLookups(ctx, csvPath, g, o.noCache)
 	if err != nil {
 		return err
@@ -186,3 +194,8 @@ func openLookups(ctx context.Context, csvPath string, g *globals, noCache bool) 
 	}
 	return ix, ix, ix.Close, nil
 }
+
+// applyGap, set by the remote build, gives its clients the gap --gap-kib
+// says (see remote.Client.Gap), in bytes, 0 for their defaults; nil in the
+// other builds.
+var applyGap func(gap int64)

@@ -23,6 +23,7 @@ type joinOptions struct {
 	prefixLeft  string
 	prefixRight string
 	readAhead   string
+	gapKiB      int64
 	res         resourceFlags
 }
 
@@ -97,6 +98,7 @@ error.`,
 	f.BoolVar(&o.nulls, "nulls", false, "let a LEFT key whose fields are all empty match")
 	f.StringVarP(&o.prefixLeft, "prefix-left", "l", "", "put `TEXT` before each of LEFT's header names")
 	f.StringVarP(&o.prefixRight, "prefix-right", "r", "", "put `TEXT` before each of RIGHT's header names")
+	f.Int64Var(&o.gapKiB, "gap-kib", 0, "for a RIGHT at a URL: read its rows less than `KiB` apart by one GET (default 64, 1024 for s3)")
 	f.StringVar(&o.readAhead, "read-ahead", "auto", "read RIGHT and its index whole, in order: `auto` (once the lookups reach 2.5% of their pages), always, never")
 	o.res.addJoinFlags(f)
 	cmd.MarkFlagRequired("key")
@@ -110,6 +112,12 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	delim, err := delimiterOption(cmd, o.delimiter, index.DefaultDelimiter(leftPath))
 	if err != nil {
 		return err
+	}
+	if o.gapKiB < 0 {
+		return fmt.Errorf("--gap-kib %d: give 0 or more", o.gapKiB)
+	}
+	if applyGap != nil {
+		applyGap(o.gapKiB << 10)
 	}
 	opts := &join.Options{
 		Key: o.key, RightKey: o.rightKey, RightIndex: g.indexPath, RightIndexDir: g.indexDir,

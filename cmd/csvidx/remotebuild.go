@@ -27,7 +27,7 @@ import (
 
 func init() {
 	openRemote, buildRemote, openRight, localRemote = openRemoteIndex, buildRemoteIndex, openRemoteRight, localRemoteIndex
-	remoteJoinNote = joinNote
+	remoteJoinNote, applyGap = joinNote, gapHTTP
 }
 
 // rightBytes is the size of a RIGHT at a URL and of its index, which its
@@ -109,12 +109,34 @@ func buildRemoteIndex(ctx context.Context, csvURL string, keys []string, opts *i
 	return infos, nil
 }
 
-// clientFor returns the client that reads url: S3's for an s3 URL.
+// clientFor returns the client that reads url: S3's for an s3 URL, with
+// the gap --gap-kib gives, if any.
 func clientFor(url string) (*remote.Client, error) {
+	c := remote.DefaultClient
 	if strings.HasPrefix(strings.ToLower(url), "s3://") {
-		return remote.S3Client()
+		var err error
+		if c, err = remote.S3Client(); err != nil {
+			return nil, err
+		}
 	}
-	return remote.DefaultClient, nil
+	if remoteGap > 0 {
+		c.Gap = remoteGap
+	}
+	return c, nil
+}
+
+// remoteGap is the gap --gap-kib gives the clients (see clientFor), in
+// bytes; 0 for their defaults.
+var remoteGap int64
+
+// gapHTTP records gap, --gap-kib's, for the clients clientFor returns, and
+// gives it to the client of http and https URLs, which source.Open reads
+// them with, when it is not 0.
+func gapHTTP(gap int64) {
+	remoteGap = gap
+	if gap > 0 {
+		remote.DefaultClient.Gap = gap
+	}
 }
 
 // openRemoteRight opens the index of join's RIGHT: for a RIGHT at a URL,

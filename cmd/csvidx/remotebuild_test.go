@@ -33,3 +33,18 @@ func TestJoinNote(t *testing.T) {
 		t.Errorf("a local RIGHT: %q", note)
 	}
 }
+
+// TestGapFlag: --gap-kib sets the gap of the clients of http and s3 URLs;
+// without it, an s3 client keeps S3's, and an https one the default.
+func TestGapFlag(t *testing.T) {
+	defer func(g int64) { remoteGap, remote.DefaultClient.Gap = 0, g }(remote.DefaultClient.Gap)
+	gapHTTP(0)
+	if remote.DefaultClient.Gap != 0 {
+		t.Errorf("no --gap-kib: the http client's gap is %d", remote.DefaultClient.Gap)
+	}
+	gapHTTP(8 << 10)
+	c, err := clientFor("https://example.com/a.csv")
+	if err != nil || c.Gap != 8<<10 || remote.DefaultClient.Gap != 8<<10 {
+		t.Errorf("--gap-kib 8: %v, gap %d", err, c.Gap)
+	}
+}

@@ -60,8 +60,13 @@ func LoadS3Config(ctx context.Context) (*S3Config, error) {
 
 // NewS3Client returns a client of s3:// URLs by cfg.
 func NewS3Client(cfg *S3Config) *Client {
-	return &Client{Resolve: cfg.httpURL, Sign: cfg.sign}
+	return &Client{Resolve: cfg.httpURL, Sign: cfg.sign, Gap: S3Gap}
 }
+
+// S3Gap is an S3 client's gap (see Client.Gap): S3 answers a request in
+// tens of milliseconds, in which it sends megabytes, so ranges up to a
+// MiB apart are read by one GET.
+const S3Gap = 1 << 20
 
 // httpURL returns the HTTP URL of the object at s3url, s3://BUCKET/KEY.
 func (c *S3Config) httpURL(s3url string) (string, error) {
