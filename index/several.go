@@ -25,12 +25,17 @@ const (
 )
 
 // byPath returns the by- path of the index of cols of h's CSV.
-func (h Home) byPath(cols []int) string {
+func (h Home) byPath(cols []int) string { return ByName(h.stem, cols) }
+
+// ByName returns the name of an index by the columns cols (0-based) of
+// the CSV named csv, other than its first (CSV.csvidx): CSV.by-1-4.csvidx.
+// For a CSV at a URL, it is the URL of that index next to it.
+func ByName(csv string, cols []int) string {
 	s := make([]string, len(cols))
 	for i, c := range cols {
 		s[i] = strconv.Itoa(c)
 	}
-	return h.stem + byPrefix + strings.Join(s, "-") + indexSuffix
+	return csv + byPrefix + strings.Join(s, "-") + indexSuffix
 }
 
 // IsNextTo reports whether idxPath is where csvidx names an index of the

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+
+	"github.com/csvidx/csvidx/format"
+	"github.com/csvidx/csvidx/index"
 
 	"github.com/csvidx/csvidx/source/remote"
 )
@@ -62,4 +66,37 @@ func Put(ctx context.Context, c *remote.Client, local, idxURL, prev string) erro
 		}
 	}
 	return nil
+}
+
+// Placement returns where the index by the columns cols (0-based) of the
+// CSV at csvURL goes next to it, as a local build places one (see
+// index.Locate): csvURL.csvidx when there is none there or the one there
+// is by cols, else the by- name of cols (csvURL.by-1-4.csvidx); and the
+// ETag of the index there now ("" for none), for Put. defaultETag is the
+// ETag Version gave of csvURL.csvidx before the build ("" for none): the
+// default index is replaced only if it is still that one.
+func Placement(ctx context.Context, c *remote.Client, csvURL string, cols []int, defaultETag string) (idxURL, prev string, err error) {
+	def := csvURL + ".csvidx"
+	if defaultETag == "" {
+		return def, "", nil
+	}
+	o, head, err := c.Open(ctx, def, format.PageSize)
+	if missing(err) {
+		return def, "", nil
+	} else if err != nil {
+		return "", "", err
+	}
+	if etag, _ := o.ETag(); etag != defaultETag {
+		return "", "", fmt.Errorf("%s: %w (another writer put an index there during this build; run the build again)", def, remote.ErrChanged)
+	}
+	h, err := format.DecodeHeader(head)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", def, err)
+	}
+	if slices.Equal(h.KeyColumns(), cols) {
+		return def, defaultETag, nil
+	}
+	by := index.ByName(csvURL, cols)
+	prev, err = Version(ctx, c, by)
+	return by, prev, err
 }

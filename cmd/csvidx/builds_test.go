@@ -412,6 +412,22 @@ func TestRemoteBuild(t *testing.T) {
 	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", "s3://bucket/dir/a.csv", "--key", "user"); r.status != 0 || !strings.Contains(r.stderr, "the index is s3://bucket/dir/a.csv.csvidx") {
 		t.Fatalf("build s3://: %+v", r)
 	}
+	// A second build by another key goes to the by- name of its column,
+	// the first index kept.
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", "s3://bucket/dir/a.csv", "--key", "id"); r.status != 0 || !strings.Contains(r.stderr, "the index is s3://bucket/dir/a.csv.by-0.csvidx") {
+		t.Fatalf("a second build of s3:// by another key: %+v", r)
+	}
+	if r := runBinary(t, plainBin, data, empty, "", "build", "a.csv", "--key", "id", "--index", "local-id.csvidx", "-q"); r.status != 0 {
+		t.Fatalf("build a.csv --key id: %+v", r)
+	}
+	wantID := runBinary(t, plainBin, data, empty, "", "get", "a.csv", "--index", "local-id.csvidx", "17")
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "s3://bucket/dir/a.csv", "17", "--index", "s3://bucket/dir/a.csv.by-0.csvidx"); got != wantID || got.status != 0 {
+		t.Errorf("get s3:// through its by- index: %+v, want %+v", got, wantID)
+	}
+	// A build again by the first key replaces the default index.
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", "s3://bucket/dir/a.csv", "--key", "user"); r.status != 0 || !strings.Contains(r.stderr, "the index is s3://bucket/dir/a.csv.csvidx") {
+		t.Fatalf("a build of s3:// again by its first key: %+v", r)
+	}
 	wantS3 := runBinary(t, plainBin, data, empty, "", "get", "a.csv", "u7", "u8")
 	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "s3://bucket/dir/a.csv", "u7", "u8"); got != wantS3 {
 		t.Errorf("get s3:// after its build: %+v, want %+v", got, wantS3)

@@ -74,8 +74,10 @@ const remoteBuild = true
 func runHelper(err error, _ []string, _ streams) (int, error) { return -1, err }
 
 // buildRemoteIndex builds the index of the CSV at csvURL by key, in a
-// temporary directory, and puts it at opts.IndexPath's URL (the CSV's URL
-// with .csvidx when empty), with its fence (see remoteindex.Put).
+// temporary directory, and puts it at opts.IndexPath's URL, or next to the
+// CSV as a local build places it (its URL with .csvidx, or, where that one
+// is by another key, the by- name of the key's columns: see
+// remoteindex.Placement), with its fence (see remoteindex.Put).
 func buildRemoteIndex(ctx context.Context, csvURL string, keys []string, opts *index.BuildOptions) ([]*index.Info, error) {
 	if len(keys) != 1 {
 		return nil, errors.New("a CSV at a URL is indexed by one --key at a time")
@@ -99,6 +101,17 @@ func buildRemoteIndex(ctx context.Context, csvURL string, keys []string, opts *i
 	infos, err := index.BuildIndexes(ctx, csvURL, keys, &local)
 	if err != nil {
 		return nil, err
+	}
+	if opts.IndexPath == "" && len(infos) == 1 {
+		// Next to the CSV, as a local build places it: where the default
+		// index is by another key, at the by- name of the key's columns.
+		cols := infos[0].KeyColumns
+		if cols == nil {
+			cols = []int{infos[0].KeyColumn}
+		}
+		if idxURL, prev, err = remoteindex.Placement(ctx, c, csvURL, cols, prev); err != nil {
+			return nil, err
+		}
 	}
 	if err := remoteindex.Put(ctx, c, local.IndexPath, idxURL, prev); err != nil {
 		return nil, err
