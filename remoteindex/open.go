@@ -9,10 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/internal/crcpage"
+	"github.com/csvidx/csvidx/keyspec"
+	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/source"
 	"github.com/csvidx/csvidx/source/remote"
 )
@@ -36,6 +39,11 @@ type Options struct {
 	// alone: for a caller that looks up through Index() rather than Get,
 	// whose first lookup of a warm opening checks the CSV's version.
 	Cold bool
+	// By, when IndexURL is empty, picks the CSV's index by a key spec, as
+	// a local CSV's (see index.Options.By): the one next to it, when it is
+	// by those columns, else the by- name of the columns next to it
+	// (index.ByName), which takes an opening more.
+	By string
 }
 
 // An Index is a remote CSV's index, open for lookups: its main index file
@@ -91,15 +99,50 @@ func Open(ctx context.Context, csvURL string, o *Options) (*Index, error) {
 		base = d
 	}
 	x.base = base
-	if !x.opts.NoCache && !x.opts.Cold && x.openWarm() == nil {
+	if err := x.openFirst(ctx); err != nil {
+		x.Close()
+		return nil, err
+	}
+	if x.opts.By == "" || o.IndexURL != "" {
+		return x, nil
+	}
+	cols, err := x.columns(x.opts.By)
+	if err != nil {
+		x.Close()
+		return nil, err
+	}
+	if slices.Equal(cols, x.ix.KeyColumns()) {
 		return x, nil
 	}
 	x.closeIndex()
-	if err := x.open(ctx, base); err != nil {
+	x.opts.IndexURL = index.ByName(csvURL, cols)
+	if err := x.openFirst(ctx); err != nil {
 		x.Close()
 		return nil, err
 	}
 	return x, nil
+}
+
+// openFirst opens the index from the cache alone when it can, else from
+// its head (see open).
+func (x *Index) openFirst(ctx context.Context) error {
+	if !x.opts.NoCache && !x.opts.Cold && x.openWarm() == nil {
+		return nil
+	}
+	x.closeIndex()
+	return x.open(ctx, x.base)
+}
+
+// columns returns the columns of the key spec by, resolved against the
+// CSV's header as the open index read it (its dialect's).
+func (x *Index) columns(by string) ([]int, error) {
+	row, err := x.ix.Header()
+	if err != nil {
+		return nil, err
+	}
+	delim := x.ix.Delimiter()
+	fields, _, _ := scan.Fields(row, 0, delim)
+	return keyspec.Resolve(by, fields, row != nil, delim)
 }
 
 // open fetches the index's head, fence and tail and the CSV's ends, and

@@ -424,6 +424,15 @@ func TestRemoteBuild(t *testing.T) {
 	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "s3://bucket/dir/a.csv", "17", "--index", "s3://bucket/dir/a.csv.by-0.csvidx"); got != wantID || got.status != 0 {
 		t.Errorf("get s3:// through its by- index: %+v, want %+v", got, wantID)
 	}
+	for _, by := range []string{"id", "0"} { // by name or by number: the by- index
+		if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "s3://bucket/dir/a.csv", "17", "--by", by); got != wantID {
+			t.Errorf("get s3:// --by %s: %+v, want %+v", by, got, wantID)
+		}
+	}
+	wantUser := runBinary(t, plainBin, data, empty, "", "get", "a.csv", "u7")
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "s3://bucket/dir/a.csv", "u7", "--by", "user"); got != wantUser {
+		t.Errorf("get s3:// --by user (its default index): %+v, want %+v", got, wantUser)
+	}
 	// A build again by the first key replaces the default index.
 	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", "s3://bucket/dir/a.csv", "--key", "user"); r.status != 0 || !strings.Contains(r.stderr, "the index is s3://bucket/dir/a.csv.csvidx") {
 		t.Fatalf("a build of s3:// again by its first key: %+v", r)

@@ -38,14 +38,11 @@ var rightBytes int64
 // next to it, or at --index's URL, fetched in part into the cache (see
 // package remoteindex).
 func openRemoteIndex(ctx context.Context, csvPath string, g *globals, noCache bool) (*index.Index, lookups, func() error, error) {
-	if g.by != "" {
-		return nil, nil, nil, errors.New("--by picks among a local CSV's indexes; for a remote CSV, give --index URL")
-	}
 	c, err := clientFor(csvPath)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	o := &remoteindex.Options{IndexURL: g.indexPath, NoCache: noCache, Client: c}
+	o := &remoteindex.Options{IndexURL: g.indexPath, NoCache: noCache, Client: c, By: g.by}
 	x, err := remoteindex.Open(ctx, csvPath, o)
 	if err != nil {
 		return nil, nil, nil, err
