@@ -207,23 +207,36 @@ func (s *Framed) FileAt(p []byte, off int64) (int, error) { return s.f.ReadAt(p,
 // cores at once, so that the reads of them that follow find them decoded
 // (see prefetchPieces).
 func (s *Framed) Prefetch(offs []int64) {
-	if rp, ok := s.f.(source.RawPrefetcher); ok { // a remote file: its frames' bytes in one round trip first
-		var ranges [][2]int64
-		last := -1
-		for _, off := range offs {
-			if off < 0 || off >= s.Size() {
-				continue
-			}
-			for _, at := range []int64{off, min(off+4096, s.Size()-1)} { // a row's frame, and the next when the row may run into it
-				if i, _, _ := s.frameAt(at); i != last {
-					ranges = append(ranges, [2]int64{s.blocks[i].Comp, s.blocks[i+1].Comp - s.blocks[i].Comp})
-					last = i
-				}
+	prefetchRaw(s.f, offs, s.Size(), s.frameAt, func(i int) (int64, int64) { return s.blocks[i].Comp, s.blocks[i+1].Comp })
+	prefetchPieces(offs, s.Size(), s.frameAt, s.block)
+}
+
+// prefetchRaw asks raw, when it can read ranges at once (a remote file: a
+// source.RawPrefetcher), for the compressed bytes of the pieces that hold
+// the plain offsets offs (the rows of a lookup), and of the next piece
+// when a row may run into it: one round trip before they are decoded.
+// at gives a plain offset's piece (see readPieces), comp a piece's
+// compressed bytes.
+func prefetchRaw(raw source.Raw, offs []int64, size int64, at func(int64) (int, int64, int64), comp func(int) (from, to int64)) {
+	rp, ok := raw.(source.RawPrefetcher)
+	if !ok {
+		return
+	}
+	var ranges [][2]int64
+	last := -1
+	for _, off := range offs {
+		if off < 0 || off >= size {
+			continue
+		}
+		for _, o := range []int64{off, min(off+4096, size-1)} {
+			if i, _, _ := at(o); i != last {
+				from, to := comp(i)
+				ranges = append(ranges, [2]int64{from, to - from})
+				last = i
 			}
 		}
-		rp.PrefetchRaw(ranges)
 	}
-	prefetchPieces(offs, s.Size(), s.frameAt, s.block)
+	rp.PrefetchRaw(ranges)
 }
 
 // Close closes the file.

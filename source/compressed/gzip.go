@@ -175,23 +175,7 @@ func (g *Gzip) FileAt(p []byte, off int64) (int, error) { return g.f.ReadAt(p, o
 // cores at once, so that the reads of them that follow find them inflated
 // (see prefetchPieces).
 func (g *Gzip) Prefetch(offs []int64) {
-	if rp, ok := g.f.(source.RawPrefetcher); ok { // a remote file: its spans' bytes in one round trip first
-		var ranges [][2]int64
-		last := -1
-		for _, off := range offs {
-			if off < 0 || off >= g.Size() {
-				continue
-			}
-			for _, at := range []int64{off, min(off+4096, g.Size()-1)} { // a row's span, and the next when the row may run into it
-				if i, _, _ := g.spanAt(at); i != last {
-					from, to := g.spanBytes(i)
-					ranges = append(ranges, [2]int64{from, to - from})
-					last = i
-				}
-			}
-		}
-		rp.PrefetchRaw(ranges)
-	}
+	prefetchRaw(g.f, offs, g.Size(), g.spanAt, g.spanBytes)
 	prefetchPieces(offs, g.Size(), g.spanAt, g.span)
 }
 
