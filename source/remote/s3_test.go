@@ -27,37 +27,7 @@ func TestS3(t *testing.T) {
 	s := remotetest.NewS3(t, "bucket")
 	c := s3Client(s)
 	ctx := context.Background()
-	data := testData(300000, 11)
-	url := "s3://bucket/dir/a file.csv"
-	etag, err := c.Put(ctx, url, bytes.NewReader(data), int64(len(data)), Precondition{IfNoneMatch: true})
-	if err != nil || etag == "" {
-		t.Fatalf("Put: %q, %v", etag, err)
-	}
-	if _, err := c.Put(ctx, url, bytes.NewReader(data[:10]), 10, Precondition{IfNoneMatch: true}); !errors.Is(err, ErrChanged) {
-		t.Errorf("a Put with If-None-Match over an object: %v, want ErrChanged", err)
-	}
-	if _, err := c.Put(ctx, url, bytes.NewReader(data[:10]), 10, Precondition{IfMatch: `"not its etag"`}); !errors.Is(err, ErrChanged) {
-		t.Errorf("a Put with another If-Match: %v, want ErrChanged", err)
-	}
-	o, head, err := c.Open(ctx, url, 1000)
-	if err != nil || o.Size() != int64(len(data)) || !bytes.Equal(head, data[:1000]) {
-		t.Fatalf("Open: %v", err)
-	}
-	if e, _ := o.ETag(); e != etag {
-		t.Errorf("the object's ETag %s, the Put's %s", e, etag)
-	}
-	got, err := o.ReadRanges(ctx, []Range{{5000, 100}, {250000, 60000}})
-	if err != nil || !bytes.Equal(got[0], data[5000:5100]) || !bytes.Equal(got[1], data[250000:]) {
-		t.Fatalf("ReadRanges: %v", err)
-	}
-	other := bytes.Clone(data)
-	other[7] ^= 1
-	if _, err := c.Put(ctx, url, bytes.NewReader(other), int64(len(other)), Precondition{IfMatch: etag}); err != nil {
-		t.Fatalf("a Put with the object's ETag: %v", err)
-	}
-	if _, err := o.ReadRanges(ctx, []Range{{0, 10}}); !errors.Is(err, ErrChanged) {
-		t.Errorf("a read after the object was replaced: %v, want ErrChanged", err)
-	}
+	checkStore(t, c, "s3://bucket/dir/a file.csv", testData(300000, 11))
 	var se *StatusError
 	if _, _, err := c.Open(ctx, "s3://bucket/missing.csv", 10); !errors.As(err, &se) || se.Code != 404 {
 		t.Errorf("a missing key: %v", err)
@@ -68,46 +38,14 @@ func TestS3(t *testing.T) {
 }
 
 // TestVersity: against a real S3 server (versitygw: SigV4 checked,
-// conditional requests its own), objects put with If-None-Match read back
-// by ranges, a second If-None-Match put is refused, and a replaced object
-// is ErrChanged to a reader. (Wrong credentials are not tested here:
+// conditional requests its own), the same as TestS3 (checkStore). (Wrong credentials are not tested here:
 // versitygw 1.8.0 refused a plain GET signed with a wrong secret, but
 // answered ranged GETs and PUTs signed so, and a GET of a missing key
 // with a 404; TestStatusErrors checks how a 403 is worded.)
 func TestVersity(t *testing.T) {
 	endpoint := remotetest.Versity(t, "AKIDVERSITY", "versitysecret", "bucket")
 	cfg := &S3Config{Endpoint: endpoint, Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDVERSITY", "versitysecret", "")}
-	c := NewS3Client(cfg)
-	ctx := context.Background()
-	data := testData(500000, 12)
-	url := "s3://bucket/dir/a file.csv"
-	etag, err := c.Put(ctx, url, bytes.NewReader(data), int64(len(data)), Precondition{IfNoneMatch: true})
-	if err != nil {
-		t.Fatalf("Put: %v", err)
-	}
-	if _, err := c.Put(ctx, url, bytes.NewReader(data[:10]), 10, Precondition{IfNoneMatch: true}); !errors.Is(err, ErrChanged) {
-		t.Errorf("a second Put with If-None-Match: %v, want ErrChanged", err)
-	}
-	o, head, err := c.Open(ctx, url, 1000)
-	if err != nil || o.Size() != int64(len(data)) || !bytes.Equal(head, data[:1000]) {
-		t.Fatalf("Open: %v", err)
-	}
-	if e, _ := o.ETag(); e != etag {
-		t.Errorf("the object's ETag %s, the Put's %s", e, etag)
-	}
-	got, err := o.ReadRanges(ctx, []Range{{5000, 100}, {450000, 60000}, {200000, 3}})
-	if err != nil || !bytes.Equal(got[0], data[5000:5100]) || !bytes.Equal(got[1], data[450000:]) || !bytes.Equal(got[2], data[200000:200003]) {
-		t.Fatalf("ReadRanges: %v", err)
-	}
-	other := bytes.Clone(data)
-	other[7] ^= 1
-	if _, err := c.Put(ctx, url, bytes.NewReader(other), int64(len(other)), Precondition{IfMatch: etag}); err != nil {
-		t.Fatalf("a Put with the object's ETag: %v", err)
-	}
-	if _, err := o.ReadRanges(ctx, []Range{{0, 10}}); !errors.Is(err, ErrChanged) {
-		t.Errorf("a read after the object was replaced: %v, want ErrChanged", err)
-	}
-
+	checkStore(t, NewS3Client(cfg), "s3://bucket/dir/a file.csv", testData(500000, 12))
 }
 
 // TestLoadS3Config: credentials from the environment, else from a profile
@@ -176,5 +114,51 @@ func TestLoadS3Config(t *testing.T) {
 	}
 	if _, head, err := cl.Open(ctx, "s3://bucket/k.csv", 100); err != nil || string(head) != "a,b\n" {
 		t.Errorf("through the endpoint of AWS_ENDPOINT_URL_S3: %q, %v", head, err)
+	}
+}
+
+// checkStore puts data at url, an object of an S3 store that c reaches,
+// where there is none (If-None-Match: *): a second such put, and a put with
+// another If-Match, are ErrChanged; the object reads back by ranges, with
+// the put's ETag; put again with its ETag (If-Match), it is ErrChanged to
+// a reader of the version before.
+func checkStore(t *testing.T, c *Client, url string, data []byte) {
+	t.Helper()
+	ctx := context.Background()
+	etag, err := c.Put(ctx, url, bytes.NewReader(data), int64(len(data)), Precondition{IfNoneMatch: true})
+	if err != nil || etag == "" {
+		t.Fatalf("Put: %q, %v", etag, err)
+	}
+	if _, err := c.Put(ctx, url, bytes.NewReader(data[:10]), 10, Precondition{IfNoneMatch: true}); !errors.Is(err, ErrChanged) {
+		t.Errorf("a Put with If-None-Match over an object: %v, want ErrChanged", err)
+	}
+	if _, err := c.Put(ctx, url, bytes.NewReader(data[:10]), 10, Precondition{IfMatch: `"not its etag"`}); !errors.Is(err, ErrChanged) {
+		t.Errorf("a Put with another If-Match: %v, want ErrChanged", err)
+	}
+	o, head, err := c.Open(ctx, url, 1000)
+	if err != nil || o.Size() != int64(len(data)) || !bytes.Equal(head, data[:1000]) {
+		t.Fatalf("Open: %v", err)
+	}
+	if e, _ := o.ETag(); e != etag {
+		t.Errorf("the object's ETag %s, the Put's %s", e, etag)
+	}
+	n := int64(len(data))
+	rs := []Range{{5000, 100}, {n - 50000, 60000}, {n / 2, 3}}
+	got, err := o.ReadRanges(ctx, rs)
+	if err != nil {
+		t.Fatalf("ReadRanges: %v", err)
+	}
+	for i, r := range rs {
+		if !bytes.Equal(got[i], data[r.Off:min(n, r.Off+r.Len)]) {
+			t.Fatalf("ReadRanges: range %d is not the object's bytes", i)
+		}
+	}
+	other := bytes.Clone(data)
+	other[7] ^= 1
+	if _, err := c.Put(ctx, url, bytes.NewReader(other), int64(len(other)), Precondition{IfMatch: etag}); err != nil {
+		t.Fatalf("a Put with the object's ETag: %v", err)
+	}
+	if _, err := o.ReadRanges(ctx, []Range{{0, 10}}); !errors.Is(err, ErrChanged) {
+		t.Errorf("a read after the object was replaced: %v, want ErrChanged", err)
 	}
 }
