@@ -48,12 +48,15 @@ func TestFenceSameAnswers(t *testing.T) {
 	t.Run("Format1", func(t *testing.T) { useFlat(t); testFenceSameAnswers(t) })
 }
 
+// fenceHashes are the key hashes the fence tests index fenceCSV by:
+// uniform ones, and ones that repeat in runs over many pages.
+var fenceHashes = map[string]func([]byte) uint64{
+	"uniform":  xxh3.Hash,
+	"repeated": func(k []byte) uint64 { return xxh3.Hash(k) % 9 * (math.MaxUint64 / 9) },
+}
+
 func testFenceSameAnswers(t *testing.T) {
-	hashes := map[string]func([]byte) uint64{
-		"uniform":  xxh3.Hash,
-		"repeated": func(k []byte) uint64 { return xxh3.Hash(k) % 9 * (math.MaxUint64 / 9) },
-	}
-	for name, hash := range hashes {
+	for name, hash := range fenceHashes {
 		t.Run(name, func(t *testing.T) {
 			p, keys := fenceCSV(t, hash)
 			with, err := Open(p, nil)

@@ -2,7 +2,6 @@ package index
 
 import (
 	"errors"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/tooltest"
-	"github.com/csvidx/csvidx/internal/xxh3"
 	"github.com/csvidx/csvidx/source"
 )
 
@@ -23,11 +21,7 @@ import (
 // checksum, never a wrong row. Without a usable fence, the ranges are all
 // the record pages.
 func TestPageRanges(t *testing.T) {
-	hashes := map[string]func([]byte) uint64{
-		"uniform":  xxh3.Hash,
-		"repeated": func(k []byte) uint64 { return xxh3.Hash(k) % 9 * (math.MaxUint64 / 9) },
-	}
-	for name, hash := range hashes {
+	for name, hash := range fenceHashes {
 		t.Run(name, func(t *testing.T) {
 			p, keys := fenceCSV(t, hash)
 			whole, err := Open(p, nil)
