@@ -384,17 +384,22 @@ func TestRemoteBuild(t *testing.T) {
 		s.Put("elsewhere/"+name, b)
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	for _, args := range [][]string{{"u1", "u2", "nope"}, {"--count", "u1", "u3"}, {"u5", "--no-cache"}, {"u6", "--index", s.URLOf("elsewhere/a.csv.csvidx")}} {
+	tmp := t.TempDir() // the processes' TMPDIR, which --no-cache's cache is made in and removed from
+	t.Setenv("TMPDIR", tmp)
+	for _, args := range [][]string{{"u1", "u2", "nope"}, {"--count", "u1", "u3"}, {"u5", "--no-cache"}, {"nope", "--no-cache"}, {"u6", "--index", s.URLOf("elsewhere/a.csv.csvidx")}} {
 		localArgs := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--no-cache" })
 		if i := slices.Index(localArgs, "--index"); i >= 0 {
 			localArgs = slices.Delete(localArgs, i, i+2)
 		}
 		want := runBinary(t, plainBin, data, empty, "", append([]string{"get", "a.csv"}, localArgs...)...)
-		if want.status != 0 || want.stdout == "" {
+		if localArgs[0] != "nope" && (want.status != 0 || want.stdout == "") {
 			t.Fatalf("get a.csv %q: %+v", localArgs, want)
 		}
 		if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", append([]string{"get", url}, args...)...); got != want {
 			t.Errorf("get URL %q through its remote index: %+v, want the local copy's %+v", args, got, want)
+		}
+		if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
+			t.Errorf("get URL %q left %d files in TMPDIR (%v)", args, len(left), err)
 		}
 	}
 

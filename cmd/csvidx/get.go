@@ -104,8 +104,8 @@ func get(ctx context.Context, csvPath string, given *keyInput, g *globals, o *ge
 	if err != nil {
 		return err
 	}
-	if !processExits {
-		defer closeIx()
+	if !processExits || o.noCache {
+		defer closeIx() // and removes --no-cache's temporary cache
 	}
 	values, keys, err := given.keys(ix)
 	if err != nil {
