@@ -61,7 +61,11 @@ func (o *Object) get(ctx context.Context, off, n int64) (b []byte, at int64, err
 		if off == suffix && len(buf) == 0 && len(got) > 0 {
 			off, n = first, o.size-first // the rest is an ordinary range
 		}
-		buf = append(buf, got...)
+		if buf == nil {
+			buf = got // the usual case, one try: no copy
+		} else {
+			buf = append(buf, got...)
+		}
 		if done {
 			return buf, off, err
 		}
