@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -86,7 +87,10 @@ func TestGetRemoteCSV(t *testing.T) {
 
 // TestBuildRemoteCSV: a build of a CSV served over HTTP, the index written
 // locally (--index), is byte for byte the build of a local copy, and
-// verify of it, through the server, finds it equal.
+// verify of it, through the server, finds it equal. Past its first GET, of
+// the CSV's head, a build reads only the blocks of the read-ahead (4 MiB):
+// what it reads past the header before scanning (64 KiB) came with the
+// head, not in a round trip of its own.
 func TestBuildRemoteCSV(t *testing.T) {
 	r := rand.New(rand.NewPCG(46, 46))
 	g := makeCSV(r, 30000, 1, ',', true, true)
@@ -98,6 +102,17 @@ func TestBuildRemoteCSV(t *testing.T) {
 		got, _ := buildBytes(t, s.URLOf("a.csv"), "1", false, Resources{Threads: threads})
 		if !bytes.Equal(got[format.PageSize:], want[format.PageSize:]) {
 			t.Fatalf("threads %d: the index of the served CSV differs from the local copy's", threads)
+		}
+	}
+	big := makeCSV(r, 400000, 1, ',', true, false)
+	s.Put("big.csv", []byte(big.data))
+	seen := len(s.Seen())
+	buildBytes(t, s.URLOf("big.csv"), "1", false, Resources{Threads: 2})
+	const block = 4 << 20 // remote's read-ahead blocks
+	for i, h := range s.Seen()[seen+1:] {
+		var first, last int64
+		if _, err := fmt.Sscanf(h.Get("Range"), "bytes=%d-%d", &first, &last); err != nil || first%block != 0 || last != min(first+block, int64(len(big.data)))-1 {
+			t.Errorf("request %d of the build of %d bytes asked for %s, not a block of the read-ahead", i+2, len(big.data), h.Get("Range"))
 		}
 	}
 	idx := filepath.Join(t.TempDir(), "a.csvidx")

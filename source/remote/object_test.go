@@ -281,7 +281,7 @@ func TestSource(t *testing.T) {
 		t.Fatalf("source.Open gave a %T of %d bytes, identity %+v", src, src.Size(), src.Identity())
 	}
 	ctx := context.Background()
-	offs := []int64{1 << 20, 100000, 1500000, 700000}
+	offs := []int64{1 << 20, 200000, 1500000, 700000} // past the head
 	before := s.Requests.Load()
 	rs.Prefetch(offs)
 	trips := DefaultClient.Stats.RoundTrips.Load()
@@ -313,10 +313,10 @@ func TestSource(t *testing.T) {
 	}
 	// A read across the head's end reads only what follows the head.
 	p = make([]byte, 200)
-	if n, err := src.ReadAt(ctx, p, HeadBytes-100); err != nil || !bytes.Equal(p[:n], data[HeadBytes-100:HeadBytes+100]) {
+	if n, err := src.ReadAt(ctx, p, sourceHead-100); err != nil || !bytes.Equal(p[:n], data[sourceHead-100:sourceHead+100]) {
 		t.Fatalf("a read across the head's end: %d, %v", n, err)
 	}
-	if seen := s.Seen(); !strings.HasPrefix(seen[len(seen)-1].Get("Range"), fmt.Sprintf("bytes=%d-", HeadBytes)) {
+	if seen := s.Seen(); !strings.HasPrefix(seen[len(seen)-1].Get("Range"), fmt.Sprintf("bytes=%d-", sourceHead)) {
 		t.Errorf("a read across the head's end asked for %s", seen[len(seen)-1].Get("Range"))
 	}
 }

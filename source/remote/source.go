@@ -35,6 +35,11 @@ const (
 	// what a lookup reads of a CSV's head (its header, the freshness
 	// hash of its first 64 KiB).
 	HeadBytes = 64 << 10
+	// sourceHead is how much of an object OpenSource reads with its first
+	// GET: twice HeadBytes, for a build, which reads the guessWindow of
+	// 64 KiB after the header too (where a scan learns a row's usual
+	// fields), past HeadBytes by the header's length: a round trip less.
+	sourceHead = 2 * HeadBytes
 	// rowPad is how far past a row's offset Prefetch reads: most rows end
 	// before it; a longer one is read again, whole.
 	rowPad = 4 << 10
@@ -49,9 +54,9 @@ const (
 )
 
 // OpenSource opens the object at url as a Source, reading its first
-// HeadBytes.
+// sourceHead bytes.
 func (c *Client) OpenSource(ctx context.Context, url string) (*Source, error) {
-	o, head, err := c.Open(ctx, url, HeadBytes)
+	o, head, err := c.Open(ctx, url, sourceHead)
 	if err != nil {
 		return nil, err
 	}
