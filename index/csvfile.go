@@ -388,6 +388,9 @@ func (c *csvFile) input(s *chunked.Scan) {
 		}
 		s.Input = chunked.NewStreamReaderAt(source.ReaderAt(context.Background(), c.src), known)
 	default:
+		if sc, ok := c.src.(source.Scanned); ok {
+			sc.WillScan()
+		}
 		s.Input = chunked.NewReaderAt(source.ReaderAt(context.Background(), c.src), int64(c.size))
 	}
 }

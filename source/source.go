@@ -109,6 +109,13 @@ type Prefetcher interface {
 	Prefetch(offs []int64)
 }
 
+// A Scanned source reads faster when told that it is about to be read
+// whole, front to back, in windows of megabytes (a build's scan): a
+// remote object then reads them ahead, from the first.
+type Scanned interface {
+	WillScan()
+}
+
 // ErrTable means that a backend's table of a file, which an index keeps,
 // does not decode: the index was written by another version of csvidx,
 // or is damaged past its pages' checksums. The index is to be built

@@ -28,6 +28,7 @@ type Source struct {
 var (
 	_ source.Source     = (*Source)(nil)
 	_ source.Prefetcher = (*Source)(nil)
+	_ source.Scanned    = (*Source)(nil)
 )
 
 const (
@@ -168,6 +169,12 @@ func (s *Source) Sequential() {
 	s.sequential.Store(true)
 	s.scanning.Store(true)
 }
+
+// WillScan says that a scan is about to read the object, front to back,
+// in windows: its reads of scanPiece or more (where a worker guesses a
+// record's start, before its first window) go through the read-ahead
+// blocks from the first.
+func (s *Source) WillScan() { s.scanning.Store(true) }
 
 // PrefetchRanges reads the bytes of rs (a compressed file's frames that a
 // lookup decodes), those not held already, in one round trip, for the
