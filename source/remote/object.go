@@ -28,7 +28,7 @@ type Object struct {
 func (c *Client) Open(ctx context.Context, url string, head int64) (*Object, []byte, error) {
 	o := &Object{c: c, url: url, size: -1}
 	c.Stats.RoundTrips.Add(1)
-	b, _, err := o.get(ctx, 0, max(head, 1))
+	b, _, err := o.get(ctx, 0, max(head, 1), nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -50,14 +50,15 @@ func (o *Object) ETag() (etag string, weak bool) { return o.etag, o.weak }
 // first get of an object, which Open makes, sets its size and ETag. An off
 // of suffix asks for the last n bytes (fewer when the object is shorter),
 // and at says where they start.
-func (o *Object) get(ctx context.Context, off, n int64) (b []byte, at int64, err error) {
+func (o *Object) get(ctx context.Context, off, n int64, into []byte) (b []byte, at int64, err error) {
 	var buf []byte
 	for try := 0; ; try++ {
 		from, want := off, n-int64(len(buf))
 		if off != suffix {
 			from += int64(len(buf))
 		}
-		got, first, done, retryAfter, err := o.getOnce(ctx, from, want)
+		got, first, done, retryAfter, err := o.getOnce(ctx, from, want, into)
+		into = nil
 		if off == suffix && len(buf) == 0 && len(got) > 0 {
 			off, n = first, o.size-first // the rest is an ordinary range
 		}
@@ -87,7 +88,7 @@ const suffix = -1
 // byte first. done is false when the request is to be tried again, for the
 // bytes after b, after retryAfter (the server's Retry-After) when it is not
 // empty; err then says why, for when there are no tries left.
-func (o *Object) getOnce(ctx context.Context, off, n int64) (b []byte, first int64, done bool, retryAfter string, err error) {
+func (o *Object) getOnce(ctx context.Context, off, n int64, into []byte) (b []byte, first int64, done bool, retryAfter string, err error) {
 	if o.size >= 0 && n <= 0 {
 		return nil, off, true, "", nil
 	}
@@ -156,7 +157,11 @@ func (o *Object) getOnce(ctx context.Context, off, n int64) (b []byte, first int
 	} else if etag != "" && o.etag != "" && etag != o.etag {
 		return nil, 0, true, "", fmt.Errorf("%s: %w (its ETag is %s, not %s)", o.url, ErrChanged, etag, o.etag)
 	}
-	b = make([]byte, last-first+1)
+	if size := last - first + 1; int64(cap(into)) >= size {
+		b = into[:size]
+	} else {
+		b = make([]byte, size)
+	}
 	k, err := io.ReadFull(resp.Body, b)
 	o.c.Stats.Bytes.Add(int64(k))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -405,6 +406,47 @@ func TestReadAhead(t *testing.T) {
 		want := data[off:min(int64(len(data)), off+int64(len(p)))]
 		if n != len(want) || !bytes.Equal(p[:n], want) || (n < len(p)) != (err == io.EOF) {
 			t.Fatalf("%d bytes at %d: %d, %v", len(p), off, n, err)
+		}
+	}
+}
+
+// TestReadAheadReuse: windows read by several workers at once, each front
+// to back through its own part of an object of more blocks than are kept,
+// so that blocks are dropped and their buffers reused while other workers
+// read theirs, read the object's bytes.
+func TestReadAheadReuse(t *testing.T) {
+	s := remotetest.NewServer(t)
+	data := testData((aheadKeep+6)*aheadBlock+12345, 15)
+	s.Put("big.csv", data)
+	src, err := (&Client{}).OpenSource(context.Background(), s.URLOf("big.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	src.WillScan()
+	const workers = 4
+	part := int64(len(data)) / workers
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range int64(workers) {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(16, uint64(w)))
+			for off := w * part; off < min((w+1)*part, int64(len(data))); {
+				p := make([]byte, scanPiece+r.IntN(3<<20))
+				n, err := src.ReadAt(context.Background(), p, off)
+				want := data[off:min(int64(len(data)), off+int64(len(p)))]
+				if n != len(want) || !bytes.Equal(p[:n], want) || (n < len(p)) != (err == io.EOF) {
+					errs[w] = fmt.Errorf("worker %d: %d bytes at %d: %d, %v", w, len(p), off, n, err)
+					return
+				}
+				off += int64(n) - int64(r.IntN(n)/8) // a window overlaps the one before a little, as a scan's do
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
 		}
 	}
 }

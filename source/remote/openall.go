@@ -42,7 +42,7 @@ func (c *Client) OpenAll(ctx context.Context, fs []Fetch) []Fetched {
 			if f.Suffix {
 				off = suffix
 			}
-			b, at, err := o.get(ctx, off, max(f.N, 1))
+			b, at, err := o.get(ctx, off, max(f.N, 1), nil)
 			if err != nil {
 				out[i] = Fetched{Err: err}
 				return

@@ -37,7 +37,7 @@ func (o *Object) ReadRanges(ctx context.Context, rs []Range) ([][]byte, error) {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if bufs[i], _, errs[i] = o.get(ctx, sp.Off, sp.Len); errs[i] != nil {
+			if bufs[i], _, errs[i] = o.get(ctx, sp.Off, sp.Len, nil); errs[i] != nil {
 				cancel()
 			}
 		})
@@ -59,6 +59,17 @@ func (o *Object) ReadRanges(ctx context.Context, rs []Range) ([][]byte, error) {
 		out[i] = b[from:min(from+r.Len, int64(len(b)))]
 	}
 	return out, nil
+}
+
+// readInto reads the bytes [off, off+n) (fewer at the object's end) by
+// one GET, into into's bytes when it holds them, in one round trip.
+func (o *Object) readInto(ctx context.Context, off, n int64, into []byte) ([]byte, error) {
+	if off < 0 || n < 0 || off > o.size {
+		return nil, fmt.Errorf("%s: a read of %d bytes at %d, of an object of %d bytes", o.url, n, off, o.size)
+	}
+	o.c.Stats.RoundTrips.Add(1)
+	b, _, err := o.get(ctx, off, min(n, o.size-off), into)
+	return b, err
 }
 
 // spans returns the GETs that read rs: their ranges, clipped to the

@@ -17,8 +17,13 @@ const (
 	scanPiece   = 16 << 10 // the least read of a scan read through the blocks
 	aheadBlock  = 4 << 20  // the grid's blocks
 	aheadBlocks = 8        // blocks asked for past a window's
-	aheadKeep   = 32       // blocks kept, the most lately used (128 MiB)
+	aheadKeep   = 16       // blocks kept, the most lately used (64 MiB)
 )
+
+// blockBufs holds the buffers of blocks dropped, for blocks to come: a
+// scan's blocks, read once each, reuse a few buffers instead of faulting
+// in a new one for each 4 MiB.
+var blockBufs = sync.Pool{New: func() any { return new([aheadBlock]byte) }}
 
 // readAhead holds the blocks read and being read for a Source's windows.
 type readAhead struct {
@@ -32,10 +37,22 @@ type readAhead struct {
 // A block is aheadBlock bytes of the object (fewer at its end), once done
 // is closed: b, or err.
 type block struct {
-	done chan struct{}
-	b    []byte
-	err  error
-	used int64 // when a read last needed it
+	done    chan struct{}
+	b       []byte
+	buf     *[aheadBlock]byte // b's buffer, from blockBufs
+	err     error
+	used    int64 // when a read last needed it
+	readers int   // reads copying from it now
+	dropped bool  // no longer in blocks: its buffer goes back when readers is 0
+}
+
+// release puts b's buffer back in blockBufs. The caller holds mu, and b is
+// done, dropped, with no readers.
+func (b *block) release() {
+	if b.buf != nil {
+		blockBufs.Put(b.buf)
+		b.buf, b.b = nil, nil
+	}
 }
 
 // read reads the bytes [off, off+len(p)) of s's object from the blocks
@@ -66,11 +83,13 @@ func (a *readAhead) read(ctx context.Context, s *Source, p []byte, off int64) (i
 		}
 		b.used = a.seq
 		if i <= last {
+			b.readers++
 			need = append(need, b)
 		}
 	}
 	a.evict(first, last+aheadBlocks)
 	a.mu.Unlock()
+	defer a.done(need)
 	n := 0
 	for k, b := range need {
 		select {
@@ -92,13 +111,27 @@ func (a *readAhead) read(ctx context.Context, s *Source, p []byte, off int64) (i
 	return n, eof(n, len(p))
 }
 
+// done says that the reads of blocks need are over.
+func (a *readAhead) done(need []*block) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, b := range need {
+		if b.readers--; b.readers == 0 && b.dropped {
+			b.release()
+		}
+	}
+}
+
 // fetch reads block i of s's object into b.
 func (a *readAhead) fetch(s *Source, i int64, b *block) {
 	defer a.wg.Done()
 	s.fetches.Add(1)
-	bs, err := s.o.ReadRanges(context.Background(), []Range{{i * aheadBlock, aheadBlock}})
+	buf := blockBufs.Get().(*[aheadBlock]byte)
+	bs, err := s.o.readInto(context.Background(), i*aheadBlock, aheadBlock, buf[:])
 	if err == nil {
-		b.b = bs[0]
+		b.b, b.buf = bs, buf
+	} else {
+		blockBufs.Put(buf)
 	}
 	b.err = err
 	close(b.done)
@@ -130,7 +163,17 @@ func (a *readAhead) evict(from, to int64) {
 		if len(a.blocks) <= aheadKeep {
 			break
 		}
-		delete(a.blocks, d.i)
+		a.drop(d.i)
+	}
+}
+
+// drop removes block i, whose buffer goes back to blockBufs once no read
+// copies from it. The caller holds mu, and the block is done.
+func (a *readAhead) drop(i int64) {
+	b := a.blocks[i]
+	delete(a.blocks, i)
+	if b.dropped = true; b.readers == 0 {
+		b.release()
 	}
 }
 
@@ -139,7 +182,7 @@ func (a *readAhead) forget(i int64, b *block) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.blocks[i] == b {
-		delete(a.blocks, i)
+		a.drop(i)
 	}
 }
 
@@ -150,6 +193,9 @@ func (a *readAhead) close() {
 	a.mu.Unlock()
 	a.wg.Wait()
 	a.mu.Lock()
+	for i := range a.blocks {
+		a.drop(i)
+	}
 	a.blocks = nil
 	a.mu.Unlock()
 }
