@@ -233,19 +233,19 @@ func human(n int64) string {
 }
 
 // fetchOnly reads the object at url, of size bytes, by ranged GETs of 4
-// MiB (a build's scan window), two at a time as a build's two workers ask
-// for them, into nothing, and returns the seconds it took: a remote
-// build's floor of transfer and round trips, without the scan.
-func fetchOnly(url string, size int64) (float64, error) {
+// MiB (a build's read-ahead blocks), at most inflight at a time, into
+// nothing, and returns the seconds it took: a remote build's floor of
+// transfer and round trips, without the scan.
+func fetchOnly(url string, size int64, inflight int) (float64, error) {
 	const window = 4 << 20
-	client := &http.Client{Transport: &http.Transport{}}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: inflight}}
 	defer client.CloseIdleConnections()
 	start := time.Now()
 	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	for w := range 2 {
+	errs := make([]error, inflight)
+	for w := range inflight {
 		wg.Go(func() {
-			for off := int64(w) * window; off < size; off += 2 * window {
+			for off := int64(w) * window; off < size; off += int64(inflight) * window {
 				req, err := http.NewRequest(http.MethodGet, url, nil)
 				if err != nil {
 					errs[w] = err
