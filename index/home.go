@@ -3,11 +3,14 @@ package index
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/internal/xxh3"
+	"github.com/csvidx/csvidx/source"
 )
 
 // Where the indexes of a CSV live.
@@ -25,7 +28,9 @@ import (
 // path is not resolved through symbolic links, so that it can be named
 // after the CSV is gone (for drop): a CSV reached by two paths has an
 // index per path. A CSV moved or renamed has no index in DIR under its new
-// path: build it again; drop with the old path removes the old one.
+// path: build it again; drop with the old path removes the old one. A CSV
+// at a URL is named after its URL as given (https://host/d/orders.csv ->
+// DIR/orders.csv.HASH.csvidx, HASH of the whole URL).
 //
 // Everything else is as next to the CSV: the base name of the stem
 // (orders.csv.HASH) takes the place of the CSV's in every name, the first
@@ -59,12 +64,29 @@ func HomeOf(csvPath, indexDir string) (Home, error) {
 	case !st.IsDir():
 		return Home{}, fmt.Errorf("%w %s %s: it is %s, not a directory", ErrIndexDir, indexDir, OptIndexDir, mapping.Kind(st.Mode()))
 	}
-	abs, err := filepath.Abs(csvPath) // cleaned
+	name, err := dirName(csvPath)
 	if err != nil {
 		return Home{}, err
 	}
-	name := fmt.Sprintf("%s.%016x", filepath.Base(abs), xxh3.Hash([]byte(abs)))
 	return Home{csvPath: csvPath, stem: filepath.Join(indexDir, name)}, nil
+}
+
+// dirName returns the base name of the stem of the CSV at csvPath in an
+// index directory: BASE.HASH, of its absolute, cleaned path; of a URL, of
+// the URL as it is, BASE the last element of its path.
+func dirName(csvPath string) (string, error) {
+	if source.IsURL(csvPath) {
+		base := "csv"
+		if u, err := url.Parse(csvPath); err == nil && path.Base(u.Path) != "/" && path.Base(u.Path) != "." {
+			base = path.Base(u.Path)
+		}
+		return fmt.Sprintf("%s.%016x", base, xxh3.Hash([]byte(csvPath))), nil
+	}
+	abs, err := filepath.Abs(csvPath) // cleaned
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s.%016x", filepath.Base(abs), xxh3.Hash([]byte(abs))), nil
 }
 
 // nextTo returns the home of the indexes of the CSV at csvPath next to it.

@@ -28,6 +28,17 @@ func TestHomeOf(t *testing.T) {
 	if filepath.Dir(a.stem) != idx || !strings.HasPrefix(filepath.Base(a.stem), "orders.csv.") || len(filepath.Base(a.stem)) != len("orders.csv.")+16 {
 		t.Fatalf("stem %s: want %s/orders.csv.HASH", a.stem, idx)
 	}
+	// A URL is named after the whole URL, as given (not a path under the
+	// working directory), its base the last element of its path.
+	u1, _ := HomeOf("https://h1/d/orders.csv?X-Sig=1", idx)
+	u2, _ := HomeOf("https://h2/d/orders.csv?X-Sig=1", idx)
+	t.Chdir(idx)
+	u1again, _ := HomeOf("https://h1/d/orders.csv?X-Sig=1", idx)
+	if u1.stem == u2.stem || u1.stem != u1again.stem || filepath.Dir(u1.stem) != idx ||
+		!strings.HasPrefix(filepath.Base(u1.stem), "orders.csv.") || len(filepath.Base(u1.stem)) != len("orders.csv.")+16 {
+		t.Fatalf("stems of URLs %s, %s, %s: want %s/orders.csv.HASH, HASH of the URL", u1.stem, u2.stem, u1again.stem, idx)
+	}
+	t.Chdir(dir)
 	if h, _ := HomeOf("a/orders.csv", ""); h.DefaultIndexPath() != "a/orders.csv.csvidx" {
 		t.Fatalf("no index directory: %s", h.DefaultIndexPath())
 	}

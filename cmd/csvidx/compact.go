@@ -20,6 +20,9 @@ It compacts every index of FILE, or the one --by or --index names.`,
 		Example: `  csvidx update orders.csv --no-compact && csvidx compact orders.csv`,
 		Args:    exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if g.remoteIndex(args[0]) {
+				return localOnly("compact", args[0])
+			}
 			paths, err := g.targets(args[0])
 			if err != nil {
 				return err

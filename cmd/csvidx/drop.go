@@ -32,6 +32,9 @@ file that is not csvidx's.`,
   csvidx drop -f orders.csv`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if g.remoteIndex(args[0]) {
+				return localOnly("drop", args[0])
+			}
 			removed, err := index.DropAll(args[0], &index.DropOptions{IndexPath: g.indexPath, By: g.by, IndexDir: g.indexDir, NoWait: noWait})
 			if len(removed) > 0 {
 				fmt.Fprintf(s.err, "csvidx: removed %s\n", oneLine(strings.Join(removed, ", ")))

@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/csvidx/csvidx/index"
-	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 )
 
@@ -185,7 +184,7 @@ var openRemote func(ctx context.Context, csvPath string, g *globals, noCache boo
 // index when the CSV is at a URL and --index names no local file (in the
 // remote build), else the index as index.Open finds it.
 func openLookups(ctx context.Context, csvPath string, g *globals, noCache bool) (*index.Index, lookups, func() error, error) {
-	if openRemote != nil && source.Remote(csvPath) && (g.indexPath == "" || source.Remote(g.indexPath)) {
+	if openRemote != nil && g.remoteIndex(csvPath) {
 		return openRemote(ctx, csvPath, g, noCache)
 	}
 	ix, err := index.Open(csvPath, g.options())

@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/csvidx/csvidx/index"
-	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +29,7 @@ get uses without --by (FILE.csvidx), is marked ("default": true).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var infos []*index.Info
 			var err error
-			if openRemote != nil && source.Remote(args[0]) && (g.indexPath == "" || source.Remote(g.indexPath)) {
+			if openRemote != nil && g.remoteIndex(args[0]) {
 				infos, err = remoteInfo(cmd.Context(), args[0], g)
 			} else {
 				infos, err = index.ReadInfoAll(args[0], g.options())

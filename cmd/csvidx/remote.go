@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -99,4 +100,15 @@ func (e *needsRemoteError) Error() string {
 	return e.path + " is a URL, which csvidx reads through its remote build, " + remoteName +
 		", found neither next to csvidx nor on PATH: build it from a clone of csvidx (" + remoteInstall +
 		"), or download the file first"
+}
+
+// localOnly returns the error of command (update, compact or drop), which
+// writes local index files only, for a CSV at csvPath whose index is at a
+// URL (see globals.remoteIndex): what to do instead.
+func localOnly(command, csvPath string) error {
+	csvPath = oneLine(csvPath)
+	if command == "drop" {
+		return fmt.Errorf("the index of %s is at a URL, and drop removes local files only: delete %s.csvidx and %s.csvidx.fence with the store's own tools", csvPath, csvPath, csvPath)
+	}
+	return fmt.Errorf("the index of %s is at a URL, which %s does not write in place: build it again (csvidx build %s --key KEY), or keep the CSV's indexes in a local directory (--index-dir DIR), where %s works", csvPath, command, csvPath, command)
 }

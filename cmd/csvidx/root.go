@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 )
 
@@ -54,6 +55,15 @@ type globals struct {
 
 func (g *globals) options() *index.Options {
 	return &index.Options{IndexPath: g.indexPath, By: g.by, IndexDir: g.indexDir}
+}
+
+// remoteIndex reports whether the index of the CSV at csvPath is at a URL:
+// the CSV is at one (see source.Remote), and neither --index names a
+// local file nor --index-dir a directory, where its indexes are kept
+// instead (read and written as a local CSV's are, the CSV read through
+// its URL).
+func (g *globals) remoteIndex(csvPath string) bool {
+	return source.Remote(csvPath) && g.indexDir == "" && (g.indexPath == "" || source.Remote(g.indexPath))
 }
 
 // cleanupAnnotation marks the commands that write files: Ctrl-C and SIGTERM

@@ -35,6 +35,9 @@ stops the update before any is written.`,
   csvidx update orders.csv --no-compact`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if g.remoteIndex(args[0]) {
+				return localOnly("update", args[0])
+			}
 			res, err := o.res.resources()
 			if err != nil {
 				return err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/csvidx/csvidx/index"
-	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 )
 
@@ -31,7 +30,7 @@ same bytes are rebuilt in one scan, and their tails in another.`,
 			bar := newProgress(s.err, "verifying")
 			vo := &index.VerifyOptions{IndexPath: g.indexPath, By: g.by, IndexDir: g.indexDir, Resources: r, Progress: bar.update}
 			var rs []*index.VerifyResult
-			if localRemote != nil && source.Remote(args[0]) && (g.indexPath == "" || source.Remote(g.indexPath)) {
+			if localRemote != nil && g.remoteIndex(args[0]) {
 				rs, err = verifyRemote(cmd.Context(), args[0], g, vo)
 			} else {
 				rs, err = index.VerifyAll(cmd.Context(), args[0], vo) // or the one --index or --by names
