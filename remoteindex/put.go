@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/index"
@@ -38,34 +39,43 @@ func Version(ctx context.Context, c *remote.Client, idxURL string) (string, erro
 // (replacing whatever fence is there): a reader that finds the new main
 // index with the old fence ignores the fence (it names another
 // generation) and reads the pages it needs without it. A tail of the old
-// index there is ignored by readers (it extends another main index).
-func Put(ctx context.Context, c *remote.Client, local, idxURL, prev string) error {
+// index there is ignored by readers (it extends another main index). It
+// returns the ETag of the main index put, as the store gave it, else as
+// Version finds it.
+func Put(ctx context.Context, c *remote.Client, local, idxURL, prev string) (string, error) {
+	var etag string
 	for _, f := range []struct{ path, url string }{{local, idxURL}, {local + ".fence", idxURL + ".fence"}} {
 		file, err := os.Open(f.path)
 		if errors.Is(err, os.ErrNotExist) && f.url != idxURL {
 			continue
 		} else if err != nil {
-			return err
+			return "", err
 		}
 		st, err := file.Stat()
 		if err != nil {
 			file.Close()
-			return err
+			return "", err
 		}
 		cond := remote.Precondition{IfNoneMatch: prev == "", IfMatch: prev}
 		if f.url != idxURL {
 			cond = remote.Precondition{}
 		}
-		_, err = c.Put(ctx, f.url, file, st.Size(), cond)
+		tag, err := c.Put(ctx, f.url, file, st.Size(), cond)
 		file.Close()
 		if errors.Is(err, remote.ErrChanged) {
-			return fmt.Errorf("%w: another writer put an index there during this build; run the build again", err)
+			return "", fmt.Errorf("%w: another writer put an index there during this build; run the build again", err)
 		}
 		if err != nil {
-			return err
+			return "", err
+		}
+		if f.url == idxURL {
+			etag = tag
 		}
 	}
-	return nil
+	if etag == "" || strings.HasPrefix(etag, "W/") { // none given, or not one to replace it by
+		return Version(ctx, c, idxURL)
+	}
+	return etag, nil
 }
 
 // Placement returns where the index by the columns cols (0-based) of the

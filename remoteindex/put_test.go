@@ -41,11 +41,15 @@ func TestPut(t *testing.T) {
 	if err != nil || prev != "" {
 		t.Fatalf("Version where there is none: %q, %v", prev, err)
 	}
-	if err := Put(ctx, c, filepath.Join(dir, "a.csv.csvidx"), "s3://bucket/a.csv.csvidx", prev); err != nil {
+	etag, err := Put(ctx, c, filepath.Join(dir, "a.csv.csvidx"), "s3://bucket/a.csv.csvidx", prev)
+	if err != nil {
 		t.Fatal(err)
 	}
+	if now, err := Version(ctx, c, "s3://bucket/a.csv.csvidx"); err != nil || etag == "" || now != etag {
+		t.Errorf("Put gave the ETag %q; the index put has %q (%v)", etag, now, err)
+	}
 	// Another writer, who found none too, is refused.
-	if err := Put(ctx, c, filepath.Join(dir, "a.csv.csvidx"), "s3://bucket/a.csv.csvidx", ""); !errors.Is(err, remote.ErrChanged) {
+	if _, err := Put(ctx, c, filepath.Join(dir, "a.csv.csvidx"), "s3://bucket/a.csv.csvidx", ""); !errors.Is(err, remote.ErrChanged) {
 		t.Errorf("a second put where the first found none: %v, want ErrChanged", err)
 	}
 	if got, want := lookup(), rows(t, local.Get, keys[2]); got != want {
@@ -60,7 +64,7 @@ func TestPut(t *testing.T) {
 	if err != nil || prev == "" {
 		t.Fatalf("Version: %q, %v", prev, err)
 	}
-	if err := Put(ctx, c, again+".csvidx", "s3://bucket/a.csv.csvidx", prev); err != nil {
+	if _, err := Put(ctx, c, again+".csvidx", "s3://bucket/a.csv.csvidx", prev); err != nil {
 		t.Fatalf("a put in place of an index: %v", err)
 	}
 
@@ -80,15 +84,15 @@ func TestPut(t *testing.T) {
 	if _, err := index.Build(ctx, byID, &index.BuildOptions{Key: "id"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Put(ctx, c, byID+".csvidx", "s3://bucket/a.csv.csvidx", prev); err != nil {
+	if _, err := Put(ctx, c, byID+".csvidx", "s3://bucket/a.csv.csvidx", prev); err != nil {
 		t.Fatal(err)
 	}
-	if err := Put(ctx, c, again+".csvidx", "s3://bucket/a.csv.csvidx", prev); !errors.Is(err, remote.ErrChanged) || !strings.Contains(err.Error(), "another writer") {
+	if _, err := Put(ctx, c, again+".csvidx", "s3://bucket/a.csv.csvidx", prev); !errors.Is(err, remote.ErrChanged) || !strings.Contains(err.Error(), "another writer") {
 		t.Errorf("a put in place of a version replaced meanwhile: %v, want ErrChanged", err)
 	}
 
 	h := remotetest.NewServer(t)
-	if err := Put(ctx, &remote.Client{}, again+".csvidx", h.URLOf("a.csv.csvidx"), ""); err == nil || !errors.As(err, new(*remote.StatusError)) {
+	if _, err := Put(ctx, &remote.Client{}, again+".csvidx", h.URLOf("a.csv.csvidx"), ""); err == nil || !errors.As(err, new(*remote.StatusError)) {
 		t.Errorf("a put to a server that takes none: %v", err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/index"
-	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -88,6 +87,10 @@ A compressed FILE (BGZF, zstd in frames, plain gzip) is read as it is, through
 the codecs build: its index keeps the table of its frames, or for plain gzip
 checkpoints every --gzip-span-kib of plain bytes.
 
+A FILE at an http(s) or s3 URL is read by ranges, through the remote
+build, and each index is put next to it as above (conditional PUTs), at
+--index's URL, or kept locally with --index PATH or --index-dir DIR.
+
 Build reports what it did in one line on standard error (--json prints
 the index's description on standard output instead, for scripts; --quiet
 prints nothing but warnings).`,
@@ -96,7 +99,8 @@ prints nothing but warnings).`,
   csvidx build orders.csv --key user_id,status --index by-user-status.csvidx
   csvidx build events.tsv --key 3 --no-header
   csvidx build events.txt --key 3 --delimiter '\t' --no-header
-  csvidx build huge.csv --key user_id --mem-limit-mib 256 --tmp-dir /scratch`,
+  csvidx build huge.csv --key user_id --mem-limit-mib 256 --tmp-dir /scratch
+  csvidx build s3://bucket/orders.csv --key order_id --key user_id`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("key") {
@@ -130,7 +134,7 @@ prints nothing but warnings).`,
 				GzipSpan:  int64(o.spanKiB) << 10,
 			}
 			var infos []*index.Info
-			if buildRemote != nil && source.Remote(args[0]) && (g.indexPath == "" || source.Remote(g.indexPath)) {
+			if buildRemote != nil && g.remoteIndex(args[0]) {
 				infos, err = buildRemote(cmd.Context(), args[0], o.keys, bo)
 			} else {
 				infos, err = index.BuildIndexes(cmd.Context(), args[0], o.keys, bo)

@@ -523,6 +523,67 @@ func TestRemoteBuild(t *testing.T) {
 		t.Errorf("get of a BGZF s3 URL through its remote index: %+v, want %+v", got, wantGz)
 	}
 
+	// (m) A build of a CSV at a URL by several keys at once, in one scan:
+	// the first key's index at the default name, the other's at its by-
+	// name; a get by either answers as the local copy. With one --index
+	// URL, several keys are refused.
+	if _, err := fake.Backend.PutObject("bucket", "dir/b.csv", nil, strings.NewReader(csv.String()), int64(csv.Len()), nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", "s3://bucket/dir/b.csv", "--key", "user", "--key", "id"); r.status != 0 ||
+		!strings.Contains(r.stderr, "the index is s3://bucket/dir/b.csv.csvidx ") || !strings.Contains(r.stderr, "the index is s3://bucket/dir/b.csv.by-0.csvidx ") {
+		t.Fatalf("build of s3:// by two keys: %+v", r)
+	}
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "s3://bucket/dir/b.csv", "u7"); got != wantUser {
+		t.Errorf("get s3:// built by two keys, by its default: %+v, want %+v", got, wantUser)
+	}
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "s3://bucket/dir/b.csv", "17", "--by", "id"); got != wantID {
+		t.Errorf("get s3:// built by two keys, --by id: %+v, want %+v", got, wantID)
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", "s3://bucket/dir/b.csv", "--key", "user", "--key", "id", "--index", "s3://bucket/x.csvidx"); r.status != 2 || !strings.Contains(r.stderr, "--index is for one index") {
+		t.Errorf("build of s3:// by two keys into one --index URL: %+v", r)
+	}
+
+	// (n) With --index-dir, a CSV at a URL has its indexes in that local
+	// directory, as a local CSV has: built, read, updated when rows are
+	// appended to the object, dropped; nothing is put on the server (which
+	// takes no PUT). Update, compact and drop of an index at a URL say
+	// what to do instead, exit 2.
+	s.Put("grow.csv", []byte(csv.String()))
+	grow, dir := s.URLOf("grow.csv"), filepath.Join(data, "indexes")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", grow, "--key", "user", "--index-dir", dir, "-q"); r.status != 0 {
+		t.Fatalf("build URL --index-dir: %+v", r)
+	}
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", grow, "u7", "--index-dir", dir); got != wantUser {
+		t.Errorf("get URL --index-dir: %+v, want %+v", got, wantUser)
+	}
+	s.Put("grow.csv", []byte(csv.String()+"20000,u424242\n20001,u7\n"))
+	writeFile(t, filepath.Join(data, "grown.csv"), csv.String()+"20000,u424242\n20001,u7\n")
+	if r := runBinary(t, plainBin, data, empty, "", "build", "grown.csv", "--key", "user", "-q"); r.status != 0 {
+		t.Fatalf("build grown.csv: %+v", r)
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "update", grow, "--index-dir", dir); r.status != 0 || !strings.Contains(r.stderr, "2 rows") {
+		t.Fatalf("update URL --index-dir after rows appended: %+v", r)
+	}
+	wantGrown := runBinary(t, plainBin, data, empty, "", "get", "grown.csv", "u7", "u424242")
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", grow, "u7", "u424242", "--index-dir", dir); got != wantGrown || got.status != 0 {
+		t.Errorf("get URL --index-dir after its update: %+v, want %+v", got, wantGrown)
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "drop", grow, "--index-dir", dir); r.status != 0 {
+		t.Errorf("drop URL --index-dir: %+v", r)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.csvidx")); len(left) != 0 {
+		t.Errorf("drop URL --index-dir left %v", left)
+	}
+	for _, command := range []string{"update", "compact", "drop"} {
+		if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", command, url); r.status != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "is at a URL") {
+			t.Errorf("%s of a CSV whose index is at a URL: %+v", command, r)
+		}
+	}
+
 	// (c) Without csvidx-remote: one line, exit 2, how to get it.
 	want := result{2, "", "csvidx: " + url + " is a URL, which csvidx reads through its remote build, csvidx-remote, found neither next to csvidx nor on PATH: build it from a clone of csvidx (" + remoteInstall + "), or download the file first\n"}
 	for _, bin := range []string{filepath.Join(alone, "csvidx"), filepath.Join(codecsAlone, codecsName)} {

@@ -13,10 +13,8 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/csvidx/csvidx/index"
@@ -70,14 +68,16 @@ const remoteBuild = true
 // and never runs another csvidx.
 func runHelper(err error, _ []string, _ streams) (int, error) { return -1, err }
 
-// buildRemoteIndex builds the index of the CSV at csvURL by key, in a
-// temporary directory, and puts it at opts.IndexPath's URL, or next to the
-// CSV as a local build places it (its URL with .csvidx, or, where that one
-// is by another key, the by- name of the key's columns: see
-// remoteindex.Placement), with its fence (see remoteindex.Put).
+// buildRemoteIndex builds the indexes of the CSV at csvURL by keys, in one
+// scan, in a temporary directory, and puts each with its fence (see
+// remoteindex.Put) at opts.IndexPath's URL (one key), or next to the CSV
+// as a local build places it: at csvURL.csvidx where there is none or the
+// one there is by the same columns, else at the by- name of the key's
+// columns (see remoteindex.Placement), one after the other in the order of
+// keys, so that the first new one may take the default's place.
 func buildRemoteIndex(ctx context.Context, csvURL string, keys []string, opts *index.BuildOptions) ([]*index.Info, error) {
-	if len(keys) != 1 {
-		return nil, errors.New("a CSV at a URL is indexed by one --key at a time")
+	if len(keys) > 1 && opts.IndexPath != "" {
+		return nil, fmt.Errorf("%d keys and one index URL: --index is for one index; leave it out to put each next to the CSV", len(keys))
 	}
 	c, err := clientFor(csvURL)
 	if err != nil {
@@ -88,33 +88,39 @@ func buildRemoteIndex(ctx context.Context, csvURL string, keys []string, opts *i
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	idxURL := cmp.Or(opts.IndexPath, csvURL+".csvidx")
-	prev, err := remoteindex.Version(ctx, c, idxURL) // before the build: another writer's index put meanwhile is not replaced
+	def := cmp.Or(opts.IndexPath, csvURL+".csvidx")
+	prev, err := remoteindex.Version(ctx, c, def) // before the build: another writer's index put meanwhile is not replaced
 	if err != nil {
 		return nil, err
 	}
 	local := *opts
-	local.IndexPath = filepath.Join(dir, "index.csvidx")
+	local.IndexPath, local.IndexDir = "", dir // each key's index in dir, named as next to a local CSV
 	infos, err := index.BuildIndexes(ctx, csvURL, keys, &local)
 	if err != nil {
 		return nil, err
 	}
-	if opts.IndexPath == "" && len(infos) == 1 {
-		// Next to the CSV, as a local build places it: where the default
-		// index is by another key, at the by- name of the key's columns.
-		cols := infos[0].KeyColumns
-		if cols == nil {
-			cols = []int{infos[0].KeyColumn}
+	for _, info := range infos {
+		idxURL, was := def, prev
+		if opts.IndexPath == "" {
+			cols := info.KeyColumns
+			if cols == nil {
+				cols = []int{info.KeyColumn}
+			}
+			if idxURL, was, err = remoteindex.Placement(ctx, c, csvURL, cols, prev); err != nil {
+				return nil, err
+			}
 		}
-		if idxURL, prev, err = remoteindex.Placement(ctx, c, csvURL, cols, prev); err != nil {
+		etag, err := remoteindex.Put(ctx, c, info.IndexPath, idxURL, was)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if err := remoteindex.Put(ctx, c, local.IndexPath, idxURL, prev); err != nil {
-		return nil, err
-	}
-	for _, info := range infos {
+		if idxURL == def {
+			prev = etag // the default is now this build's, by its key
+		}
 		info.IndexPath = idxURL
+		if info.Fence != "" {
+			info.Fence = idxURL + ".fence"
+		}
 	}
 	return infos, nil
 }
@@ -153,7 +159,7 @@ func gapHTTP(gap int64) {
 // its remote index (next to it, or at o.IndexPath's URL), opened cold, its
 // files closed when the process exits; else as index.Open does.
 func openRemoteRight(rightPath string, o *index.Options) (*index.Index, error) {
-	if !source.Remote(rightPath) || o.IndexPath != "" && !source.Remote(o.IndexPath) {
+	if !source.Remote(rightPath) || o.IndexDir != "" || o.IndexPath != "" && !source.Remote(o.IndexPath) {
 		return index.Open(rightPath, o)
 	}
 	c, err := clientFor(rightPath)
