@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // DefaultCacheDir returns where fetched index pieces are kept:
@@ -22,6 +23,25 @@ func DefaultCacheDir() (string, error) {
 		return "", fmt.Errorf("no cache directory for remote indexes (%v): set XDG_CACHE_HOME, or give --no-cache", err)
 	}
 	return filepath.Join(d, "csvidx"), nil
+}
+
+// CacheEnv is the environment variable that caps the cache of remote
+// indexes, in MiB: Options.CacheMax for the programs that read it (the
+// CLI and the Python binding), DefaultCacheMax when it is unset.
+const CacheEnv = "CSVIDX_CACHE_MIB"
+
+// CacheMaxFromEnv returns the cap CacheEnv gives the cache, in bytes; 0
+// (DefaultCacheMax) when it is unset.
+func CacheMaxFromEnv() (int64, error) {
+	v := os.Getenv(CacheEnv)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 || n > 1<<40 {
+		return 0, fmt.Errorf("%s=%q: give the most MiB the cache of remote indexes keeps, a whole number from 1 (default %d)", CacheEnv, v, DefaultCacheMax>>20)
+	}
+	return n << 20, nil
 }
 
 // entryDir returns the directory, under base, of the pieces of the index at

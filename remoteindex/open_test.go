@@ -425,3 +425,21 @@ func TestLookupsCompressed(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheMaxFromEnv: CSVIDX_CACHE_MIB caps the cache in MiB; unset is
+// the default (0); anything but a whole number from 1 is an error that
+// names it.
+func TestCacheMaxFromEnv(t *testing.T) {
+	for v, want := range map[string]int64{"": 0, "64": 64 << 20, "1": 1 << 20} {
+		t.Setenv(CacheEnv, v)
+		if got, err := CacheMaxFromEnv(); err != nil || got != want {
+			t.Errorf("%s=%q: %d, %v; want %d", CacheEnv, v, got, err, want)
+		}
+	}
+	for _, v := range []string{"0", "-1", "1.5", "lots", "99999999999999"} {
+		t.Setenv(CacheEnv, v)
+		if _, err := CacheMaxFromEnv(); err == nil || !strings.Contains(err.Error(), CacheEnv) {
+			t.Errorf("%s=%q: %v, want an error naming it", CacheEnv, v, err)
+		}
+	}
+}

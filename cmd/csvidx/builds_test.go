@@ -578,6 +578,14 @@ func TestRemoteBuild(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, "*.csvidx")); len(left) != 0 {
 		t.Errorf("drop URL --index-dir left %v", left)
 	}
+	t.Setenv("CSVIDX_CACHE_MIB", "lots")
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", url, "u7"); r.status != 2 || !strings.HasPrefix(r.stderr, `csvidx: CSVIDX_CACHE_MIB="lots": `) {
+		t.Errorf("get URL with CSVIDX_CACHE_MIB=lots: %+v", r)
+	}
+	t.Setenv("CSVIDX_CACHE_MIB", "64")
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", url, "u7"); got != wantUser {
+		t.Errorf("get URL with CSVIDX_CACHE_MIB=64: %+v, want %+v", got, wantUser)
+	}
 	for _, command := range []string{"update", "compact", "drop"} {
 		if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", command, url); r.status != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "is at a URL") {
 			t.Errorf("%s of a CSV whose index is at a URL: %+v", command, r)

@@ -40,7 +40,11 @@ func openRemoteIndex(ctx context.Context, csvPath string, g *globals, noCache bo
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	o := &remoteindex.Options{IndexURL: g.indexPath, NoCache: noCache, Client: c, By: g.by}
+	limit, err := remoteindex.CacheMaxFromEnv()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	o := &remoteindex.Options{IndexURL: g.indexPath, NoCache: noCache, Client: c, By: g.by, CacheMax: limit}
 	x, err := remoteindex.Open(ctx, csvPath, o)
 	if err != nil {
 		return nil, nil, nil, err
@@ -166,7 +170,11 @@ func openRemoteRight(rightPath string, o *index.Options) (*index.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, err := remoteindex.Open(context.Background(), rightPath, &remoteindex.Options{Client: c, IndexURL: o.IndexPath, Cold: true})
+	limit, err := remoteindex.CacheMaxFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	x, err := remoteindex.Open(context.Background(), rightPath, &remoteindex.Options{Client: c, IndexURL: o.IndexPath, Cold: true, CacheMax: limit})
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +195,11 @@ func localRemoteIndex(ctx context.Context, csvPath string, g *globals) (string, 
 	if err != nil {
 		return "", "", nil, err
 	}
-	x, err := remoteindex.Open(ctx, csvPath, &remoteindex.Options{Client: c, IndexURL: g.indexPath, Cold: true})
+	limit, err := remoteindex.CacheMaxFromEnv()
+	if err != nil {
+		return "", "", nil, err
+	}
+	x, err := remoteindex.Open(ctx, csvPath, &remoteindex.Options{Client: c, IndexURL: g.indexPath, Cold: true, CacheMax: limit})
 	if err != nil {
 		return "", "", nil, err
 	}

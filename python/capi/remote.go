@@ -27,7 +27,11 @@ func openRemote(csvURL, idxURL, by string) (*index.Index, func() error, error) {
 		}
 		c = s3
 	}
-	x, err := remoteindex.Open(context.Background(), csvURL, &remoteindex.Options{Client: c, IndexURL: idxURL, Cold: true})
+	limit, err := remoteindex.CacheMaxFromEnv()
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err := remoteindex.Open(context.Background(), csvURL, &remoteindex.Options{Client: c, IndexURL: idxURL, Cold: true, CacheMax: limit})
 	if err != nil {
 		return nil, nil, err
 	}
