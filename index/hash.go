@@ -37,3 +37,8 @@ func fingerprintBits(n uint64) int {
 	}
 	return format.FingerprintBits(n)
 }
+
+// KeyHash returns the hash of keys that indexes keep (XXH3-64 of a key as
+// [Index.Key] gives it): what picks a key's partition of an index over
+// several files (package multifile), which must be the lookups' own.
+func KeyHash() func([]byte) uint64 { return keyHash() }

@@ -33,6 +33,9 @@ var layers = map[string]int{
 	// Lookups in remote indexes, fetched in part: above index and
 	// source/remote, beside join.
 	"remoteindex": 5,
+	// One index over many files (a source.Concat): above index, beside
+	// join.
+	"multifile":   5,
 	"cmd/csvidx":  6,
 	"python/capi": 6,
 }

@@ -1,0 +1,79 @@
+package index
+
+import (
+	"context"
+	"errors"
+
+	"github.com/csvidx/csvidx/source"
+)
+
+// What package multifile needs to index several files as one CSV (a
+// source.Concat): where each file's records start, past its header, and a
+// build of a CSV given as a source, whose files the caller names and
+// guards.
+
+// DataStart returns where the records of the CSV src holds start: past its
+// header record (and a byte order mark or blank lines before it), as a
+// build with opts' dialect finds it; 0 with opts.NoHeader. It reads the
+// first records only, and leaves src open.
+func DataStart(src source.Source, opts *BuildOptions) (int64, error) {
+	if opts == nil {
+		opts = &BuildOptions{}
+	}
+	sp, err := opts.spec(src.Name())
+	if err != nil {
+		return 0, err
+	}
+	c := &csvFile{src: src, size: int(src.Size())}
+	if c.head, err = readHead(src, sp.delim); err != nil {
+		return 0, err
+	}
+	sp.keyCols = []int{0} // any: only the header's end is wanted
+	_, start, err := mainHeader(c, &sp)
+	return int64(start), err
+}
+
+// BuildFrom builds the index by opts.Key of the CSV src holds at
+// opts.IndexPath, which it replaces atomically, as Build does, naming the
+// CSV by src.Name(). It takes no lock and places no index: its caller
+// names and guards the files (package multifile, whose src is a
+// source.Concat). It closes src.
+func BuildFrom(ctx context.Context, src source.Source, opts *BuildOptions) (_ *Info, err error) {
+	if opts == nil || opts.IndexPath == "" {
+		src.Close()
+		return nil, errors.New("BuildFrom: no index path")
+	}
+	defer namePath(&err, src.Name(), opts.IndexPath)
+	sp, err := opts.spec(src.Name())
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	if err := opts.Resources.Validate(); err != nil {
+		src.Close()
+		return nil, err
+	}
+	csv, err := fromSource(src, sp.delim, true)
+	if err != nil {
+		return nil, err
+	}
+	defer csv.close()
+	var specs []spec
+	if err := csv.guard(func() (err error) {
+		specs, err = keySpecs(csv, sp, []string{opts.Key})
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	csv.releaseAfterScan = true
+	p := &pipeline{csv: csv, spec: specs[0], res: opts.Resources, progress: opts.Progress}
+	bs, err := p.writeMains(ctx, specs, []string{opts.IndexPath})
+	if err != nil {
+		return nil, err
+	}
+	b := bs[0]
+	info := newInfo(src.Name(), opts.IndexPath, b.h, int64(b.h.Size()), int64(b.h.Scanned))
+	info.Build = b.scan
+	info.setState()
+	return info, nil
+}

@@ -1,0 +1,147 @@
+package multifile
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/internal/atomicfile"
+	"github.com/csvidx/csvidx/source"
+)
+
+// Build indexes the files names (see Expand) as one CSV by opts.Key, and
+// writes the manifest at path (opts.IndexPath is ignored) with one
+// partition, an index file beside it named after the run. The manifest it
+// replaces, and then that one's index files, go only once the new ones
+// are whole; a file at path that is not a manifest is never replaced. It
+// returns the manifest and the index file's description.
+func Build(ctx context.Context, names []string, path string, opts *index.BuildOptions) (*Manifest, *index.Info, error) {
+	if opts == nil {
+		opts = &index.BuildOptions{}
+	}
+	old, err := replaceable(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	parts, header, err := describe(ctx, names, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir := filepath.Dir(path)
+	m := &Manifest{Format: FormatName, Version: Version, Run: newRun(), Key: opts.Key, NoHeader: opts.NoHeader, Header: header}
+	delim := opts.Delimiter
+	if delim == 0 {
+		delim = index.DefaultDelimiter(names[0])
+	}
+	m.Delimiter = string([]byte{delim})
+	for i, p := range parts {
+		p.Path = relativeTo(dir, names[i])
+		m.Parts = append(m.Parts, p)
+	}
+	concat, err := m.concat(path, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.Size = concat.Size()
+	part := partitionName(path, m.Run, 0)
+	bo := *opts
+	bo.Delimiter, bo.IndexPath = delim, filepath.Join(dir, part)
+	info, err := index.BuildFrom(ctx, concat, &bo)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.Partitions = []string{part}
+	if err := m.write(path); err != nil {
+		removeIndex(bo.IndexPath)
+		return nil, nil, err
+	}
+	if old != nil && old.Run != m.Run {
+		old.remove(dir) // best effort: its files are no one's now
+	}
+	return m, info, nil
+}
+
+// replaceable returns the manifest at path, nil when there is none; an
+// error when a file is there that is not a manifest, which a build never
+// replaces.
+func replaceable(path string) (*Manifest, error) {
+	m, err := ReadManifest(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.Is(err, ErrNotManifest):
+		return nil, fmt.Errorf("%s is not a csvidx manifest; csvidx replaces only its own files: move it away, or give another path (--index)", path)
+	}
+	return m, err
+}
+
+// concat returns the concatenation of m's parts, m being the manifest at
+// path, named after it; with hashes, each part is checked against the
+// hashes of its ends when first read, else its size only (a build, which
+// hashed them just before).
+func (m *Manifest) concat(path string, hashes bool) (*source.Concat, error) {
+	parts := make([]source.ConcatPart, len(m.Parts))
+	for i, p := range m.Parts {
+		parts[i] = source.ConcatPart{Name: m.partPath(filepath.Dir(path), i), Size: p.Size, Skip: p.Skip, Newline: p.Newline}
+	}
+	name := fmt.Sprintf("the %d files of %s", len(parts), path)
+	if len(parts) == 1 {
+		name = parts[0].Name
+	}
+	return source.NewConcat(name, parts, m.Run, check(m, path, hashes))
+}
+
+// newRun returns a name for a build, unlike any other's: the time, and
+// random bits.
+func newRun() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return fmt.Sprintf("%s-%s", time.Now().UTC().Format("20060102T150405"), hex.EncodeToString(b))
+}
+
+// partitionName returns the name of partition j's index file of the run
+// run of the manifest at path: BASE.RUN.p-J.csvidx, beside it.
+func partitionName(path, run string, j int) string {
+	return fmt.Sprintf("%s.%s.p-%d.csvidx", filepath.Base(path), run, j)
+}
+
+// relativeTo returns name relative to dir when both are local paths and
+// it can be, so that the manifest and its files can move together; else
+// name as it is.
+func relativeTo(dir, name string) string {
+	if isURL(name) {
+		return name
+	}
+	absDir, err1 := filepath.Abs(dir)
+	abs, err2 := filepath.Abs(name)
+	if err1 != nil || err2 != nil {
+		return name
+	}
+	rel, err := filepath.Rel(absDir, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+// remove removes the index files m lists, in the manifest's directory
+// dir, with their fences and tails.
+func (m *Manifest) remove(dir string) {
+	for _, p := range m.Partitions {
+		removeIndex(filepath.Join(dir, p))
+	}
+}
+
+// removeIndex removes the index file at path, its fence and its tail,
+// those there are.
+func removeIndex(path string) {
+	for _, p := range []string{path, path + ".fence", path + ".tail"} {
+		atomicfile.Remove(p)
+	}
+}

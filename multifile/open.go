@@ -1,0 +1,161 @@
+package multifile
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/source"
+)
+
+// Index is an open manifest: the lookups of its keys, each in its
+// partition's index file, opened when a key of it is first looked up.
+type Index struct {
+	m     *Manifest
+	path  string
+	hash  func([]byte) uint64
+	parts map[int]*partition // by partition number
+}
+
+// A partition is one index file of a manifest, open, with the
+// concatenation it reads rows from.
+type partition struct {
+	ix     *index.Index
+	concat *source.Concat
+}
+
+// Open opens the manifest at path. Its index files are opened when first
+// needed, and its parts when first read.
+func Open(path string) (*Index, error) {
+	m, err := ReadManifest(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Index{m: m, path: path, hash: index.KeyHash(), parts: map[int]*partition{}}, nil
+}
+
+// Manifest returns the manifest.
+func (x *Index) Manifest() *Manifest { return x.m }
+
+// partitionOf returns the partition of key (a key as an index takes it:
+// see index.Index.Key): its hash modulo the number of partitions.
+func (x *Index) partitionOf(key []byte) int {
+	return int(x.hash(key) % uint64(len(x.m.Partitions)))
+}
+
+// open returns partition j, open.
+func (x *Index) open(j int) (*partition, error) {
+	if p := x.parts[j]; p != nil {
+		return p, nil
+	}
+	concat, err := x.m.concat(x.path, true)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := index.Open(concat.Name(), &index.Options{IndexPath: filepath.Join(filepath.Dir(x.path), x.m.Partitions[j]), CSV: concat})
+	if err != nil {
+		return nil, err
+	}
+	p := &partition{ix: ix, concat: concat}
+	x.parts[j] = p
+	return p, nil
+}
+
+// Key returns the key of a lookup of value, as the index takes it (see
+// index.Index.Key), through any partition: they share the key.
+func (x *Index) Key(value []byte) ([]byte, error) {
+	p, err := x.open(0)
+	if err != nil {
+		return nil, err
+	}
+	return p.ix.Key(value)
+}
+
+// A Row is a row found, and where it is: the part that holds it (its
+// index in the manifest's Parts, and its path) and its offset there.
+type Row struct {
+	Bytes []byte
+	Part  int
+	Path  string
+	At    int64
+}
+
+// Get calls fn with every row whose key is one of keys (as the index takes
+// them: see Key), each once, in the order of the concatenation, which is
+// the order of the parts, then of their rows, as index.Index.Get does for
+// one file. The row's bytes are valid only during the call.
+func (x *Index) Get(keys [][]byte, fn func(Row) error) error {
+	type found struct {
+		start int64
+		row   []byte
+		part  *partition
+	}
+	var rows []found
+	seen := map[string]bool{}
+	for _, key := range keys {
+		if seen[string(key)] {
+			continue
+		}
+		seen[string(key)] = true
+		p, err := x.open(x.partitionOf(key))
+		if err != nil {
+			return err
+		}
+		r, err := p.ix.Rows()
+		if err != nil {
+			return err
+		}
+		err = r.Each(key, func(sp index.Span) error {
+			rows = append(rows, found{int64(sp.Start), bytes.Clone(sp.Bytes), p})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(rows, func(a, b found) int { return int(a.start - b.start) })
+	for _, f := range rows {
+		i, at := f.part.concat.PartAt(f.start)
+		row := f.row
+		if len(row) > 0 && row[len(row)-1] != '\n' {
+			row = append(row, '\n')
+		}
+		if err := fn(Row{Bytes: row, Part: i, Path: x.m.partPath(filepath.Dir(x.path), i), At: at}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Count returns how many rows have key.
+func (x *Index) Count(key []byte) (int64, error) {
+	p, err := x.open(x.partitionOf(key))
+	if err != nil {
+		return 0, err
+	}
+	return p.ix.Count(key)
+}
+
+// Header returns the parts' header record, with its line end ("" when
+// they have none).
+func (x *Index) Header() []byte {
+	h := withoutBOM(x.m.Header)
+	if len(h) > 0 && h[len(h)-1] != '\n' {
+		h = append(slices.Clip(h), '\n')
+	}
+	return h
+}
+
+// Close closes the partitions open.
+func (x *Index) Close() error {
+	var first error
+	for j, p := range x.parts {
+		if err := p.ix.Close(); err != nil && first == nil {
+			first = fmt.Errorf("%s: %w", x.m.Partitions[j], err)
+		}
+		delete(x.parts, j)
+	}
+	return first
+}
