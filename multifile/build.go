@@ -2,11 +2,10 @@ package multifile
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"path/filepath"
 	"time"
 
@@ -67,9 +66,9 @@ func Build(ctx context.Context, names []string, path string, opts *index.BuildOp
 	return m, info, nil
 }
 
-// replaceable returns the manifest at path, nil when there is none; an
-// error when a file is there that is not a manifest, which a build never
-// replaces.
+// replaceable returns the manifest at path, nil when there is none (or
+// one too damaged to read); an error when a file is there that is not a
+// manifest, which a build never replaces.
 func replaceable(path string) (*Manifest, error) {
 	m, err := ReadManifest(path)
 	switch {
@@ -77,12 +76,14 @@ func replaceable(path string) (*Manifest, error) {
 		return nil, nil
 	case errors.Is(err, ErrNotManifest):
 		return nil, fmt.Errorf("%s is not a csvidx manifest; csvidx replaces only its own files: move it away, or give another path (--index)", path)
+	case err != nil && IsManifest(path):
+		return nil, nil // a damaged manifest is csvidx's to replace; its files are not known
 	}
 	return m, err
 }
 
 // concat returns the concatenation of m's parts, m being the manifest at
-// path, named after it; with hashes, each part is checked against the
+// path, named after it (its path); with hashes, each part is checked against the
 // hashes of its ends when first read, else its size only (a build, which
 // hashed them just before).
 func (m *Manifest) concat(path string, hashes bool) (*source.Concat, error) {
@@ -90,19 +91,14 @@ func (m *Manifest) concat(path string, hashes bool) (*source.Concat, error) {
 	for i, p := range m.Parts {
 		parts[i] = source.ConcatPart{Name: m.partPath(filepath.Dir(path), i), Size: p.Size, Skip: p.Skip, Newline: p.Newline}
 	}
-	name := fmt.Sprintf("the %d files of %s", len(parts), path)
-	if len(parts) == 1 {
-		name = parts[0].Name
-	}
-	return source.NewConcat(name, parts, m.Run, check(m, path, hashes))
+	return source.NewConcat(path, parts, m.Run, check(m, path, hashes)) // named after the manifest, which errors name
 }
 
 // newRun returns a name for a build, unlike any other's: the time, and
-// random bits.
+// random bits (math/rand's: crypto/rand's initialisation would cost every
+// local lookup's process).
 func newRun() string {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return fmt.Sprintf("%s-%s", time.Now().UTC().Format("20060102T150405"), hex.EncodeToString(b))
+	return fmt.Sprintf("%s-%08x", time.Now().UTC().Format("20060102T150405"), rand.Uint32())
 }
 
 // partitionName returns the name of partition j's index file of the run

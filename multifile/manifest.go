@@ -58,20 +58,27 @@ type Part struct {
 	// bytes: its last record has none.
 	Newline bool `json:"newline,omitempty"`
 	// Head and Tail are the XXH3-64 hashes of the file's first and last
-	// format.EndHashLen bytes (all of them when it is shorter).
-	Head uint64 `json:"head"`
-	Tail uint64 `json:"tail"`
+	// format.EndHashLen bytes (all of them when it is shorter), in 16 hex
+	// digits (a JSON number would lose bits in many readers).
+	Head string `json:"head,omitempty"`
+	Tail string `json:"tail,omitempty"`
 }
 
-// IsManifest reports whether the file at path starts as a manifest does.
-// It reads its first bytes only.
+// manifestStart is how every manifest starts.
+const manifestStart = `{"format":"` + FormatName + `"`
+
+// IsManifest reports whether the file at path is a regular file that
+// starts as a manifest does. It reads its first bytes only.
 func IsManifest(path string) bool {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return false // a FIFO or a device is no manifest, and opening it may block
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	want := []byte(`{"format":"` + FormatName + `"`)
+	want := []byte(manifestStart)
 	got := make([]byte, len(want))
 	_, err = io.ReadFull(f, got)
 	return err == nil && bytes.Equal(got, want)
@@ -87,8 +94,11 @@ func ReadManifest(path string) (*Manifest, error) {
 		return nil, err
 	}
 	m := &Manifest{}
-	if err := json.Unmarshal(b, m); err != nil || m.Format != FormatName {
+	if !bytes.HasPrefix(b, []byte(manifestStart)) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotManifest)
+	}
+	if err := json.Unmarshal(b, m); err != nil {
+		return nil, fmt.Errorf("%s: a damaged csvidx manifest (%v): build it again", path, err)
 	}
 	if m.Version != Version {
 		return nil, fmt.Errorf("%s: a manifest of version %d, which this csvidx does not read (it reads version %d): build it again, or use the csvidx that wrote it", path, m.Version, Version)
@@ -126,3 +136,7 @@ func (m *Manifest) partPath(dir string, i int) string {
 	}
 	return filepath.Join(dir, p)
 }
+
+// PartPath returns the path part i of m, the manifest at path, is read
+// from (see Part.Path).
+func (m *Manifest) PartPath(path string, i int) string { return m.partPath(filepath.Dir(path), i) }

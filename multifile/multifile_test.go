@@ -124,7 +124,7 @@ func TestBuildGet(t *testing.T) {
 		if err := want.Get(keys, func(row []byte) error { a.Write(row); return nil }); err != nil {
 			t.Fatal(err)
 		}
-		err := x.Get(keys, func(r Row) error {
+		err := x.Each(keys, func(r Row) error {
 			b.Write(r.Bytes)
 			data, err := os.ReadFile(r.Path)
 			if err != nil {
@@ -154,8 +154,8 @@ func TestBuildGet(t *testing.T) {
 	if a, b := get(keys); a != b {
 		t.Errorf("all keys at once: %d bytes, want %d", len(b), len(a))
 	}
-	if h := string(x.Header()); h != "id,user,note\n" {
-		t.Errorf("Header() = %q", h)
+	if h, err := x.Header(); string(h) != "id,user,note\n" || err != nil {
+		t.Errorf("Header() = %q, %v", h, err)
 	}
 }
 
@@ -226,7 +226,7 @@ func TestBadParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	if err := x.Get([][]byte{[]byte("u1")}, func(r Row) error { got = append(got, string(r.Bytes)); return nil }); err != nil || strings.Join(got, "") != "1,u1\n4,u1\n" {
+	if err := x.Get([][]byte{[]byte("u1")}, func(row []byte) error { got = append(got, string(row)); return nil }); err != nil || strings.Join(got, "") != "1,u1\n4,u1\n" {
 		t.Errorf("u1 across the files: %q, %v", got, err)
 	}
 	x.Close()
@@ -236,7 +236,7 @@ func TestBadParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Close()
-	if err := x.Get([][]byte{[]byte("u1")}, func(Row) error { return nil }); !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), b) {
+	if err := x.Get([][]byte{[]byte("u1")}, func([]byte) error { return nil }); !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), b) {
 		t.Errorf("a part changed: %v, want ErrStale naming it", err)
 	}
 }

@@ -85,8 +85,13 @@ type Row struct {
 // Get calls fn with every row whose key is one of keys (as the index takes
 // them: see Key), each once, in the order of the concatenation, which is
 // the order of the parts, then of their rows, as index.Index.Get does for
-// one file. The row's bytes are valid only during the call.
-func (x *Index) Get(keys [][]byte, fn func(Row) error) error {
+// one file. The row is valid only during the call.
+func (x *Index) Get(keys [][]byte, fn func(row []byte) error) error {
+	return x.Each(keys, func(r Row) error { return fn(r.Bytes) })
+}
+
+// Each calls fn as Get does, with each row and where it is.
+func (x *Index) Each(keys [][]byte, fn func(Row) error) error {
 	type found struct {
 		start int64
 		row   []byte
@@ -138,15 +143,35 @@ func (x *Index) Count(key []byte) (int64, error) {
 	return p.ix.Count(key)
 }
 
-// Header returns the parts' header record, with its line end ("" when
+// Header returns the parts' header record, with its line end (none when
 // they have none).
-func (x *Index) Header() []byte {
+func (x *Index) Header() ([]byte, error) {
 	h := withoutBOM(x.m.Header)
 	if len(h) > 0 && h[len(h)-1] != '\n' {
 		h = append(slices.Clip(h), '\n')
 	}
-	return h
+	return h, nil
 }
+
+// KeyColumns returns the key's columns, 0-based.
+func (x *Index) KeyColumns() []int {
+	p, err := x.open(0)
+	if err != nil {
+		return nil
+	}
+	return p.ix.KeyColumns()
+}
+
+// Delimiter returns the parts' delimiter.
+func (x *Index) Delimiter() byte { return x.m.Delimiter[0] }
+
+// BytesBehind returns 0: the parts are read as they were indexed, or not
+// at all (see Check).
+func (x *Index) BytesBehind() int64 { return 0 }
+
+// Check returns nil: each part is checked against the manifest when it is
+// first read, and a read of one that changed fails.
+func (x *Index) Check() error { return nil }
 
 // Close closes the partitions open.
 func (x *Index) Close() error {

@@ -16,15 +16,15 @@ import (
 )
 
 // Expand returns the files args name, in order: each arg is a file's path
-// or URL, or a glob pattern (filepath.Match's syntax) that names its
-// matches, sorted. A pattern that matches nothing, and a file named
+// or URL, or, when it holds * or ?, a glob pattern (filepath.Match's
+// syntax) that names its matches, sorted. A pattern that matches nothing, and a file named
 // twice, are errors.
 func Expand(args []string) ([]string, error) {
 	var names []string
 	seen := map[string]string{}
 	for _, a := range args {
 		matches := []string{a}
-		if !isURL(a) && strings.ContainsAny(a, "*?[") {
+		if !isURL(a) && strings.ContainsAny(a, "*?") {
 			if _, err := os.Stat(a); err != nil { // a file of that very name is itself
 				m, err := filepath.Glob(a)
 				if err != nil {
@@ -105,7 +105,7 @@ func describeOne(ctx context.Context, name string, opts *index.BuildOptions, fir
 	if err != nil {
 		return Part{}, nil, err
 	}
-	p.Head, p.Tail = xxh3.Hash(head), xxh3.Hash(tail)
+	p.Head, p.Tail = hashHex(head), hashHex(tail)
 	var header []byte
 	if !opts.NoHeader {
 		start, err := index.DataStart(src, opts)
@@ -137,6 +137,9 @@ func ends(ctx context.Context, src source.Source) (head, tail []byte, err error)
 	}
 	return head, tail, nil
 }
+
+// hashHex returns the XXH3-64 hash of b in 16 hex digits.
+func hashHex(b []byte) string { return fmt.Sprintf("%016x", xxh3.Hash(b)) }
 
 // withoutBOM returns b without a leading UTF-8 byte order mark.
 func withoutBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }
@@ -170,7 +173,7 @@ func check(m *Manifest, path string, hashes bool) func(i int) (source.Source, er
 				src.Close()
 				return nil, err
 			}
-			if xxh3.Hash(head) != p.Head || xxh3.Hash(tail) != p.Tail {
+			if hashHex(head) != p.Head || hashHex(tail) != p.Tail {
 				why = fmt.Sprintf("its first or last %d bytes changed", len(head))
 			}
 		}

@@ -24,6 +24,7 @@ type buildOptions struct {
 	verbose   bool
 	quiet     bool
 	spanKiB   int
+	filesFrom string
 	res       resourceFlags
 }
 
@@ -56,7 +57,7 @@ func reportBuilt(s streams, report io.Writer, infos []*index.Info, start time.Ti
 func newBuildCommand(g *globals, s streams) *cobra.Command {
 	var o buildOptions
 	cmd := &cobra.Command{
-		Use:   "build FILE --key COLUMNS [--key COLUMNS]...",
+		Use:   "build FILE... --key COLUMNS [--key COLUMNS]...",
 		Short: "Index a CSV file by a column, or by a composite key",
 		Long: `Build reads FILE once and writes an index by each --key, replacing the old
 index by the same key atomically: until the new index is complete, the old
@@ -87,6 +88,12 @@ A compressed FILE (BGZF, zstd in frames, plain gzip) is read as it is, through
 the codecs build: its index keeps the table of its frames, or for plain gzip
 checkpoints every --gzip-span-kib of plain bytes.
 
+Several FILEs, a pattern ('orders/*.csv': a FILE with * or ?, quoted
+from the shell) or --files-from make one index over many files, by one
+--key: their rows read as one CSV (the first file's header, which every
+file must have). It is a manifest, written at --index, and an index file
+beside it; get takes the manifest as FILE or as --index.
+
 A FILE at an http(s) or s3 URL is read by ranges, through the remote
 build, and each index is put next to it as above (conditional PUTs), at
 --index's URL, or kept locally with --index PATH or --index-dir DIR.
@@ -100,8 +107,19 @@ prints nothing but warnings).`,
   csvidx build events.tsv --key 3 --no-header
   csvidx build events.txt --key 3 --delimiter '\t' --no-header
   csvidx build huge.csv --key user_id --mem-limit-mib 256 --tmp-dir /scratch
-  csvidx build s3://bucket/orders.csv --key order_id --key user_id`,
-		Args: exactFile,
+  csvidx build s3://bucket/orders.csv --key order_id --key user_id
+  csvidx build 'orders/*.csv' --key order_id --index orders.idx`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && o.filesFrom == "" {
+				return fmt.Errorf("build takes a FILE, several, or --files-from (see csvidx build --help)")
+			}
+			for _, a := range args {
+				if err := indexable(cmd, a); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("key") {
 				return fmt.Errorf("build needs --key COLUMNS, the column to index: a header name or a 0-based number (see csvidx build --help)")
@@ -133,14 +151,21 @@ prints nothing but warnings).`,
 				Progress:  bar.update,
 				GzipSpan:  int64(o.spanKiB) << 10,
 			}
+			names, many, err := manyFiles(args, o.filesFrom, s)
+			if err != nil {
+				return err
+			}
 			var infos []*index.Info
-			if buildRemote != nil && g.remoteIndex(args[0]) {
+			switch {
+			case many:
+				infos, err = buildMany(cmd.Context(), names, o.keys, bo, g)
+			case buildRemote != nil && g.remoteIndex(args[0]):
 				infos, err = buildRemote(cmd.Context(), args[0], o.keys, bo)
-			} else {
+			default:
 				infos, err = index.BuildIndexes(cmd.Context(), args[0], o.keys, bo)
 			}
 			bar.finish()
-			if errors.Is(err, index.ErrLineEnds) {
+			if errors.Is(err, index.ErrLineEnds) && !many {
 				return fmt.Errorf("%w, for example with tr '\\r' '\\n' < %s > converted.csv", err, shellQuote(args[0]))
 			}
 			if err != nil {
@@ -149,6 +174,7 @@ prints nothing but warnings).`,
 			return reportBuilt(s, report, infos, start, o.asJSON, o.verbose)
 		},
 	}
+	addFilesFromFlag(cmd, &o.filesFrom)
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.keys, "key", "k", nil, "key `COLUMNS`: a header name or a 0-based number, or several as one CSV record for a composite key (required; repeat it to build several indexes in one scan)")
 	f.BoolVarP(&o.noHeader, "no-header", "n", false, "the first record is data, not a header (alias --no-headers)")

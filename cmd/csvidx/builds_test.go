@@ -592,6 +592,22 @@ func TestRemoteBuild(t *testing.T) {
 		}
 	}
 
+	// (o) An index over a local file and one at a URL (issue 42): built and
+	// read through csvidx-remote, which the default build runs for the
+	// URL, each row after its file.
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", "a.csv", url, "--key", "user", "--index", "mixed.idx", "-q"); r.status != 0 {
+		t.Fatalf("build of a file and a URL: %+v", r)
+	}
+	var mixed strings.Builder
+	for _, file := range []string{"a.csv", url} {
+		for line := range strings.Lines(wantUser.stdout) {
+			mixed.WriteString(file + "," + line)
+		}
+	}
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "mixed.idx", "u7", "--with-file"); got.stdout != mixed.String() || got.status != 0 {
+		t.Errorf("get of an index over a file and a URL: %+v, want %q", got, mixed.String())
+	}
+
 	// (c) Without csvidx-remote: one line, exit 2, how to get it.
 	want := result{2, "", "csvidx: " + url + " is a URL, which csvidx reads through its remote build, csvidx-remote, found neither next to csvidx nor on PATH: build it from a clone of csvidx (" + remoteInstall + "), or download the file first\n"}
 	for _, bin := range []string{filepath.Join(alone, "csvidx"), filepath.Join(codecsAlone, codecsName)} {

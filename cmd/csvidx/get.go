@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"syscall"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/multifile"
 	"github.com/spf13/cobra"
 )
 
@@ -18,6 +20,7 @@ type getOptions struct {
 	header   bool
 	noCache  bool
 	gapKiB   int64
+	withFile bool
 }
 
 func newGetCommand(g *globals, s streams) *cobra.Command {
@@ -37,6 +40,10 @@ let join decode it: once OTHER.csv is indexed by COLUMN,
 csvidx join --semi FILE OTHER.csv --key COLUMN prints FILE's header and the
 rows of FILE whose key OTHER.csv holds, verbatim, in file order.
 
+FILE may be the manifest of an index over several files (see build), or
+--index may name one: the rows come in the order of the files, then of
+their rows, and --with-file prints each row's file first.
+
 The exit status is 0 when a row matched, 1 when none did, 2 on error.
 When FILE has grown since it was indexed, get answers from the indexed
 part and warns how many bytes are not indexed.`,
@@ -45,7 +52,8 @@ part and warns how many bytes are not indexed.`,
   csvidx get orders.csv --keys-file keys.txt     # a key per line, verbatim
   csvidx join --semi orders.csv vips.csv --key user_id   # keys from a CSV
   csvidx get orders.csv --count 17 42
-  csvidx get orders.csv --index by-user-status.csvidx 42,shipped`,
+  csvidx get orders.csv --index by-user-status.csvidx 42,shipped
+  csvidx get orders.idx 8841207 --with-file     # an index over many files`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("get needs FILE and a KEY or --keys-file (see csvidx get --help)")
@@ -79,6 +87,7 @@ part and warns how many bytes are not indexed.`,
 	f.BoolVarP(&o.count, "count", "c", false, "print KEY<TAB>COUNT per distinct key, as given, instead of the rows")
 	f.BoolVar(&o.header, "header", false, "print the header record first, so the output is a CSV file")
 	f.Int64Var(&o.gapKiB, "gap-kib", 0, "for a CSV at a URL: read its rows less than `KiB` apart by one GET (default 64, 1024 for s3)")
+	f.BoolVar(&o.withFile, "with-file", false, "for an index over several files: print the path of each row's file first, as a first field (with --header, named file)")
 	f.BoolVar(&o.noCache, "no-cache", false, "for a CSV at a URL: keep no fetched piece of its index in the cache ($XDG_CACHE_HOME/csvidx) after the lookup")
 	return cmd
 }
@@ -113,10 +122,16 @@ func get(ctx context.Context, csvPath string, given *keyInput, g *globals, o *ge
 	if n := ix.BytesBehind(); n > 0 {
 		fmt.Fprintf(s.err, "csvidx: warning: %d bytes at the end of %s are not indexed; csvidx update will add them\n", n, oneLine(csvPath))
 	}
+	if m, ok := ix.(*manyIndex); ok && len(m.uncovered) > 0 {
+		fmt.Fprintf(s.err, "csvidx: warning: %s names %s that %s does not index (%s); build it again to add them\n",
+			oneLine(csvPath), plural(int64(len(m.uncovered)), "file"), oneLine(g.indexPath), oneLine(strings.Join(m.uncovered[:min(3, len(m.uncovered))], ", ")))
+	}
 	w := bufio.NewWriterSize(s.out, outputBuffer)
 	matched := false
 	if o.count {
 		err = countKeys(look, values, keys, w, &matched)
+	} else if o.withFile {
+		err = getWithFile(look, ix, keys, o.header, w, &matched)
 	} else {
 		if o.header {
 			h, herr := ix.Header()
@@ -180,14 +195,31 @@ type lookups interface {
 // a URL; nil in the other builds.
 var openRemote func(ctx context.Context, csvPath string, g *globals, noCache bool) (*index.Index, lookups, func() error, error)
 
+// opened is what get asks of an open index besides its lookups: one
+// file's (index.Index) or several files' (multifile.Index).
+type opened interface {
+	keyed
+	BytesBehind() int64
+	Header() ([]byte, error)
+	Check() error
+}
+
 // openLookups opens the index of the CSV at csvPath for get: its remote
 // index when the CSV is at a URL and --index names no local file (in the
-// remote build), else the index as index.Open finds it.
-func openLookups(ctx context.Context, csvPath string, g *globals, noCache bool) (*index.Index, lookups, func() error, error) {
+// remote build); the index over several files of the manifest that
+// --index names, or FILE is, when it has no index of its own; else the
+// index as index.Open finds it.
+func openLookups(ctx context.Context, csvPath string, g *globals, noCache bool) (opened, lookups, func() error, error) {
 	if openRemote != nil && g.remoteIndex(csvPath) {
 		return openRemote(ctx, csvPath, g, noCache)
 	}
+	if g.indexPath != "" && multifile.IsManifest(g.indexPath) {
+		return openMany(csvPath, g.indexPath, g)
+	}
 	ix, err := index.Open(csvPath, g.options())
+	if errors.Is(err, index.ErrNoIndex) && g.indexPath == "" && multifile.IsManifest(csvPath) {
+		return openMany(csvPath, csvPath, g) // checked only when FILE has no index: a get of a CSV pays nothing
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/scan"
 )
 
@@ -22,12 +21,20 @@ type keyInput struct {
 	stdin func() ([]byte, error)
 }
 
+// keyed is what reading keys asks of an index: its key's columns and
+// dialect, and the key of a value (index.Index, multifile.Index).
+type keyed interface {
+	KeyColumns() []int
+	Delimiter() byte
+	Key(value []byte) ([]byte, error)
+}
+
 // keys returns the keys of in for ix, and each as it was given. For a key
 // of one column, an argument is a key, whole, and so is each line of the
 // keys file. For a composite key, each argument and each record of the
 // keys file (in the CSV's dialect: a quoted newline stays in its value,
 // blank lines are skipped) is a value with a field per column.
-func (in *keyInput) keys(ix *index.Index) (values, keys [][]byte, err error) {
+func (in *keyInput) keys(ix keyed) (values, keys [][]byte, err error) {
 	if in.stdin != nil {
 		if in.file, err = in.stdin(); err != nil {
 			return nil, nil, err
@@ -39,7 +46,7 @@ func (in *keyInput) keys(ix *index.Index) (values, keys [][]byte, err error) {
 		if len(ix.KeyColumns()) == 1 {
 			values = append(values, keyLines(in.file)...)
 		} else {
-			values = append(values, keyRecords(in.file, ix.Info().Delimiter[0])...)
+			values = append(values, keyRecords(in.file, ix.Delimiter())...)
 		}
 	}
 	keys = make([][]byte, len(values))

@@ -80,8 +80,16 @@ func remoteArgs(cmd *cobra.Command, args []string) error {
 	if remoteBuild {
 		return nil
 	}
-	if i, ok := csvArgs[cmd.Name()]; ok && i < len(args) && remoteReads(args[i]) {
-		return &needsRemoteError{path: args[i]}
+	if i, ok := csvArgs[cmd.Name()]; ok && i < len(args) {
+		names := args[i : i+1]
+		if cmd.Name() == "build" {
+			names = args // an index over several files: any may be a URL
+		}
+		for _, a := range names {
+			if remoteReads(a) {
+				return &needsRemoteError{path: a}
+			}
+		}
 	}
 	if f := cmd.Flags().Lookup("index"); f != nil && remoteReads(f.Value.String()) {
 		return &needsRemoteError{path: f.Value.String()}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/multifile"
+	"github.com/spf13/cobra"
+)
+
+// One index over many files (package multifile): build of several FILEs,
+// a glob or --files-from writes a manifest at --index, which get then
+// reads, as FILE or as --index, and --with-file says which file each row
+// is from.
+
+// manyFiles returns the files a build is of: args, each a path or a glob
+// pattern, then the lines of the file from names (standard input for
+// "-"); many says they make an index over several files: more than one
+// argument, a pattern (that no file is named as), or --files-from.
+func manyFiles(args []string, from string, s streams) (names []string, many bool, err error) {
+	many = len(args) > 1 || from != ""
+	for _, a := range args {
+		if isPattern(a) {
+			if _, err := os.Stat(a); err != nil {
+				many = true
+			}
+		}
+	}
+	if !many {
+		return args, false, nil
+	}
+	all := append([]string(nil), args...)
+	if from != "" {
+		data, err := readKeysFile(from, "--files-from", s)
+		if err != nil {
+			return nil, true, err
+		}
+		for line := range strings.Lines(string(data)) {
+			if line = strings.TrimRight(line, "\r\n"); line != "" {
+				all = append(all, line)
+			}
+		}
+	}
+	names, err = multifile.Expand(all)
+	return names, true, err
+}
+
+// isPattern reports whether a names files by a pattern: it holds * or ?
+// (a name with brackets alone is taken as it is), and is no URL.
+func isPattern(a string) bool {
+	return strings.ContainsAny(a, "*?") && !strings.Contains(a, "://")
+}
+
+// buildMany builds the index over the files names by key, as the manifest
+// at --index, and returns its description as build reports it: of the
+// files, the manifest.
+func buildMany(ctx context.Context, names, keys []string, bo *index.BuildOptions, g *globals) ([]*index.Info, error) {
+	switch {
+	case g.indexPath == "":
+		return nil, fmt.Errorf("an index over %d files is a manifest and its index files: give the manifest's path with --index (for example --index orders.idx)", len(names))
+	case g.indexDir != "":
+		return nil, errors.New("an index over several files goes where --index puts its manifest, not in --index-dir: give --index alone")
+	case len(keys) > 1:
+		return nil, fmt.Errorf("an index over several files is by one --key; got %d", len(keys))
+	}
+	bo.Key = keys[0]
+	_, info, err := multifile.Build(ctx, names, g.indexPath, bo)
+	if err != nil {
+		return nil, err
+	}
+	info.CSVPath = fmt.Sprintf("%d files", len(names))
+	info.IndexPath = g.indexPath
+	return []*index.Info{info}, nil
+}
+
+// manyIndex is an open manifest, for get, and the files that get's FILE
+// names and it does not cover.
+type manyIndex struct {
+	*multifile.Index
+	uncovered []string
+}
+
+// openMany opens the manifest at path for get, whose FILE is csvPath:
+// the manifest itself, or files (a pattern) that it is the index of.
+func openMany(csvPath, path string, g *globals) (opened, lookups, func() error, error) {
+	if g.by != "" {
+		return nil, nil, nil, fmt.Errorf("%s is an index over several files, by one key: --by picks among one file's indexes; leave it out", path)
+	}
+	x, err := multifile.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !remoteBuild {
+		for i := range x.Manifest().Parts {
+			if p := x.Manifest().PartPath(path, i); remoteReads(p) {
+				x.Close()
+				return nil, nil, nil, &needsRemoteError{path: p} // the remote build runs in this one's place
+			}
+		}
+	}
+	m := &manyIndex{Index: x}
+	if csvPath != path {
+		m.uncovered = uncovered(x.Manifest(), path, csvPath)
+	}
+	return m, m, x.Close, nil
+}
+
+// uncovered returns the files that pattern names and the manifest m, at
+// path, does not list.
+func uncovered(m *multifile.Manifest, path, pattern string) []string {
+	names, err := multifile.Expand([]string{pattern})
+	if err != nil {
+		return nil
+	}
+	listed := map[string]bool{}
+	for i := range m.Parts {
+		if abs, err := filepath.Abs(m.PartPath(path, i)); err == nil {
+			listed[abs] = true
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if abs, err := filepath.Abs(n); err == nil && !listed[abs] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// getWithFile writes each row of keys after the path of the file it is
+// from, as a first field in the files' dialect, and a header with a first
+// field "file" before them when header is set.
+func getWithFile(look lookups, ix opened, keys [][]byte, header bool, w *bufio.Writer, matched *bool) error {
+	m, ok := look.(*manyIndex)
+	if !ok {
+		return errors.New("--with-file says which file each row of an index over several files is from; this index is of one file")
+	}
+	delim := ix.Delimiter()
+	if header {
+		h, err := ix.Header()
+		if err != nil {
+			return err
+		}
+		w.WriteString("file")
+		w.WriteByte(delim)
+		w.Write(h)
+	}
+	return m.Each(keys, func(r multifile.Row) error {
+		*matched = true
+		w.Write(csvField(r.Path, delim))
+		w.WriteByte(delim)
+		_, err := w.Write(r.Bytes)
+		return err
+	})
+}
+
+// csvField returns v as a field of a CSV record with delimiter delim:
+// quoted, its quotes doubled, when it holds delim, a quote or a line end.
+func csvField(v string, delim byte) []byte {
+	if !strings.ContainsAny(v, string([]byte{delim, '"', '\r', '\n'})) {
+		return []byte(v)
+	}
+	return append(append([]byte{'"'}, bytes.ReplaceAll([]byte(v), []byte(`"`), []byte(`""`))...), '"')
+}
+
+// addFilesFromFlag adds build's --files-from to cmd.
+func addFilesFromFlag(cmd *cobra.Command, from *string) {
+	cmd.Flags().StringVar(from, "files-from", "", "index, with the FILEs, the files `PATH` lists, one per line ('-': standard input), as one CSV (needs --index for the manifest)")
+}
