@@ -75,3 +75,33 @@ func (s *Scan) usualFieldsAt(start int) (int, error) {
 	defer s.release(w)
 	return usualFields(w.Data, start-w.Base, s.Delim), nil
 }
+
+// GuessStarts guesses, for each of cuts (ascending, each past from, the
+// start of the first data record), where the first record at or after it
+// starts, as the workers of a scan guess their chunks' starts: the guess
+// of a cut in whose chunk (up to the next cut, or the input's end) no
+// record starts is that chunk's end. A planner that hands the chunks to
+// scans elsewhere (package multifile) uses it; those scans tell whether
+// each chunk ended where the next one was guessed to start.
+func (s *Scan) GuessStarts(from int, cuts []int) ([]int, error) {
+	for i, b := range cuts {
+		if b <= from || i > 0 && b <= cuts[i-1] || b > s.size() {
+			return nil, fmt.Errorf("chunked: cuts must be ascending, past %d and within the input; cut %d is %d", from, i, b)
+		}
+	}
+	cols, err := s.usualFieldsAt(from)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(cuts))
+	for i, b := range cuts {
+		limit := s.size()
+		if i+1 < len(cuts) {
+			limit = cuts[i+1]
+		}
+		if out[i], err = s.guess(b, limit, cols); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

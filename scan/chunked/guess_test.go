@@ -59,3 +59,40 @@ func TestUsualFieldsWindowed(t *testing.T) {
 		}
 	}
 }
+
+// TestGuessStarts: GuessStarts guesses each cut as guess does with the
+// next cut as its limit and the usual fields of the data from from, over a
+// windowed input; cuts out of order or not past from are an error.
+func TestGuessStarts(t *testing.T) {
+	r := rand.New(rand.NewPCG(63, 63))
+	for range 100 {
+		data := csvLike(r, 200, ',')
+		in := NewReaderAt(bytes.NewReader(data), int64(len(data)))
+		s := &Scan{Input: in, Delim: ',', Plan: Plan{WindowBytes: 1 + r.IntN(5000)}}
+		from := bytes.IndexByte(data, '\n') + 1
+		var cuts []int
+		for b := from + 1 + r.IntN(200); b < len(data); b += 1 + r.IntN(400) {
+			cuts = append(cuts, b)
+		}
+		got, err := s.GuessStarts(from, cuts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols := usualFields(data, from, ',')
+		for i, b := range cuts {
+			limit := len(data)
+			if i+1 < len(cuts) {
+				limit = cuts[i+1]
+			}
+			if want := guessStart(data, b, limit, ',', cols); got[i] != want {
+				t.Fatalf("cut %d at %d: %d, want %d", i, b, got[i], want)
+			}
+		}
+	}
+	s := &Scan{Input: NewReaderAt(strings.NewReader("a,b\n1,2\n3,4\n"), 12), Delim: ','}
+	for _, cuts := range [][]int{{4}, {9, 6}, {6, 6}} {
+		if _, err := s.GuessStarts(4, cuts); err == nil {
+			t.Errorf("cuts %v past 4: no error", cuts)
+		}
+	}
+}
