@@ -14,23 +14,32 @@ import (
 
 // DataStart returns where the records of the CSV src holds start: past its
 // header record (and a byte order mark or blank lines before it), as a
-// build with opts' dialect finds it; 0 with opts.NoHeader. It reads the
-// first records only, and leaves src open.
-func DataStart(src source.Source, opts *BuildOptions) (int64, error) {
+// build with opts' dialect finds it; 0 with opts.NoHeader. With opts.Key
+// set, it also resolves the key against the header: its columns, 0-based.
+// It reads the first records only, and leaves src open.
+func DataStart(src source.Source, opts *BuildOptions) (int64, []int, error) {
 	if opts == nil {
 		opts = &BuildOptions{}
 	}
 	sp, err := opts.spec(src.Name())
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	c := &csvFile{src: src, size: int(src.Size())}
 	if c.head, err = readHead(src, sp.delim); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	sp.keyCols = []int{0} // any: only the header's end is wanted
-	_, start, err := mainHeader(c, &sp)
-	return int64(start), err
+	if opts.Key == "" {
+		sp.keyCols = []int{0} // any: only the header's end is wanted
+	}
+	h, start, err := mainHeader(c, &sp)
+	if err != nil {
+		return 0, nil, err
+	}
+	if opts.Key == "" {
+		return int64(start), nil, nil
+	}
+	return int64(start), h.KeyColumns(), nil
 }
 
 // BuildFrom builds the index by opts.Key of the CSV src holds at

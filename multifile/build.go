@@ -138,6 +138,10 @@ func (m *Manifest) remove(dir string) {
 // those there are.
 func removeIndex(path string) {
 	for _, p := range []string{path, path + ".fence", path + ".tail"} {
-		atomicfile.Remove(p)
+		removeFile(p)
 	}
 }
+
+// removeFile removes the file at path, if it is there: best effort, for
+// files no one needs any more.
+func removeFile(path string) { atomicfile.Remove(path) }

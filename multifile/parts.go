@@ -108,7 +108,9 @@ func describeOne(ctx context.Context, name string, opts *index.BuildOptions, fir
 	p.Head, p.Tail = hashHex(head), hashHex(tail)
 	var header []byte
 	if !opts.NoHeader {
-		start, err := index.DataStart(src, opts)
+		o := *opts
+		o.Key = "" // the header's end only
+		start, _, err := index.DataStart(src, &o)
 		if err != nil {
 			return Part{}, nil, fmt.Errorf("%s: %w", name, err)
 		}

@@ -49,6 +49,7 @@ var remoteSchemes = []string{"http", "https", "s3"}
 var csvArgs = map[string]int{
 	"build": 0, "get": 0, "join": 1, "info": 0, "verify": 0,
 	"update": 0, "compact": 0, "drop": 0, "compress": 0, "bench": 0,
+	"plan": 0, "map": -1, "reduce": -1, "commit": -1, // -1: none; map, reduce and commit read files a plan names
 }
 
 // remoteReads reports whether the remote build reads path as a URL, which
@@ -80,9 +81,9 @@ func remoteArgs(cmd *cobra.Command, args []string) error {
 	if remoteBuild {
 		return nil
 	}
-	if i, ok := csvArgs[cmd.Name()]; ok && i < len(args) {
+	if i, ok := csvArgs[cmd.Name()]; ok && i >= 0 && i < len(args) {
 		names := args[i : i+1]
-		if cmd.Name() == "build" {
+		if cmd.Name() == "build" || cmd.Name() == "plan" {
 			names = args // an index over several files: any may be a URL
 		}
 		for _, a := range names {

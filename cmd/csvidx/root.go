@@ -160,6 +160,10 @@ var commands = []struct {
 	{"drop", newDropCommand, true},
 	{"compress", newCompressCommand, true},
 	{"bench", newBenchCommand, false},
+	{"plan", newPlanCommand, true},
+	{"map", newMapCommand, true},
+	{"reduce", newReduceCommand, true},
+	{"commit", newCommitCommand, true},
 }
 
 // newRootCommand returns the command tree for the command line args. When

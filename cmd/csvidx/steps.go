@@ -1,0 +1,177 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/multifile"
+	"github.com/spf13/cobra"
+)
+
+// The four steps that build an index over many files on any scheduler
+// (package multifile): plan, map, reduce, commit.
+
+const stepsLong = `
+
+The four steps build an index over many files (or over one huge file) on
+any scheduler, each task a process of its own, anywhere the files and the
+manifest's directory can be read and written: plan lists the files and
+cuts them into map tasks; each map task scans its range and writes its
+records by partition; each reduce task writes one partition's index file;
+commit checks it all and publishes the manifest atomically, which get then
+reads. Every output is named after the plan's run and its task: a task run
+twice, or again after a failure, does no harm, and commit publishes only
+what the plan names. See docs/distributed.md for recipes (GNU parallel,
+Slurm, Kubernetes, AWS Batch, Dask).`
+
+func newPlanCommand(g *globals, s streams) *cobra.Command {
+	var (
+		keys                []string
+		noHeader            bool
+		delimiter, from     string
+		partitions, splitMB int
+	)
+	cmd := &cobra.Command{
+		Use:   "plan FILE... --key COLUMNS --index MANIFEST",
+		Short: "Plan a build of an index over many files in tasks (the first of four steps)",
+		Long: `Plan lists the files (several FILEs, a pattern such as 'orders/*.csv', or
+--files-from), checks that they share the first one's header, resolves the
+key, and cuts their concatenation into map tasks of about --split-mib at
+guessed record starts. It writes the plan beside the manifest, as
+MANIFEST.RUN.plan, and prints one line: the plan's path, the number of map
+tasks and the number of partitions (reduce tasks), for a script to read.` + stepsLong,
+		Example: `  read PLAN TASKS PARTS < <(csvidx plan 'orders/*.csv' --key order_id --index orders.idx --partitions 8)
+  seq 0 $((TASKS-1)) | parallel csvidx map --plan "$PLAN" --task {}
+  seq 0 $((PARTS-1)) | parallel csvidx reduce --plan "$PLAN" --partition {}
+  csvidx commit --plan "$PLAN"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && from == "" {
+				return fmt.Errorf("plan takes a FILE, several, or --files-from (see csvidx plan --help)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(keys) != 1:
+				return fmt.Errorf("plan needs one --key COLUMNS (see csvidx plan --help)")
+			case g.indexPath == "":
+				return fmt.Errorf("plan needs --index MANIFEST, where the index's manifest goes (see csvidx plan --help)")
+			case splitMB < 1:
+				return fmt.Errorf("--split-mib %d: give 1 or more", splitMB)
+			}
+			delim, err := delimiterOption(cmd, delimiter, 0)
+			if err != nil {
+				return err
+			}
+			all, _, err := manyFiles(args, from, s)
+			if err != nil {
+				return err
+			}
+			names, err := multifile.Expand(all)
+			if err != nil {
+				return err
+			}
+			o := &multifile.PlanOptions{BuildOptions: index.BuildOptions{Key: keys[0], NoHeader: noHeader, Delimiter: delim},
+				Partitions: partitions, SplitBytes: int64(splitMB) << 20}
+			p, path, err := multifile.MakePlan(cmd.Context(), names, g.indexPath, o)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(s.out, "%s %d %d\n", path, len(p.Tasks), p.Partitions)
+			return err
+		},
+	}
+	addFilesFromFlag(cmd, &from)
+	f := cmd.Flags()
+	f.StringArrayVarP(&keys, "key", "k", nil, "key `COLUMNS`: a header name or a 0-based number, or several as one CSV record for a composite key")
+	f.BoolVarP(&noHeader, "no-header", "n", false, "the first record is data, not a header")
+	f.StringVarP(&delimiter, "delimiter", "d", "", "field delimiter: one byte, or '\\t' for tabs (default: a tab for a .tsv or .tab FILE, else ,)")
+	f.IntVar(&partitions, "partitions", 1, "the index files (reduce tasks): a key's is its hash modulo their number")
+	f.IntVar(&splitMB, "split-mib", multifile.DefaultSplit>>20, "about how many `MiB` of the files a map task reads")
+	return cmd
+}
+
+func newMapCommand(g *globals, s streams) *cobra.Command {
+	var plan string
+	var task int
+	cmd := &cobra.Command{
+		Use:   "map --plan PLAN --task I",
+		Short: "Scan one range of a plan's files into runs by partition (the second of four steps)",
+		Long: `Map runs map task I of the plan: it scans the task's range of the files,
+checking each file it reads against the plan, and writes the records of
+each partition to a run file beside the plan, then the task's .done file.` + stepsLong,
+		Example: `  csvidx map --plan orders.idx.20261207T101500-1a2b3c4d.plan --task 0`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if plan == "" {
+				return fmt.Errorf("map needs --plan PLAN, as csvidx plan printed it (see csvidx map --help)")
+			}
+			_, err := multifile.Map(cmd.Context(), plan, task)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&plan, "plan", "", "the plan's `PATH`, as csvidx plan printed it")
+	cmd.Flags().IntVar(&task, "task", -1, "the map task's number `I`, from 0")
+	return cmd
+}
+
+func newReduceCommand(g *globals, s streams) *cobra.Command {
+	var plan string
+	var partition int
+	var res resourceFlags
+	cmd := &cobra.Command{
+		Use:   "reduce --plan PLAN --partition J",
+		Short: "Write one partition's index file of a plan (the third of four steps)",
+		Long: `Reduce runs reduce task J of the plan: once every map task has run, it
+reads partition J's records of each, in order, and writes partition J's
+index file beside the plan, replacing it atomically.` + stepsLong,
+		Example: `  csvidx reduce --plan orders.idx.20261207T101500-1a2b3c4d.plan --partition 0`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if plan == "" {
+				return fmt.Errorf("reduce needs --plan PLAN, as csvidx plan printed it (see csvidx reduce --help)")
+			}
+			r, err := res.resources()
+			if err != nil {
+				return err
+			}
+			_, err = multifile.Reduce(cmd.Context(), plan, partition, r)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&plan, "plan", "", "the plan's `PATH`, as csvidx plan printed it")
+	cmd.Flags().IntVar(&partition, "partition", -1, "the partition's number `J`, from 0")
+	res.addFlags(cmd.Flags())
+	return cmd
+}
+
+func newCommitCommand(g *globals, s streams) *cobra.Command {
+	var plan string
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "commit --plan PLAN",
+		Short: "Check a plan's outputs and publish its manifest (the last of four steps)",
+		Long: `Commit checks that every map task ran and ended where the next began, that
+every partition's index file is there and whole, and that no file changed
+size since the plan; then it writes the manifest atomically, and removes
+the run's map outputs, its plan, and the index files of the manifest it
+replaced. When a check fails, the manifest before stays as it was.` + stepsLong,
+		Example: `  csvidx commit --plan orders.idx.20261207T101500-1a2b3c4d.plan`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if plan == "" {
+				return fmt.Errorf("commit needs --plan PLAN, as csvidx plan printed it (see csvidx commit --help)")
+			}
+			m, path, err := multifile.Commit(cmd.Context(), plan)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(reporter(s.err, quiet), "csvidx: committed the run %s: %s (%s) indexed in %s; the index is %s\n", m.Run,
+				plural(int64(len(m.Parts)), "file"), formatBytes(m.Size), plural(int64(len(m.Partitions)), "partition"), oneLine(path))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&plan, "plan", "", "the plan's `PATH`, as csvidx plan printed it")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, quietUsage)
+	return cmd
+}

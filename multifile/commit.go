@@ -1,0 +1,83 @@
+package multifile
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/csvidx/csvidx/index"
+)
+
+// Commit publishes the run of the plan at planPath: once every map task
+// has run and ended where the next began, every partition's index file is
+// there, whole and of this run, their rows add up to the map tasks', and
+// no file changed size since the plan, it writes the manifest, which
+// names this run's index files and no others, atomically; then it removes
+// the run's map outputs and its plan, and the index files of the manifest
+// it replaced. Files of other runs (an aborted one) are never read, and
+// never removed but by the commit of the manifest that names them being
+// replaced. It returns the manifest and its path.
+func Commit(ctx context.Context, planPath string) (*Manifest, string, error) {
+	p, err := ReadPlan(planPath)
+	if err != nil {
+		return nil, "", err
+	}
+	path := p.manifestPath(planPath)
+	old, err := replaceable(path)
+	if err != nil {
+		return nil, "", err
+	}
+	rows := uint64(0)
+	for i := range p.Tasks {
+		r, err := p.readMapResult(planPath, i)
+		if err != nil {
+			return nil, "", err
+		}
+		rows += r.Rows
+	}
+	m := p.manifest()
+	opener := check(m, path, false)
+	for i := range m.Parts {
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		src, err := opener(i) // its size, as planned
+		if err != nil {
+			return nil, "", err
+		}
+		src.Close()
+	}
+	indexed := uint64(0)
+	for j := range p.Partitions {
+		concat, err := m.concat(path, true)
+		if err != nil {
+			return nil, "", err
+		}
+		ix, err := index.Open(concat.Name(), &index.Options{IndexPath: p.partition(planPath, j), CSV: concat})
+		if err != nil {
+			return nil, "", fmt.Errorf("partition %d: %w (run its reduce task)", j, err)
+		}
+		info := ix.Info()
+		ix.Close()
+		indexed += uint64(info.Rows)
+		m.Partitions = append(m.Partitions, filepath.Base(p.partition(planPath, j)))
+	}
+	if indexed != rows {
+		return nil, "", fmt.Errorf("the partitions' index files hold %d rows, and the map tasks read %d: run the reduce tasks again", indexed, rows)
+	}
+	if err := m.write(path); err != nil {
+		return nil, "", err
+	}
+	dir := filepath.Dir(path)
+	for i := range p.Tasks {
+		for j := range p.Partitions {
+			removeFile(p.mapRun(planPath, i, j))
+		}
+		removeFile(p.mapDone(planPath, i))
+	}
+	removeFile(planPath)
+	if old != nil && old.Run != m.Run {
+		old.remove(dir)
+	}
+	return m, path, nil
+}
