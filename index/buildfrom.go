@@ -2,7 +2,7 @@ package index
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/csvidx/csvidx/source"
 )
@@ -48,21 +48,11 @@ func DataStart(src source.Source, opts *BuildOptions) (int64, []int, error) {
 // names and guards the files (package multifile, whose src is a
 // source.Concat). It closes src.
 func BuildFrom(ctx context.Context, src source.Source, opts *BuildOptions) (_ *Info, err error) {
-	if opts == nil || opts.IndexPath == "" {
-		src.Close()
-		return nil, errors.New("BuildFrom: no index path")
+	if opts == nil {
+		opts = &BuildOptions{} // no index path: an error
 	}
 	defer namePath(&err, src.Name(), opts.IndexPath)
-	sp, err := opts.spec(src.Name())
-	if err != nil {
-		src.Close()
-		return nil, err
-	}
-	if err := opts.Resources.Validate(); err != nil {
-		src.Close()
-		return nil, err
-	}
-	csv, err := fromSource(src, sp.delim, true)
+	csv, sp, err := openGiven("BuildFrom", src, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -85,4 +75,24 @@ func BuildFrom(ctx context.Context, src source.Source, opts *BuildOptions) (_ *I
 	info.Build = b.scan
 	info.setState()
 	return info, nil
+}
+
+// openGiven opens the CSV src holds for fn (BuildFrom, WriteRecords),
+// which writes the index opts.IndexPath names, in opts' dialect; on an
+// error it closes src.
+func openGiven(fn string, src source.Source, opts *BuildOptions) (*csvFile, spec, error) {
+	if opts.IndexPath == "" {
+		src.Close()
+		return nil, spec{}, fmt.Errorf("%s: no index path", fn)
+	}
+	sp, err := opts.spec(src.Name())
+	if err == nil {
+		err = opts.Resources.Validate()
+	}
+	if err != nil {
+		src.Close()
+		return nil, spec{}, err
+	}
+	csv, err := fromSource(src, sp.delim, true) // closes src on an error
+	return csv, sp, err
 }

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/csvidx/csvidx/format"
@@ -29,25 +28,15 @@ type Totals struct {
 // partition of an index over several files holds the keys of its
 // partition). It closes src.
 func WriteRecords(ctx context.Context, src source.Source, totals Totals, feed func(add func([]sorter.Record) error) error, opts *BuildOptions) (_ *Info, err error) {
-	if opts == nil || opts.IndexPath == "" {
-		src.Close()
-		return nil, errors.New("WriteRecords: no index path")
+	if opts == nil {
+		opts = &BuildOptions{} // no index path: an error
 	}
 	defer namePath(&err, src.Name(), opts.IndexPath)
 	if totals.ShortRows > totals.Rows {
 		src.Close()
 		return nil, fmt.Errorf("WriteRecords: %d rows without the key of %d", totals.ShortRows, totals.Rows)
 	}
-	sp, err := opts.spec(src.Name())
-	if err != nil {
-		src.Close()
-		return nil, err
-	}
-	if err := opts.Resources.Validate(); err != nil {
-		src.Close()
-		return nil, err
-	}
-	csv, err := fromSource(src, sp.delim, true)
+	csv, sp, err := openGiven("WriteRecords", src, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/csvidx/csvidx/internal/atomicfile"
 )
 
 // FormatName is the manifest's first field's value: what tells a manifest
@@ -111,21 +109,7 @@ func ReadManifest(path string) (*Manifest, error) {
 
 // write puts m at path atomically: a reader finds the old manifest or
 // this one, whole.
-func (m *Manifest) write(path string) error {
-	b, err := json.Marshal(m) // compact: it starts as IsManifest says
-	if err != nil {
-		return err
-	}
-	out, err := atomicfile.Create(path, false, 0o644)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	if _, err := out.Write(append(b, '\n')); err != nil {
-		return err
-	}
-	return out.Commit()
-}
+func (m *Manifest) write(path string) error { return writeJSON(path, m) }
 
 // partPath returns the path part i is read from: its Path, made relative
 // to the manifest's directory dir when it is a relative path.
