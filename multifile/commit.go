@@ -3,6 +3,7 @@ package multifile
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/csvidx/csvidx/index"
@@ -49,6 +50,9 @@ func Commit(ctx context.Context, planPath string) (*Manifest, string, error) {
 	}
 	indexed := uint64(0)
 	for j := range p.Partitions {
+		if _, err := os.Stat(p.partition(planPath, j)); err != nil {
+			return nil, "", fmt.Errorf("reduce task %d %w: there is no %s", j, errNotDone, p.partition(planPath, j))
+		}
 		concat, err := m.concat(path, true)
 		if err != nil {
 			return nil, "", err

@@ -184,3 +184,36 @@ func (x *Index) Close() error {
 	}
 	return first
 }
+
+// Path returns the manifest's path.
+func (x *Index) Path() string { return x.path }
+
+// Info describes the index as its first partition's index file does (its
+// key, dialect, format), with the manifest's path for the CSV's and the
+// index's, and the rows and sizes of all its partitions; an index file
+// that cannot be opened is described as broken.
+func (x *Index) Info() *index.Info {
+	info := &index.Info{CSVPath: x.path, IndexPath: x.path, State: "broken"}
+	for j := range x.m.Partitions {
+		p, err := x.open(j)
+		if err != nil {
+			info.Error = err.Error()
+			return info
+		}
+		pi := p.ix.Info()
+		if j == 0 {
+			*info = *pi
+			info.CSVPath, info.IndexPath, info.Default = x.path, x.path, true
+			info.Rows, info.Records, info.ShortRows, info.BlankLines, info.IndexBytes = 0, 0, 0, 0, 0
+		}
+		info.Rows += pi.Rows
+		info.Records += pi.Records
+		info.ShortRows += pi.ShortRows
+		info.BlankLines += pi.BlankLines
+		info.IndexBytes += pi.IndexBytes
+	}
+	if info.Rows > 0 {
+		info.BytesPerRow = float64(info.IndexBytes) / float64(info.Rows)
+	}
+	return info
+}

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/multifile"
 	"github.com/csvidx/csvidx/internal/mapping"
 	"github.com/csvidx/csvidx/scan"
 )
@@ -19,9 +19,18 @@ const firstRecordRead = 64 << 10 // bytes read first to find the first record; d
 // it to learn the columns of an empty result of a CSV without a header, as
 // pandas.read_csv(header=None) learns them from the first line. A BOM and
 // blank lines before it are skipped; an empty CSV has no first record (nil).
-func firstRecord(ix *index.Index) ([]byte, error) {
+func firstRecord(ix opened) ([]byte, error) {
 	info := ix.Info()
-	f, _, err := mapping.Open(info.CSVPath) // a regular file, never a wait on a FIFO
+	path := info.CSVPath
+	if x, ok := ix.(*multifile.Index); ok { // the first record of the first file that has bytes
+		m := x.Manifest()
+		for i := range m.Parts {
+			if path = m.PartPath(x.Path(), i); m.Parts[i].Size > 0 {
+				break
+			}
+		}
+	}
+	f, _, err := mapping.Open(path) // a regular file, never a wait on a FIFO
 	if err != nil {
 		return nil, err
 	}

@@ -22,8 +22,21 @@ import (
 // index is never unmapped under a lookup still reading it.
 type handle struct {
 	mu    sync.RWMutex
-	ix    *index.Index // nil once closed
+	ix    opened       // nil once closed
 	close func() error // closes ix: its own Close, or its remote index's
+}
+
+// opened is an open index a handle holds: of one file (*index.Index), or
+// of many files (*multifile.Index, opened by its manifest).
+type opened interface {
+	KeyColumns() []int
+	Key(value []byte) ([]byte, error)
+	Get(keys [][]byte, fn func(row []byte) error) error
+	Count(key []byte) (int64, error)
+	Header() ([]byte, error)
+	Info() *index.Info
+	BytesBehind() int64
+	Check() error
 }
 
 var (
@@ -36,7 +49,7 @@ var (
 // that open never returned.
 var errClosed = errors.New("the index is closed (csvidx.Index.close was called)")
 
-func addHandle(ix *index.Index, close func() error) int64 {
+func addHandle(ix opened, close func() error) int64 {
 	handlesMu.Lock()
 	defer handlesMu.Unlock()
 	lastHandle++
@@ -46,7 +59,7 @@ func addHandle(ix *index.Index, close func() error) int64 {
 
 // withIndex calls fn with the index of handle h, which stays open until fn
 // returns.
-func withIndex(h int64, fn func(ix *index.Index) error) error {
+func withIndex(h int64, fn func(ix opened) error) error {
 	handlesMu.RLock()
 	hd := handles[h]
 	handlesMu.RUnlock()

@@ -53,6 +53,8 @@
 //	int csvidx_close(handle, char **err)
 //	void csvidx_free(void *p)
 //
+// and the four steps of an index over many files: see steps.go.
+//
 // index_dir is the directory a CSV's indexes live in, as the CLI's
 // --index-dir (index.HomeOf); NULL or "" means next to the CSV, and
 // index_path wins over it. The library does not read CSVIDX_INDEX_DIR: the
@@ -102,6 +104,7 @@ import (
 
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/join"
+	"github.com/csvidx/csvidx/multifile"
 	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/source"
 	_ "github.com/csvidx/csvidx/source/compressed" // registers the gzip (BGZF or not) and zstd backends: see the package doc
@@ -110,7 +113,7 @@ import (
 
 // abiVersion changes whenever a function's signature or meaning does, so the
 // Python package refuses a stale library instead of calling it wrongly.
-const abiVersion = 7
+const abiVersion = 8
 
 func main() {}
 
@@ -326,6 +329,17 @@ func csvidx_open(path, indexPath, indexDir, by *C.char, h *C.int64_t, errOut **C
 			*h = C.int64_t(addHandle(ix, closeIx))
 			return nil
 		}
+		if manifest := manifestOf(p, ip); manifest != "" {
+			if goString(by) != "" {
+				return fmt.Errorf("%s is an index over many files, by one key: by picks among one file's indexes; leave it out", manifest)
+			}
+			x, err := multifile.Open(manifest)
+			if err != nil {
+				return err
+			}
+			*h = C.int64_t(addHandle(x, x.Close))
+			return nil
+		}
 		ix, err := index.Open(p, &index.Options{IndexPath: ip, By: goString(by), IndexDir: goString(indexDir)})
 		if err != nil {
 			return err
@@ -338,7 +352,7 @@ func csvidx_open(path, indexPath, indexDir, by *C.char, h *C.int64_t, errOut **C
 //export csvidx_info
 func csvidx_info(h C.int64_t, infoJSON, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		return withIndex(int64(h), func(ix *index.Index) error {
+		return withIndex(int64(h), func(ix opened) error {
 			return setInfo(infoJSON, ix.Info())
 		})
 	})
@@ -354,7 +368,7 @@ func csvidx_get(h C.int64_t, keys *C.char, keysLen, nkeys C.int64_t, withHeader 
 		}
 		var b cbuf
 		done := false
-		if err := withIndex(int64(h), func(ix *index.Index) error { return keyValues(ix, ks) }); err != nil {
+		if err := withIndex(int64(h), func(ix opened) error { return keyValues(ix, ks) }); err != nil {
 			return err
 		}
 		defer func() {
@@ -362,7 +376,7 @@ func csvidx_get(h C.int64_t, keys *C.char, keysLen, nkeys C.int64_t, withHeader 
 				b.release()
 			}
 		}()
-		err = withIndex(int64(h), func(ix *index.Index) error {
+		err = withIndex(int64(h), func(ix opened) error {
 			if withHeader != 0 {
 				header, err := ix.Header()
 				if err != nil {
@@ -399,7 +413,7 @@ func csvidx_count(h C.int64_t, keys *C.char, keysLen, nkeys C.int64_t, counts *C
 			return err
 		}
 		out := unsafe.Slice(counts, len(ks))
-		return withIndex(int64(h), func(ix *index.Index) error {
+		return withIndex(int64(h), func(ix opened) error {
 			if err := keyValues(ix, ks); err != nil {
 				return err
 			}
@@ -418,7 +432,7 @@ func csvidx_count(h C.int64_t, keys *C.char, keysLen, nkeys C.int64_t, counts *C
 //export csvidx_header
 func csvidx_header(h C.int64_t, header **C.char, headerLen *C.int64_t, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		return withIndex(int64(h), func(ix *index.Index) error {
+		return withIndex(int64(h), func(ix opened) error {
 			row, err := ix.Header()
 			if err != nil {
 				return err
@@ -436,7 +450,7 @@ func csvidx_header(h C.int64_t, header **C.char, headerLen *C.int64_t, errOut **
 //export csvidx_bytes_behind
 func csvidx_bytes_behind(h C.int64_t, n *C.int64_t, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		return withIndex(int64(h), func(ix *index.Index) error {
+		return withIndex(int64(h), func(ix opened) error {
 			*n = C.int64_t(ix.BytesBehind())
 			return nil
 		})
@@ -446,7 +460,12 @@ func csvidx_bytes_behind(h C.int64_t, n *C.int64_t, errOut **C.char) C.int {
 //export csvidx_drop_cache
 func csvidx_drop_cache(h C.int64_t, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		return withIndex(int64(h), func(ix *index.Index) error { return ix.DropCache() })
+		return withIndex(int64(h), func(ix opened) error {
+			if one, ok := ix.(*index.Index); ok {
+				return one.DropCache()
+			}
+			return nil // an index over many files: its partitions' pages are read as they come
+		})
 	})
 }
 
@@ -504,7 +523,7 @@ func goString(s *C.char) string {
 // keyValues turns each of ks, a value as a user writes it, into the key ix
 // looks up (see index.Index.Key): for a composite key, ks are CSV records,
 // which Python quotes field by field.
-func keyValues(ix *index.Index, ks [][]byte) error {
+func keyValues(ix opened, ks [][]byte) error {
 	if len(ix.KeyColumns()) < 2 {
 		return nil
 	}
@@ -569,7 +588,7 @@ func resources(memLimitMiB C.int64_t, threads C.int, tmpDir *C.char) (index.Reso
 //export csvidx_first_record
 func csvidx_first_record(h C.int64_t, record **C.char, recordLen *C.int64_t, errOut **C.char) C.int {
 	return call(errOut, func() error {
-		return withIndex(int64(h), func(ix *index.Index) error {
+		return withIndex(int64(h), func(ix opened) error {
 			rec, err := firstRecord(ix)
 			if err != nil {
 				return err
@@ -582,4 +601,19 @@ func csvidx_first_record(h C.int64_t, record **C.char, recordLen *C.int64_t, err
 			return nil
 		})
 	})
+}
+
+// manifestOf returns the manifest of an index over many files that open
+// was given: index_path, when it names one, else path when it is one and
+// has no index of its own; "" for an index of one file.
+func manifestOf(path, indexPath string) string {
+	switch {
+	case indexPath != "":
+		if multifile.IsManifest(indexPath) {
+			return indexPath
+		}
+	case multifile.IsManifest(path):
+		return path
+	}
+	return ""
 }

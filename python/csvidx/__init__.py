@@ -21,12 +21,17 @@ index files are the same as the csvidx command's.
     csvidx.build("/ro/orders.csv", key="user_id", index_dir="idx")  # indexes kept in idx/,
     idx = csvidx.Index("/ro/orders.csv", index_dir="idx")            # default $CSVIDX_INDEX_DIR
 
+    import csvidx.dask                           # one index over many files, built by Dask
+    csvidx.dask.build("orders/*.csv", "order_id", "orders.idx", partitions=8)
+    idx = csvidx.Index("orders.idx")             # the manifest: lookups in every file
+
 Keys are compared byte for byte with the key field's text: "007" is not "7".
 An int key means str(int); float, bool and None raise TypeError. Every
 error of the library is a CsvIdxError with the message the command prints.
 """
 
-from ._api import DEFAULT_MEM_LIMIT_MIB, Index, VerifyResult, build, compact, join, update, verify
+from ._api import (DEFAULT_MEM_LIMIT_MIB, Index, VerifyResult, build, commit, compact, join, map_task, plan,
+                   reduce_task, update, verify)
 from ._errors import CsvIdxError, CsvIdxWarning
 
 __version__ = "0.1.0"
@@ -38,8 +43,12 @@ __all__ = [
     "Index",
     "VerifyResult",
     "build",
+    "commit",
     "compact",
     "join",
+    "map_task",
+    "plan",
+    "reduce_task",
     "update",
     "verify",
 ]

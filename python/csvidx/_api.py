@@ -483,3 +483,49 @@ class Index:
         rec = next(csv.reader(io.StringIO(self.header.decode("utf-8", "surrogateescape")),
                               delimiter=self._metadata()["delimiter"]), [])
         return [rec[c] if c < len(rec) else None for c in self._metadata()["key_columns"]]
+
+
+# --- the four steps of an index over many files (see csvidx.dask) ---
+
+def plan(paths, key, manifest, *, partitions=1, split_mib=256, no_header=False, delimiter=","):
+    """Plan a build of one index over the files paths (paths or patterns
+    such as "orders/*.csv"), by key, whose manifest goes to manifest, as
+    ``csvidx plan`` does: the files' headers are checked and their
+    concatenation is cut into map tasks of about split_mib. Returns
+    {"plan": path, "run": ..., "tasks": n, "partitions": p}."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    files = json.dumps([os.fsdecode(os.fspath(p)) for p in paths]).encode()
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_plan(files, _keys.key_spec(key), _path(manifest, "manifest"), bool(no_header),
+                                _text(delimiter, "delimiter"), _int(partitions, "partitions"),
+                                _int(split_mib, "split_mib"), _n.byref(out), _n.byref(err)), err)
+    return _json(out)
+
+
+def map_task(plan_path, task):
+    """Run map task number task of the plan at plan_path, as ``csvidx map``
+    does, and return what it found (its .done file's contents)."""
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_map(_path(plan_path, "plan"), _int(task, "task"), _n.byref(out), _n.byref(err)), err)
+    return _json(out)
+
+
+def reduce_task(plan_path, partition, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=1, tmp_dir=None):
+    """Write partition number partition's index file of the plan at
+    plan_path, as ``csvidx reduce`` does, once every map task has run;
+    return its description."""
+    mem, thr = _resources(mem_limit_mib, threads)
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_reduce(_path(plan_path, "plan"), _int(partition, "partition"), mem, thr,
+                                  _path(tmp_dir, "tmp_dir"), _n.byref(out), _n.byref(err)), err)
+    return _json(out)
+
+
+def commit(plan_path):
+    """Check the outputs of the plan at plan_path and publish its manifest,
+    as ``csvidx commit`` does. Returns {"manifest", "run", "files",
+    "partitions", "size"}."""
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_commit(_path(plan_path, "plan"), _n.byref(out), _n.byref(err)), err)
+    return _json(out)

@@ -16,7 +16,7 @@ import struct
 from ._errors import CsvIdxError
 
 LIBRARY_NAME = "_libcsvidx.so"
-ABI_VERSION = 7  # must equal abiVersion in python/capi/main.go
+ABI_VERSION = 8  # must equal abiVersion in python/capi/main.go
 
 _c_int = ctypes.c_int
 _c_i64 = ctypes.c_int64
@@ -47,6 +47,10 @@ _SIGNATURES = {
     "csvidx_bytes_behind": (_c_int, [_c_i64, _out_i64, _out_ptr]),
     "csvidx_drop_cache": (_c_int, [_c_i64, _out_ptr]),
     "csvidx_close": (_c_int, [_c_i64, _out_ptr]),
+    "csvidx_plan": (_c_int, [_c_str, _c_str, _c_str, _c_int, _c_str, _c_int, _c_i64, _out_ptr, _out_ptr]),
+    "csvidx_map": (_c_int, [_c_str, _c_i64, _out_ptr, _out_ptr]),
+    "csvidx_reduce": (_c_int, [_c_str, _c_i64, _c_i64, _c_int, _c_str, _out_ptr, _out_ptr]),
+    "csvidx_commit": (_c_int, [_c_str, _out_ptr, _out_ptr]),
 }
 
 _BUILD_HINT = ("build it with python/build.sh (needs Go and gcc), or install the package "

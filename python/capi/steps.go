@@ -1,0 +1,97 @@
+package main
+
+/*
+#include <stdint.h>
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/multifile"
+	"github.com/csvidx/csvidx/scan"
+)
+
+// The four steps of an index over many files (package multifile), for
+// python/csvidx.dask, which runs them as tasks of a Dask graph, each in
+// whichever worker process the scheduler picks:
+//
+//	int csvidx_plan(files_json, key, manifest, no_header, delimiter, partitions, split_mib, char **plan_json, char **err)
+//	int csvidx_map(plan, task, char **result_json, char **err)
+//	int csvidx_reduce(plan, partition, mem_limit_mib, threads, tmp_dir, char **info_json, char **err)
+//	int csvidx_commit(plan, char **result_json, char **err)
+//
+// files_json is a JSON array of paths, URLs or patterns (multifile.Expand);
+// plan_json is {"plan", "run", "tasks", "partitions"}; map's result is the
+// task's multifile.MapResult, reduce's the partition's index.Info, and
+// commit's {"manifest", "run", "files", "partitions", "size"}.
+
+//export csvidx_plan
+func csvidx_plan(files, key, manifest *C.char, noHeader C.int, delimiter *C.char, partitions C.int, splitMiB C.int64_t,
+	planJSON, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		var args []string
+		if err := json.Unmarshal([]byte(goString(files)), &args); err != nil {
+			return fmt.Errorf("files: a JSON array of paths: %w", err)
+		}
+		names, err := multifile.Expand(args)
+		if err != nil {
+			return err
+		}
+		delim, err := scan.ParseDelimiter(goString(delimiter))
+		if err != nil {
+			return fmt.Errorf("delimiter=%q: %w", goString(delimiter), err)
+		}
+		if splitMiB < 1 {
+			return fmt.Errorf("split_mib=%d: give 1 or more", int64(splitMiB))
+		}
+		o := &multifile.PlanOptions{BuildOptions: index.BuildOptions{Key: goString(key), NoHeader: noHeader != 0, Delimiter: delim},
+			Partitions: int(partitions), SplitBytes: int64(splitMiB) << 20}
+		p, path, err := multifile.MakePlan(context.Background(), names, goString(manifest), o)
+		if err != nil {
+			return err
+		}
+		return setJSON(planJSON, map[string]any{"plan": path, "run": p.Run, "tasks": len(p.Tasks), "partitions": p.Partitions})
+	})
+}
+
+//export csvidx_map
+func csvidx_map(plan *C.char, task C.int64_t, resultJSON, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		r, err := multifile.Map(context.Background(), goString(plan), int(task))
+		if err != nil {
+			return err
+		}
+		return setJSON(resultJSON, r)
+	})
+}
+
+//export csvidx_reduce
+func csvidx_reduce(plan *C.char, partition, memLimitMiB C.int64_t, threads C.int, tmpDir *C.char, infoJSON, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		res, err := resources(memLimitMiB, threads, tmpDir)
+		if err != nil {
+			return err
+		}
+		defer limitMemory(res.MemLimit)()
+		info, err := multifile.Reduce(context.Background(), goString(plan), int(partition), res)
+		if err != nil {
+			return err
+		}
+		return setInfo(infoJSON, info)
+	})
+}
+
+//export csvidx_commit
+func csvidx_commit(plan *C.char, resultJSON, errOut **C.char) C.int {
+	return call(errOut, func() error {
+		m, path, err := multifile.Commit(context.Background(), goString(plan))
+		if err != nil {
+			return err
+		}
+		return setJSON(resultJSON, map[string]any{"manifest": path, "run": m.Run, "files": len(m.Parts), "partitions": len(m.Partitions), "size": m.Size})
+	})
+}
