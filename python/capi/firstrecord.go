@@ -7,8 +7,8 @@ import (
 	"errors"
 	"io"
 
-	"github.com/csvidx/csvidx/multifile"
 	"github.com/csvidx/csvidx/internal/mapping"
+	"github.com/csvidx/csvidx/multifile"
 	"github.com/csvidx/csvidx/scan"
 )
 
