@@ -9,7 +9,8 @@
 # warm one) and prints a line as each stage starts.
 # As root it installs what the tests need from Debian (python3-pandas,
 # python3-pytest, python3-distributed for csvidx.dask, and the compressors
-# the compressed sources are compared with: tabix's bgzip, zstd, pigz), and
+# the compressed sources are compared with: tabix's bgzip, zstd, pigz; GNU
+# parallel for the recipe of docs/distributed.md), and
 # versitygw with go install; .ci/run calls this same script.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -22,12 +23,12 @@ step() {
 }
 
 echo "test.sh: every test of csvidx in $stages stages; this takes a few minutes"
-if ! /usr/bin/python3 -c 'import pandas, pytest, distributed' 2> /dev/null || ! command -v bgzip zstd pzstd pigz > /dev/null; then
+if ! /usr/bin/python3 -c 'import pandas, pytest, distributed' 2> /dev/null || ! command -v bgzip zstd pzstd pigz parallel > /dev/null; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
-		echo "test.sh: installing Debian's python3-pandas, python3-pytest, python3-distributed (Dask), tabix (bgzip), zstd and pigz (apt-get)"
-		apt-get update -qq && apt-get install -y -qq python3-pandas python3-pytest python3-distributed tabix zstd pigz > /dev/null
+		echo "test.sh: installing Debian's python3-pandas, python3-pytest, python3-distributed (Dask), tabix (bgzip), zstd, pigz and GNU parallel (apt-get)"
+		apt-get update -qq && apt-get install -y -qq python3-pandas python3-pytest python3-distributed tabix zstd pigz parallel > /dev/null
 	else
-		echo "test.sh: the tests need Debian's python3-pandas, python3-pytest, python3-distributed, tabix (bgzip), zstd and pigz: run as root to install them, or apt-get install them" >&2
+		echo "test.sh: the tests need Debian's python3-pandas, python3-pytest, python3-distributed, tabix (bgzip), zstd, pigz and GNU parallel: run as root to install them, or apt-get install them" >&2
 		exit 1
 	fi
 fi
