@@ -190,7 +190,8 @@ func (x *Index) Path() string { return x.path }
 
 // Info describes the index as its first partition's index file does (its
 // key, dialect, format), with the manifest's path for the CSV's and the
-// index's, and the rows and sizes of all its partitions; an index file
+// index's, its run for the generation, and the rows and sizes of all its
+// partitions; an index file
 // that cannot be opened is described as broken.
 func (x *Index) Info() *index.Info {
 	info := &index.Info{CSVPath: x.path, IndexPath: x.path, State: "broken"}
@@ -204,6 +205,7 @@ func (x *Index) Info() *index.Info {
 		if j == 0 {
 			*info = *pi
 			info.CSVPath, info.IndexPath, info.Default = x.path, x.path, true
+			info.Generation, info.Fence = x.m.Run, "" // the run's, and a fence beside each index file
 			info.Rows, info.Records, info.ShortRows, info.BlankLines, info.IndexBytes = 0, 0, 0, 0, 0
 		}
 		info.Rows += pi.Rows

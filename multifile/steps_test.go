@@ -191,3 +191,40 @@ func TestStepsFail(t *testing.T) {
 		t.Errorf("the second run's manifest does not answer")
 	}
 }
+
+// TestVerify: an index over many files, of one partition (Build) or of
+// several (the steps), equals a fresh build; a damaged page of a partition
+// and a changed file are differences that say where.
+func TestVerify(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	ctx := context.Background()
+	dir := t.TempDir()
+	names, _ := genParts(t, dir, 10, 9)
+	one := filepath.Join(dir, "one.idx")
+	if _, _, err := Build(ctx, names, one, &index.BuildOptions{Key: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	many := filepath.Join(dir, "many.idx")
+	m := runSteps(t, r, names, many, "user", 3, 900)
+	for _, path := range []string{one, many} {
+		if res, err := Verify(ctx, path, index.Resources{}); err != nil || !res.Equal {
+			t.Fatalf("Verify(%s) = %+v, %v; want equal", path, res, err)
+		}
+	}
+	part := filepath.Join(dir, m.Partitions[1])
+	b, err := os.ReadFile(part)
+	if err != nil || len(b) <= format.PageSize+10 {
+		t.Fatalf("%s: %d bytes, %v", part, len(b), err)
+	}
+	b[format.PageSize+10] ^= 1
+	os.WriteFile(part, b, 0o644)
+	if res, err := Verify(ctx, many, index.Resources{}); err != nil || res.Equal || len(res.Differences) != 1 || !strings.Contains(res.Differences[0], "partition 1") {
+		t.Errorf("Verify of a damaged partition: %+v, %v", res, err)
+	}
+	data, _ := os.ReadFile(names[5])
+	data[len(data)/2] ^= 1
+	os.WriteFile(names[5], data, 0o644)
+	if res, err := Verify(ctx, one, index.Resources{}); err != nil || res.Equal || !strings.Contains(strings.Join(res.Differences, "\n"), names[5]) {
+		t.Errorf("Verify after a file changed: %+v, %v", res, err)
+	}
+}

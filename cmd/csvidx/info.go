@@ -22,14 +22,19 @@ A stale index is reported, not refused; a broken one is an error. A file
 with several indexes gets a description of each (--json: an array of the
 objects), unless --by or --index picks one; a broken one among them is
 described as broken, with its error, and info then exits 2. The default index, the one
-get uses without --by (FILE.csvidx), is marked ("default": true).`,
+get uses without --by (FILE.csvidx), is marked ("default": true).
+FILE (or --index) may be the manifest of an index over many files: info
+then describes it as one index, its rows and bytes those of all its files
+and index files.`,
 		Example: `  csvidx info orders.csv
   csvidx info orders.csv --json | jq .bytes_behind`,
 		Args: exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var infos []*index.Info
 			var err error
-			if openRemote != nil && g.remoteIndex(args[0]) {
+			if m := manifestArg(args[0], g); m != "" {
+				infos, err = manyInfo(m)
+			} else if openRemote != nil && g.remoteIndex(args[0]) {
 				infos, err = remoteInfo(cmd.Context(), args[0], g)
 			} else {
 				infos, err = index.ReadInfoAll(args[0], g.options())

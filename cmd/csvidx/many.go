@@ -174,3 +174,59 @@ func csvField(v string, delim byte) []byte {
 func addFilesFromFlag(cmd *cobra.Command, from *string) {
 	cmd.Flags().StringVar(from, "files-from", "", "index, with the FILEs, the files `PATH` lists, one per line ('-': standard input), as one CSV (needs --index for the manifest)")
 }
+
+// manifestArg returns the manifest of an index over many files that a
+// command names: --index when it names one, else FILE when it is one; ""
+// for an index of one file. (get checks FILE only when FILE has no index
+// of its own, sparing its lookups the read.)
+func manifestArg(file string, g *globals) string {
+	switch {
+	case g.indexPath != "":
+		if multifile.IsManifest(g.indexPath) {
+			return g.indexPath
+		}
+	case multifile.IsManifest(file):
+		return file
+	}
+	return ""
+}
+
+// verifyMany verifies the index over many files of the manifest at path
+// (see multifile.Verify) and reports it as verify does.
+func verifyMany(ctx context.Context, path string, res index.Resources, s streams) error {
+	r, err := multifile.Verify(ctx, path, res)
+	if err != nil {
+		return err
+	}
+	if r.Equal {
+		fmt.Fprintf(s.out, "ok: the index over many files of %s equals a fresh build\n", oneLine(path))
+		return nil
+	}
+	fmt.Fprintf(s.out, "the index over many files of %s differs from a fresh build:\n", oneLine(path))
+	for _, d := range r.Differences {
+		fmt.Fprintf(s.out, "  %s\n", oneLine(d))
+	}
+	if m, err := multifile.ReadManifest(path); err == nil {
+		fmt.Fprintf(s.out, "rebuild it: csvidx build FILE... --key %s --index %s (or plan, map, reduce and commit again)\n", shellQuote(m.Key), shellQuote(path))
+	}
+	return errNoMatch
+}
+
+// manyInfo describes the index over many files of the manifest at path as
+// info describes an index: its key and dialect, its files' rows, its
+// partitions' bytes (see multifile.Index.Info), the manifest for the CSV
+// and the index.
+func manyInfo(path string) ([]*index.Info, error) {
+	x, err := multifile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	info := x.Info()
+	if info.Error != "" {
+		return nil, errors.New(info.Error)
+	}
+	info.CSVPath = fmt.Sprintf("%s (%d files)", path, len(x.Manifest().Parts))
+	info.Fence = fmt.Sprintf("beside each index file (%s)", plural(int64(len(x.Manifest().Partitions)), "partition"))
+	return []*index.Info{info}, nil
+}

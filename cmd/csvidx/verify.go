@@ -19,13 +19,19 @@ It exits 0 when they are equal, 1 when they differ (saying where), 2 on
 error. It catches any edit of the indexed part, any corruption of the index,
 and a CSV that shrank. It verifies every index of FILE, or the one --by or
 --index names, and exits 1 if any differs; the main indexes that cover the
-same bytes are rebuilt in one scan, and their tails in another.`,
+same bytes are rebuilt in one scan, and their tails in another. For the
+manifest of an index over many files (as FILE, or --index), each file must
+be as the manifest lists it, and each index file equal to the one a fresh
+run of plan, map and reduce writes, in a temporary directory.`,
 		Example: `  csvidx verify orders.csv || csvidx build orders.csv --key user_id`,
 		Args:    exactFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := rf.resources()
 			if err != nil {
 				return err
+			}
+			if m := manifestArg(args[0], g); m != "" {
+				return verifyMany(cmd.Context(), m, r, s)
 			}
 			bar := newProgress(s.err, "verifying")
 			vo := &index.VerifyOptions{IndexPath: g.indexPath, By: g.by, IndexDir: g.indexDir, Resources: r, Progress: bar.update}
