@@ -132,6 +132,9 @@ func (o *opened) judgeOpened(sp *part, src source.Source, size int64) error {
 		}
 		return nil
 	}
+	if _, ok := src.(source.SelfChecked); ok {
+		return o.judge(nil, size) // its size alone: each file it reads is checked as it is opened
+	}
 	return o.judge(source.ReaderAt(context.Background(), src), size)
 }
 
@@ -177,7 +180,8 @@ func openTail(path, csvPath string, main *part) (*part, error) {
 }
 
 // checkFresh refuses an index whose CSV (f, now size bytes) shrank or
-// changed at either end of the part the index covers.
+// changed at either end of the part the index covers; with f nil (a
+// source.SelfChecked), only one that shrank.
 func checkFresh(f io.ReaderAt, size int64, h *format.Header, csvPath, idxPath string) error {
 	scanned := int64(h.Scanned)
 	stale := func(msg string, args ...any) error {
@@ -187,6 +191,9 @@ func checkFresh(f io.ReaderAt, size int64, h *format.Header, csvPath, idxPath st
 	}
 	if size < scanned {
 		return stale("%s shrank from %d to %d bytes", csvPath, scanned, size)
+	}
+	if f == nil {
+		return nil
 	}
 	n := min(scanned, format.EndHashLen)
 	for _, part := range []struct {

@@ -42,12 +42,13 @@ func Build(ctx context.Context, names []string, path string, opts *index.BuildOp
 	for i, p := range parts {
 		p.Path = relativeTo(dir, names[i])
 		m.Parts = append(m.Parts, p)
+		m.Size += partLen(p)
 	}
-	concat, err := m.concat(path, false)
+	concat, l, err := m.concat(path, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	m.Size = concat.Size()
+	defer l.close()
 	part := partitionName(path, m.Run, 0)
 	bo := *opts
 	bo.Delimiter, bo.IndexPath = delim, filepath.Join(dir, part)
@@ -83,15 +84,18 @@ func replaceable(path string) (*Manifest, error) {
 }
 
 // concat returns the concatenation of m's parts, m being the manifest at
-// path, named after it (its path); with hashes, each part is checked against the
-// hashes of its ends when first read, else its size only (a build, which
-// hashed them just before).
-func (m *Manifest) concat(path string, hashes bool) (*source.Concat, error) {
-	parts := make([]source.ConcatPart, len(m.Parts))
-	for i, p := range m.Parts {
-		parts[i] = source.ConcatPart{Name: m.partPath(filepath.Dir(path), i), Size: p.Size, Skip: p.Skip, Newline: p.Newline}
+// path, named after it (its path); with hashes, each part is checked
+// against the hashes of its ends when first read, else its size only (a
+// build, which hashed them just before). It returns the list of parts it
+// reads, which the caller closes once the concatenation is closed.
+func (m *Manifest) concat(path string, hashes bool) (*source.Concat, partList, error) {
+	l, err := m.list(path)
+	if err != nil {
+		return nil, nil, err
 	}
-	return source.NewConcat(path, parts, m.Run, check(m, path, hashes)) // named after the manifest, which errors name
+	dir := filepath.Dir(path)
+	parts := concatParts{l: l, dir: dir, size: m.Size}
+	return source.NewConcat(path, parts, m.Run, check(l, path, hashes)), l, nil // named after the manifest, which errors name
 }
 
 // newRun returns a name for a build, unlike any other's: the time, and
@@ -131,6 +135,9 @@ func relativeTo(dir, name string) string {
 func (m *Manifest) remove(dir string) {
 	for _, p := range m.Partitions {
 		removeIndex(filepath.Join(dir, p))
+	}
+	if m.PartsFile != "" {
+		removeFile(filepath.Join(dir, m.PartsFile))
 	}
 }
 

@@ -37,7 +37,7 @@ func Commit(ctx context.Context, planPath string) (*Manifest, string, error) {
 		rows += r.Rows
 	}
 	m := p.manifest()
-	opener := check(m, path, false)
+	opener := check(newSliceList(m.Parts), path, false)
 	for i := range m.Parts {
 		if err := ctx.Err(); err != nil {
 			return nil, "", err
@@ -53,7 +53,7 @@ func Commit(ctx context.Context, planPath string) (*Manifest, string, error) {
 		if _, err := os.Stat(p.partition(planPath, j)); err != nil {
 			return nil, "", fmt.Errorf("reduce task %d %w: there is no %s", j, errNotDone, p.partition(planPath, j))
 		}
-		concat, err := m.concat(path, true)
+		concat, _, err := m.concat(path, true) // a list in memory: nothing to close
 		if err != nil {
 			return nil, "", err
 		}

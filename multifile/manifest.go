@@ -35,8 +35,17 @@ type Manifest struct {
 	Header []byte `json:"header,omitempty"`
 	// Size is the concatenation's size in bytes.
 	Size int64 `json:"size"`
-	// Parts are the files, in order.
-	Parts []Part `json:"parts"`
+	// Parts are the files, in order, in memory: a build's, which write
+	// puts in the parts table. ReadManifest leaves them nil: the table
+	// is read a part at a time (see list), or whole (AllParts).
+	Parts []Part `json:"-"`
+	// PartCount is the number of files; PartsFile names their table,
+	// beside the manifest (see table.go).
+	PartCount int    `json:"part_count"`
+	PartsFile string `json:"parts_file"`
+	// URLs says some parts are URLs: a program that reads no URL (csvidx
+	// but for its remote build) learns it without reading the table.
+	URLs bool `json:"urls,omitempty"`
 	// Partitions are the index files' names, in the manifest's
 	// directory: a key's is the one its hash modulo their number picks.
 	Partitions []string `json:"partitions"`
@@ -101,26 +110,53 @@ func ReadManifest(path string) (*Manifest, error) {
 	if m.Version != Version {
 		return nil, fmt.Errorf("%s: a manifest of version %d, which this csvidx does not read (it reads version %d): build it again, or use the csvidx that wrote it", path, m.Version, Version)
 	}
-	if len(m.Parts) == 0 || len(m.Partitions) == 0 {
-		return nil, fmt.Errorf("%s: %w: it lists %d files and %d index files", path, ErrNotManifest, len(m.Parts), len(m.Partitions))
+	if m.PartCount <= 0 || m.PartsFile == "" || filepath.Base(m.PartsFile) != m.PartsFile || len(m.Partitions) == 0 || len(m.Delimiter) != 1 {
+		return nil, fmt.Errorf("%s: a damaged csvidx manifest (%d files, %d index files): build it again", path, m.PartCount, len(m.Partitions))
 	}
 	return m, nil
 }
 
-// write puts m at path atomically: a reader finds the old manifest or
-// this one, whole.
-func (m *Manifest) write(path string) error { return writeJSON(path, m) }
+// write puts m's parts table (from m.Parts) and then m at path, each
+// atomically: a reader finds the old manifest or this one, whole, with its
+// table.
+func (m *Manifest) write(path string) error {
+	m.PartCount, m.PartsFile, m.URLs = len(m.Parts), partsName(path, m.Run), false
+	for _, p := range m.Parts {
+		m.URLs = m.URLs || isURL(p.Path)
+	}
+	if err := writeTable(filepath.Join(filepath.Dir(path), m.PartsFile), m.Parts); err != nil {
+		return err
+	}
+	return writeJSON(path, m)
+}
 
-// partPath returns the path part i is read from: its Path, made relative
-// to the manifest's directory dir when it is a relative path.
-func (m *Manifest) partPath(dir string, i int) string {
-	p := m.Parts[i].Path
+// resolve returns the path a part's Path p is read from, for the
+// manifest in directory dir: relative to dir when it is a relative path.
+func resolve(dir, p string) string {
 	if filepath.IsAbs(p) || isURL(p) {
 		return p
 	}
 	return filepath.Join(dir, p)
 }
 
-// PartPath returns the path part i of m, the manifest at path, is read
-// from (see Part.Path).
-func (m *Manifest) PartPath(path string, i int) string { return m.partPath(filepath.Dir(path), i) }
+// AllParts returns the parts of m, the manifest at path, with their paths
+// as they are read (see Part.Path): m.Parts, or its table's, read whole.
+func (m *Manifest) AllParts(path string) ([]Part, error) {
+	parts := m.Parts
+	if parts == nil {
+		t, err := openTable(filepath.Join(filepath.Dir(path), m.PartsFile), m.PartCount, m.Size)
+		if err != nil {
+			return nil, err
+		}
+		defer t.close()
+		if parts, err = t.all(); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Part, len(parts))
+	for i, p := range parts {
+		p.Path = resolve(filepath.Dir(path), p.Path)
+		out[i] = p
+	}
+	return out, nil
+}

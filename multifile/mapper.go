@@ -41,10 +41,11 @@ func Map(ctx context.Context, planPath string, i int) (*MapResult, error) {
 	if err := p.checkTask(i); err != nil {
 		return nil, err
 	}
-	concat, err := p.manifest().concat(p.manifestPath(planPath), true)
+	concat, l, err := p.manifest().concat(p.manifestPath(planPath), true)
 	if err != nil {
 		return nil, err
 	}
+	defer l.close()
 	defer concat.Close()
 	start, end := p.Tasks[i], p.taskEnd(i)
 	sink := &partitioner{runs: make([]*runWriter, p.Partitions)}

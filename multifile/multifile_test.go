@@ -175,8 +175,10 @@ func TestRebuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, first.Partitions[0])); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the first run's index file is still there (%v)", err)
+	for _, name := range []string{first.Partitions[0], first.PartsFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the first run's %s is still there (%v)", name, err)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, second.Partitions[0])); err != nil {
 		t.Errorf("the second run's index file: %v", err)

@@ -24,6 +24,7 @@ type Index struct {
 type partition struct {
 	ix     *index.Index
 	concat *source.Concat
+	list   partList // the concatenation's parts, closed after it
 }
 
 // Open opens the manifest at path. Its index files are opened when first
@@ -50,15 +51,16 @@ func (x *Index) open(j int) (*partition, error) {
 	if p := x.parts[j]; p != nil {
 		return p, nil
 	}
-	concat, err := x.m.concat(x.path, true)
+	concat, l, err := x.m.concat(x.path, true)
 	if err != nil {
 		return nil, err
 	}
 	ix, err := index.Open(concat.Name(), &index.Options{IndexPath: filepath.Join(filepath.Dir(x.path), x.m.Partitions[j]), CSV: concat})
 	if err != nil {
+		l.close()
 		return nil, err
 	}
-	p := &partition{ix: ix, concat: concat}
+	p := &partition{ix: ix, concat: concat, list: l}
 	x.parts[j] = p
 	return p, nil
 }
@@ -122,12 +124,19 @@ func (x *Index) Each(keys [][]byte, fn func(Row) error) error {
 	}
 	slices.SortFunc(rows, func(a, b found) int { return int(a.start - b.start) })
 	for _, f := range rows {
-		i, at := f.part.concat.PartAt(f.start)
+		i, at, err := f.part.concat.PartAt(f.start)
+		if err != nil {
+			return err
+		}
+		part, _, err := f.part.list.part(i)
+		if err != nil {
+			return err
+		}
 		row := f.row
 		if len(row) > 0 && row[len(row)-1] != '\n' {
 			row = append(row, '\n')
 		}
-		if err := fn(Row{Bytes: row, Part: i, Path: x.m.partPath(filepath.Dir(x.path), i), At: at}); err != nil {
+		if err := fn(Row{Bytes: row, Part: i, Path: resolve(filepath.Dir(x.path), part.Path), At: at}); err != nil {
 			return err
 		}
 	}
@@ -180,6 +189,7 @@ func (x *Index) Close() error {
 		if err := p.ix.Close(); err != nil && first == nil {
 			first = fmt.Errorf("%s: %w", x.m.Partitions[j], err)
 		}
+		p.list.close()
 		delete(x.parts, j)
 	}
 	return first

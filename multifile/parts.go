@@ -155,13 +155,17 @@ func shown(h []byte) string {
 	return fmt.Sprintf("%q", h)
 }
 
-// check returns an opener of the parts of m, the manifest at path, for a
-// source.Concat, that checks each part against m when it opens it: its
-// size, and with hashes, the hashes of its ends. A part that differs is
+// check returns an opener of the parts l lists, of the manifest at path,
+// for a source.Concat, that checks each part when it opens it: its size,
+// and with hashes, the hashes of its ends. A part that differs is
 // index.ErrStale.
-func check(m *Manifest, path string, hashes bool) func(i int) (source.Source, error) {
+func check(l partList, path string, hashes bool) func(i int) (source.Source, error) {
 	return func(i int) (source.Source, error) {
-		p, name := m.Parts[i], m.partPath(filepath.Dir(path), i)
+		p, _, err := l.part(i)
+		if err != nil {
+			return nil, err
+		}
+		name := resolve(filepath.Dir(path), p.Path)
 		src, err := source.Open(name, mapping.Random)
 		if err != nil {
 			return nil, err

@@ -102,13 +102,14 @@ func MakePlan(ctx context.Context, names []string, path string, o *PlanOptions) 
 	for i, part := range parts {
 		part.Path = relativeTo(dir, names[i])
 		p.Parts = append(p.Parts, part)
+		p.Size += partLen(part)
 	}
-	concat, err := p.manifest().concat(path, false)
+	concat, l, err := p.manifest().concat(path, false)
 	if err != nil {
 		return nil, "", err
 	}
+	defer l.close()
 	defer concat.Close()
-	p.Size = concat.Size()
 	bo := o.BuildOptions
 	bo.Delimiter = delim
 	start, cols, err := index.DataStart(concat, &bo)

@@ -35,10 +35,11 @@ func Reduce(ctx context.Context, planPath string, j int, res index.Resources) (*
 		totals.Blanks += results[i].Blanks
 	}
 	totals = partitionTotals(totals, counts, j)
-	concat, err := p.manifest().concat(p.manifestPath(planPath), true)
+	concat, l, err := p.manifest().concat(p.manifestPath(planPath), true)
 	if err != nil {
 		return nil, err
 	}
+	defer l.close() // WriteRecords closes concat
 	feed := func(add func([]sorter.Record) error) error {
 		for i, r := range results {
 			if err := readRun(p.mapRun(planPath, i, j), r.Counts[j], r.Sums[j], add); err != nil {

@@ -106,7 +106,7 @@ func TestSteps(t *testing.T) {
 		}
 		x.Close()
 		left, _ := os.ReadDir(out)
-		if len(left) != 1+2*c.parts { // the manifest, each partition and its fence
+		if len(left) != 2+2*c.parts { // the manifest, its parts table, each partition and its fence
 			var got []string
 			for _, e := range left {
 				got = append(got, e.Name())

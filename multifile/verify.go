@@ -32,10 +32,19 @@ func Verify(ctx context.Context, path string, res index.Resources) (*VerifyResul
 		return nil, err
 	}
 	r := &VerifyResult{}
-	open := check(m, path, true)
-	names := make([]string, len(m.Parts))
-	for i := range m.Parts {
-		names[i] = m.PartPath(path, i)
+	l, err := m.list(path)
+	if err != nil {
+		return nil, err
+	}
+	defer l.close()
+	open := check(l, path, true)
+	names := make([]string, l.count())
+	for i := range names {
+		p, _, err := l.part(i)
+		if err != nil {
+			return nil, err
+		}
+		names[i] = resolve(filepath.Dir(path), p.Path)
 		src, err := open(i)
 		if err != nil {
 			r.Differences = append(r.Differences, err.Error())

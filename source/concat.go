@@ -33,6 +33,57 @@ func (p ConcatPart) Len() int64 {
 	return n
 }
 
+// ConcatParts is the list of a Concat's parts: a slice of them
+// (PartSlice), or a table on disk read a part at a time, so that a lookup
+// in a concatenation of a million files reads only the parts it needs.
+type ConcatParts interface {
+	// Len returns the number of parts.
+	Len() int
+	// Size returns the concatenation's size: the sum of the parts' Len.
+	Size() int64
+	// Part returns part i and the offset it starts at in the
+	// concatenation.
+	Part(i int) (ConcatPart, int64, error)
+	// Find returns the part that holds offset off of the concatenation
+	// (0 <= off < Size): the last that starts at or before it.
+	Find(off int64) (int, error)
+}
+
+// PartSlice is the ConcatParts of a slice of parts, in memory.
+type PartSlice struct {
+	parts []ConcatPart
+	bases []int64
+	size  int64
+}
+
+// NewPartSlice returns the ConcatParts of parts, which it checks: a part
+// skips at most its size.
+func NewPartSlice(parts []ConcatPart) (*PartSlice, error) {
+	ps := &PartSlice{parts: parts, bases: make([]int64, len(parts))}
+	for i, p := range parts {
+		if p.Skip < 0 || p.Skip > p.Size {
+			return nil, fmt.Errorf("part %d (%s) skips %d of its %d bytes", i, p.Name, p.Skip, p.Size)
+		}
+		ps.bases[i] = ps.size
+		ps.size += p.Len()
+	}
+	return ps, nil
+}
+
+// Len returns the number of parts.
+func (ps *PartSlice) Len() int { return len(ps.parts) }
+
+// Size returns the concatenation's size.
+func (ps *PartSlice) Size() int64 { return ps.size }
+
+// Part returns part i and where it starts.
+func (ps *PartSlice) Part(i int) (ConcatPart, int64, error) { return ps.parts[i], ps.bases[i], nil }
+
+// Find returns the part that holds off.
+func (ps *PartSlice) Find(off int64) (int, error) {
+	return max(0, sort.Search(len(ps.bases), func(k int) bool { return ps.bases[k] > off })-1), nil
+}
+
 // maxOpenParts is how many parts a Concat keeps open at once, the most
 // lately used: a scan of thousands of files reads them one after another.
 const maxOpenParts = 64
@@ -40,14 +91,14 @@ const maxOpenParts = 64
 // Concat is a CSV made of several files read as one: each part's bytes
 // from its Skip on, then a newline where its last record has none, one
 // part after the other (all but the first skip their header). A part read
-// short of its listed size is ErrChanged. Its offsets are the concatenation's; PartAt tells which
-// part holds one. Parts are opened when first read, through the opener
-// given, which checks that each is still the version the concatenation
-// was made of, and at most maxOpenParts are kept open.
+// short of its listed size is ErrChanged. Its offsets are the
+// concatenation's; PartAt tells which part holds one. Parts are opened
+// when first read, through the opener given, which checks that each is
+// still the version the concatenation was made of, and at most
+// maxOpenParts are kept open.
 type Concat struct {
 	name  string
-	parts []ConcatPart
-	bases []int64 // the offset each part starts at
+	parts ConcatParts
 	size  int64
 	id    Identity
 	open  func(i int) (Source, error)
@@ -68,17 +119,10 @@ type openPart struct {
 // NewConcat returns the concatenation of parts, named name, whose part i
 // open(i) opens (and checks). tag tells this concatenation from others of
 // the same size: its Identity's ETag.
-func NewConcat(name string, parts []ConcatPart, tag string, open func(i int) (Source, error)) (*Concat, error) {
-	c := &Concat{name: name, parts: parts, open: open, srcs: map[int]*openPart{}}
-	for i, p := range parts {
-		if p.Skip < 0 || p.Skip > p.Size {
-			return nil, fmt.Errorf("%s: part %d (%s) skips %d of its %d bytes", name, i, p.Name, p.Skip, p.Size)
-		}
-		c.bases = append(c.bases, c.size)
-		c.size += p.Len()
-	}
+func NewConcat(name string, parts ConcatParts, tag string, open func(i int) (Source, error)) *Concat {
+	c := &Concat{name: name, parts: parts, size: parts.Size(), open: open, srcs: map[int]*openPart{}}
 	c.id = Identity{Size: c.size, ETag: tag, Perm: 0o644}
-	return c, nil
+	return c
 }
 
 // Name returns the name the concatenation was made with.
@@ -88,20 +132,24 @@ func (c *Concat) Name() string { return c.name }
 func (c *Concat) Size() int64 { return c.size }
 
 // Parts returns the parts.
-func (c *Concat) Parts() []ConcatPart { return c.parts }
-
-// Base returns the offset part i starts at in the concatenation.
-func (c *Concat) Base(i int) int64 { return c.bases[i] }
+func (c *Concat) Parts() ConcatParts { return c.parts }
 
 // PartAt returns the part that holds offset off of the concatenation, and
 // off's offset in that part's file.
-func (c *Concat) PartAt(off int64) (i int, inPart int64) {
-	i = sort.Search(len(c.bases), func(k int) bool { return c.bases[k] > off }) - 1
-	if i < 0 {
-		i = 0
+func (c *Concat) PartAt(off int64) (i int, inPart int64, err error) {
+	if i, err = c.parts.Find(off); err != nil {
+		return 0, 0, err
 	}
-	return i, off - c.bases[i] + c.parts[i].Skip
+	p, base, err := c.parts.Part(i)
+	if err != nil {
+		return 0, 0, err
+	}
+	return i, off - base + p.Skip, nil
 }
+
+// ChecksItsFiles says that the parts are checked as they are opened (see
+// SelfChecked).
+func (c *Concat) ChecksItsFiles() {}
 
 // Identity returns the concatenation's size and tag: every part read is
 // checked against the version listed when it is opened.
@@ -110,13 +158,17 @@ func (c *Concat) Identity() Identity { return c.id }
 // Current returns Identity: a part that changed fails the read of it.
 func (c *Concat) Current() (Identity, error) { return c.id, nil }
 
-// Splits returns cuts target bytes apart, and where each part starts.
+// Splits returns cuts target bytes apart, and where each part starts (of
+// the first parts, when a part cannot be read: a scan then fails on it).
 func (c *Concat) Splits(target int64) []int64 {
 	target = max(target, 1)
 	var cuts []int64
-	for i, base := range c.bases {
-		end := base + c.parts[i].Len()
-		for off := base; off < end; off += target {
+	for i := range c.parts.Len() {
+		p, base, err := c.parts.Part(i)
+		if err != nil {
+			break
+		}
+		for off := base; off < base+p.Len(); off += target {
 			cuts = append(cuts, off)
 		}
 	}
@@ -134,8 +186,14 @@ func (c *Concat) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	}
 	n := 0
 	for n < len(p) && off < c.size {
-		i, at := c.PartAt(off)
-		part := c.parts[i]
+		i, at, err := c.PartAt(off)
+		if err != nil {
+			return n, err
+		}
+		part, _, err := c.parts.Part(i)
+		if err != nil {
+			return n, err
+		}
 		if at == part.Size { // the newline added after the part
 			p[n] = '\n'
 			n, off = n+1, off+1

@@ -60,17 +60,11 @@ func TestConcat(t *testing.T) {
 			from = append(from, origin{-1, 0})
 		}
 	}
-	var mu sync.Mutex
-	opened := 0
-	c, err := NewConcat("all", parts, "t1", func(i int) (Source, error) {
-		mu.Lock()
-		opened++
-		mu.Unlock()
-		return Open(parts[i].Name, mapping.Random)
-	})
+	list, err := NewPartSlice(parts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := NewConcat("all", list, "t1", func(i int) (Source, error) { return Open(parts[i].Name, mapping.Random) })
 	defer c.Close()
 	if c.Size() != int64(want.Len()) || c.Identity().Size != c.Size() || c.Identity().ETag != "t1" {
 		t.Fatalf("size %d, identity %+v; want %d bytes", c.Size(), c.Identity(), want.Len())
@@ -79,8 +73,8 @@ func TestConcat(t *testing.T) {
 		if o.part < 0 {
 			continue
 		}
-		if i, at := c.PartAt(int64(off)); i != o.part || at != int64(o.at) {
-			t.Fatalf("PartAt(%d) = %d, %d; want %d, %d", off, i, at, o.part, o.at)
+		if i, at, err := c.PartAt(int64(off)); i != o.part || at != int64(o.at) || err != nil {
+			t.Fatalf("PartAt(%d) = %d, %d, %v; want %d, %d", off, i, at, err, o.part, o.at)
 		}
 	}
 	all := make([]byte, c.Size()+10)
@@ -121,19 +115,20 @@ func TestConcat(t *testing.T) {
 	if err := os.WriteFile(short.Name, []byte(header+"1,a"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c2, _ := NewConcat("all", parts, "t1", func(i int) (Source, error) { return Open(parts[i].Name, mapping.Random) })
+	c2 := NewConcat("all", list, "t1", func(i int) (Source, error) { return Open(parts[i].Name, mapping.Random) })
 	defer c2.Close()
 	p := make([]byte, parts[3].Len())
-	if _, err := c2.ReadAt(context.Background(), p, c2.Base(3)); !errors.Is(err, ErrChanged) {
+	_, base3, _ := list.Part(3)
+	if _, err := c2.ReadAt(context.Background(), p, base3); !errors.Is(err, ErrChanged) {
 		t.Errorf("a part shorter than listed: %v, want ErrChanged", err)
 	}
 	// A part that fails to open.
 	gone := errors.New("gone")
-	c3, _ := NewConcat("all", parts, "t1", func(int) (Source, error) { return nil, gone })
+	c3 := NewConcat("all", list, "t1", func(int) (Source, error) { return nil, gone })
 	if _, err := c3.ReadAt(context.Background(), make([]byte, 10), 0); !errors.Is(err, gone) {
 		t.Errorf("a part that fails to open: %v", err)
 	}
-	if _, err := NewConcat("bad", []ConcatPart{{Name: "x", Size: 3, Skip: 4}}, "", nil); err == nil {
+	if _, err := NewPartSlice([]ConcatPart{{Name: "x", Size: 3, Skip: 4}}); err == nil {
 		t.Errorf("a part that skips more than it has: no error")
 	}
 }

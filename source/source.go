@@ -116,6 +116,15 @@ type Scanned interface {
 	WillScan()
 }
 
+// A SelfChecked source checks, when it first reads each of its files,
+// that the file is the version the source was opened as (a Concat's
+// opener checks each part): the freshness of an index of it is judged by
+// its size, not by hashing its ends, which would open every part they
+// span.
+type SelfChecked interface {
+	ChecksItsFiles()
+}
+
 // ErrTable means that a backend's table of a file, which an index keeps,
 // does not decode: the index was written by another version of csvidx,
 // or is damaged past its pages' checksums. The index is to be built

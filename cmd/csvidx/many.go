@@ -97,13 +97,9 @@ func openMany(csvPath, path string, g *globals) (opened, lookups, func() error, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if !remoteBuild {
-		for i := range x.Manifest().Parts {
-			if p := x.Manifest().PartPath(path, i); remoteReads(p) {
-				x.Close()
-				return nil, nil, nil, &needsRemoteError{path: p} // the remote build runs in this one's place
-			}
-		}
+	if !remoteBuild && x.Manifest().URLs {
+		x.Close()
+		return nil, nil, nil, &needsRemoteError{path: path + "'s files"} // the remote build runs in this one's place
 	}
 	m := &manyIndex{Index: x}
 	if csvPath != path {
@@ -119,9 +115,13 @@ func uncovered(m *multifile.Manifest, path, pattern string) []string {
 	if err != nil {
 		return nil
 	}
+	parts, err := m.AllParts(path)
+	if err != nil {
+		return nil
+	}
 	listed := map[string]bool{}
-	for i := range m.Parts {
-		if abs, err := filepath.Abs(m.PartPath(path, i)); err == nil {
+	for _, p := range parts {
+		if abs, err := filepath.Abs(p.Path); err == nil {
 			listed[abs] = true
 		}
 	}
@@ -226,7 +226,7 @@ func manyInfo(path string) ([]*index.Info, error) {
 	if info.Error != "" {
 		return nil, errors.New(info.Error)
 	}
-	info.CSVPath = fmt.Sprintf("%s (%d files)", path, len(x.Manifest().Parts))
+	info.CSVPath = fmt.Sprintf("%s (%d files)", path, x.Manifest().PartCount)
 	info.Fence = fmt.Sprintf("beside each index file (%s)", plural(int64(len(x.Manifest().Partitions)), "partition"))
 	return []*index.Info{info}, nil
 }

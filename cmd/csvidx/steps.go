@@ -167,7 +167,7 @@ replaced. When a check fails, the manifest before stays as it was.` + stepsLong,
 				return err
 			}
 			fmt.Fprintf(reporter(s.err, quiet), "csvidx: committed the run %s: %s (%s) indexed in %s; the index is %s\n", m.Run,
-				plural(int64(len(m.Parts)), "file"), formatBytes(m.Size), plural(int64(len(m.Partitions)), "partition"), oneLine(path))
+				plural(int64(m.PartCount), "file"), formatBytes(m.Size), plural(int64(len(m.Partitions)), "partition"), oneLine(path))
 			return nil
 		},
 	}

@@ -23,9 +23,12 @@ func firstRecord(ix opened) ([]byte, error) {
 	info := ix.Info()
 	path := info.CSVPath
 	if x, ok := ix.(*multifile.Index); ok { // the first record of the first file that has bytes
-		m := x.Manifest()
-		for i := range m.Parts {
-			if path = m.PartPath(x.Path(), i); m.Parts[i].Size > 0 {
+		parts, err := x.Manifest().AllParts(x.Path())
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range parts {
+			if path = p.Path; p.Size > 0 {
 				break
 			}
 		}

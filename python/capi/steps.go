@@ -92,6 +92,6 @@ func csvidx_commit(plan *C.char, resultJSON, errOut **C.char) C.int {
 		if err != nil {
 			return err
 		}
-		return setJSON(resultJSON, map[string]any{"manifest": path, "run": m.Run, "files": len(m.Parts), "partitions": len(m.Partitions), "size": m.Size})
+		return setJSON(resultJSON, map[string]any{"manifest": path, "run": m.Run, "files": m.PartCount, "partitions": len(m.Partitions), "size": m.Size})
 	})
 }
