@@ -607,6 +607,30 @@ func TestRemoteBuild(t *testing.T) {
 	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "mixed.idx", "u7", "--with-file"); got.stdout != mixed.String() || got.status != 0 {
 		t.Errorf("get of an index over a file and a URL: %+v, want %q", got, mixed.String())
 	}
+	// The same through the four steps, each run by the default build, which
+	// runs csvidx-remote for a plan of files at URLs.
+	r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "plan", "a.csv", url, "--key", "user", "--index", "steps.idx", "--partitions", "2")
+	var plan string
+	var tasks, parts int
+	if _, err := fmt.Sscanf(r.stdout, "%s %d %d", &plan, &tasks, &parts); err != nil || r.status != 0 {
+		t.Fatalf("plan of a file and a URL: %+v", r)
+	}
+	for i := range tasks {
+		if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "map", "--plan", plan, "--task", fmt.Sprint(i)); r.status != 0 {
+			t.Fatalf("map %d: %+v", i, r)
+		}
+	}
+	for j := range parts {
+		if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "reduce", "--plan", plan, "--partition", fmt.Sprint(j)); r.status != 0 {
+			t.Fatalf("reduce %d: %+v", j, r)
+		}
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "commit", "--plan", plan, "-q"); r.status != 0 {
+		t.Fatalf("commit: %+v", r)
+	}
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "steps.idx", "u7", "--with-file"); got.stdout != mixed.String() || got.status != 0 {
+		t.Errorf("get through the steps' index over a file and a URL: %+v, want %q", got, mixed.String())
+	}
 
 	// (c) Without csvidx-remote: one line, exit 2, how to get it.
 	want := result{2, "", "csvidx: " + url + " is a URL, which csvidx reads through its remote build, csvidx-remote, found neither next to csvidx nor on PATH: build it from a clone of csvidx (" + remoteInstall + "), or download the file first\n"}
