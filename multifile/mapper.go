@@ -55,14 +55,29 @@ func Map(ctx context.Context, planPath string, i int) (*MapResult, error) {
 			return nil, err
 		}
 	}
-	s := chunked.Scan{Delim: p.Delimiter[0], Plan: chunked.Plan{Threads: 1},
-		Input: chunked.NewReaderAt(source.ReaderAt(ctx, concat), end)} // the range's end is the input's
+	s := chunked.Scan{Delim: p.Delimiter[0], Plan: chunked.Plan{Threads: 1}}
 	if len(p.KeyCols) == 1 {
 		s.KeyCol = p.KeyCols[0]
 	} else {
 		s.KeyCols = p.KeyCols
 	}
-	res, err := s.Run(ctx, int(start), sink)
+	var res chunked.Result
+	mp, delta, err := inPlace(l, check(l, p.manifestPath(planPath), true), start, end)
+	switch {
+	case err != nil:
+		return nil, err
+	case mp != nil: // one file's mapping, read in place, its offsets the file's
+		defer mp.Close()
+		s.Data = mp.Bytes()[:end-delta] // not s.Map: the scan would populate the whole file, not the task's range
+		sink.delta = delta
+		err = mp.Guard(func() (err error) {
+			res, err = s.Run(ctx, int(start-delta), sink)
+			return err
+		})
+	default: // the concatenation's windows, the range's end the input's
+		s.Input = chunked.NewReaderAt(source.ReaderAt(ctx, concat), end)
+		res, err = s.Run(ctx, int(start), sink)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -85,15 +100,48 @@ func Map(ctx context.Context, planPath string, i int) (*MapResult, error) {
 // is all it is called with): each record goes to its partition's run,
 // the key hash modulo their number.
 type partitioner struct {
-	runs []*runWriter
+	runs  []*runWriter
+	delta int64 // what turns an offset the scan gives into the concatenation's
 }
 
 func (s *partitioner) Add(recs []sorter.Record) error {
 	n := uint64(len(s.runs))
 	for _, r := range recs {
+		r.Offset += uint64(s.delta)
 		s.runs[r.Hash%n].add(r)
 	}
 	return nil
+}
+
+// inPlace returns the mapping of the file of the part that holds the
+// range [start, end) of the concatenation, when one part's own bytes hold
+// it all (not the newline added after them) and its file is mapped (a
+// local file): a scan then reads the file in place, as a build does, not
+// copies of the concatenation's windows; and delta, what turns the file's
+// offsets into the concatenation's. Else nil. The part is opened by open
+// (and checked).
+func inPlace(l partList, open func(int) (source.Source, error), start, end int64) (source.Mapped, int64, error) {
+	i, err := l.find(start)
+	if err != nil {
+		return nil, 0, err
+	}
+	part, base, err := l.part(i)
+	if err != nil {
+		return nil, 0, err
+	}
+	if start < base || end > base+part.Size-part.Skip {
+		return nil, 0, nil
+	}
+	src, err := open(i)
+	if err != nil {
+		return nil, 0, err
+	}
+	mp, ok := src.(source.Mapped)
+	if !ok {
+		src.Close()
+		return nil, 0, nil
+	}
+	return mp, base - part.Skip, nil
 }
 
 func (s *partitioner) AddGroup(*sorter.Group) error {
