@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/csvidx/csvidx/index"
@@ -152,3 +153,23 @@ func removeIndex(path string) {
 // removeFile removes the file at path, if it is there: best effort, for
 // files no one needs any more.
 func removeFile(path string) { atomicfile.Remove(path) }
+
+// removeFiles removes the files at paths as removeFile does, a few at a
+// time: a commit removes gigabytes of run files, whose unlinking waits on
+// the file system.
+func removeFiles(paths []string) {
+	var wg sync.WaitGroup
+	next := make(chan string)
+	for range min(len(paths), 8) {
+		wg.Go(func() {
+			for p := range next {
+				removeFile(p)
+			}
+		})
+	}
+	for _, p := range paths {
+		next <- p
+	}
+	close(next)
+	wg.Wait()
+}

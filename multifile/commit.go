@@ -73,13 +73,14 @@ func Commit(ctx context.Context, planPath string) (*Manifest, string, error) {
 		return nil, "", err
 	}
 	dir := filepath.Dir(path)
+	var gone []string // the run's intermediates, no one's now
 	for i := range p.Tasks {
 		for j := range p.Partitions {
-			removeFile(p.mapRun(planPath, i, j))
+			gone = append(gone, p.mapRun(planPath, i, j))
 		}
-		removeFile(p.mapDone(planPath, i))
+		gone = append(gone, p.mapDone(planPath, i))
 	}
-	removeFile(planPath)
+	removeFiles(append(gone, planPath))
 	if old != nil && old.Run != m.Run {
 		old.remove(dir)
 	}
