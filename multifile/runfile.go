@@ -16,18 +16,20 @@ import (
 // order it found them (ascending offsets): a reduce task reads them. Its
 // layout, all little-endian:
 //
-//	magic  "csvidxr1"            8 bytes
+//	magic  "csvidxr2"            8 bytes
 //	count  uint64                the records
-//	count × (hash uint64, offset uint64)
+//	bytes  uint64                the records' bytes
+//	count × (hash uint64, uvarint of the offset less the record before's)
 //	sum    uint64                XXH3-64 of the records' bytes
 //
-// It is written whole or not at all (atomicfile), and read only when its
-// size and sum say it is whole.
+// A record takes 9 or 10 bytes for rows a few hundred bytes apart, where
+// (hash, offset) whole took 16: what the maps write, and the reduces
+// read, of object storage too. It is written whole or not at all
+// (atomicfile), and read only when its size and sum say it is whole.
 const (
-	runMagic   = "csvidxr1"
-	runHeader  = 16
-	recordSize = 16
-	runBatch   = 1 << 14 // records read or written at a time
+	runMagic  = "csvidxr2"
+	runHeader = 24
+	runBatch  = 1 << 14 // records read or written at a time
 )
 
 // runWriter writes a run file.
@@ -36,6 +38,8 @@ type runWriter struct {
 	w       *bufio.Writer
 	h       *xxh3.Hasher
 	n       uint64
+	bytes   uint64
+	last    uint64 // the offset of the record before
 	pending []byte // records encoded, not yet written
 }
 
@@ -47,16 +51,17 @@ func createRun(path string) (*runWriter, error) {
 		return nil, err
 	}
 	rw := &runWriter{f: f, w: bufio.NewWriterSize(f, 256<<10), h: xxh3.New()}
-	rw.w.Write(make([]byte, runHeader)) // the count goes in at commit
+	rw.w.Write(make([]byte, runHeader)) // the counts go in at commit
 	return rw, nil
 }
 
-// add appends rec.
+// add appends rec, whose offset is past the record before's.
 func (rw *runWriter) add(rec sorter.Record) {
 	rw.pending = binary.LittleEndian.AppendUint64(rw.pending, rec.Hash)
-	rw.pending = binary.LittleEndian.AppendUint64(rw.pending, rec.Offset)
+	rw.pending = binary.AppendUvarint(rw.pending, rec.Offset-rw.last)
+	rw.last = rec.Offset
 	rw.n++
-	if len(rw.pending) >= runBatch*recordSize {
+	if len(rw.pending) >= runBatch*10 {
 		rw.flush()
 	}
 }
@@ -65,6 +70,7 @@ func (rw *runWriter) add(rec sorter.Record) {
 func (rw *runWriter) flush() {
 	rw.w.Write(rw.pending)
 	rw.h.Write(rw.pending)
+	rw.bytes += uint64(len(rw.pending))
 	rw.pending = rw.pending[:0]
 }
 
@@ -80,6 +86,7 @@ func (rw *runWriter) commit() (uint64, error) {
 	var head [runHeader]byte
 	copy(head[:], runMagic)
 	binary.LittleEndian.PutUint64(head[8:], rw.n)
+	binary.LittleEndian.PutUint64(head[16:], rw.bytes)
 	if _, err := rw.f.WriteAt(head[:], 0); err != nil {
 		return 0, err
 	}
@@ -97,46 +104,71 @@ func readRun(path string, count, sum uint64, add func([]sorter.Record) error) er
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	damaged := func(why string) error {
 		return fmt.Errorf("%s: a damaged run file (%s): run its map task again", path, why)
-	}
-	if want := int64(runHeader + count*recordSize + 8); st.Size() != want {
-		return damaged(fmt.Sprintf("%d bytes, not %d", st.Size(), want))
 	}
 	r := bufio.NewReaderSize(f, 256<<10)
 	var head [runHeader]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
-		return err
+		return damaged(err.Error())
 	}
-	if string(head[:8]) != runMagic || binary.LittleEndian.Uint64(head[8:]) != count {
+	n, size := binary.LittleEndian.Uint64(head[8:]), binary.LittleEndian.Uint64(head[16:])
+	if string(head[:8]) != runMagic || n != count {
 		return damaged("its header")
 	}
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if want := runHeader + size + 8; uint64(st.Size()) != want || size < 9*count || size > 18*count {
+		return damaged(fmt.Sprintf("%d bytes, not %d", st.Size(), want))
+	}
 	h := xxh3.New()
-	buf := make([]byte, runBatch*recordSize)
+	buf := make([]byte, 0, 256<<10)
 	recs := make([]sorter.Record, 0, runBatch)
-	for left := count; left > 0; {
-		n := min(left, runBatch)
-		b := buf[:n*recordSize]
-		if _, err := io.ReadFull(r, b); err != nil {
-			return err
+	last, left, rest := uint64(0), count, size
+	for rest > 0 {
+		// The next piece, and what was left of the one before: whole
+		// records are decoded, the rest waits for the next piece.
+		k := min(rest, uint64(cap(buf)-len(buf)))
+		piece := buf[len(buf) : len(buf)+int(k)]
+		if _, err := io.ReadFull(r, piece); err != nil {
+			return damaged(err.Error())
 		}
-		h.Write(b)
+		h.Write(piece)
+		rest -= k
+		buf = buf[:len(buf)+int(k)]
 		recs = recs[:0]
-		for i := 0; i < len(b); i += recordSize {
-			recs = append(recs, sorter.Record{Hash: binary.LittleEndian.Uint64(b[i:]), Offset: binary.LittleEndian.Uint64(b[i+8:])})
+		i := 0
+		for i < len(buf) && left > 0 {
+			if len(buf)-i < 8 {
+				break
+			}
+			d, m := binary.Uvarint(buf[i+8:])
+			if m <= 0 {
+				if m < 0 || rest == 0 {
+					return damaged("an offset")
+				}
+				break // the varint goes on in the next piece
+			}
+			last += d
+			recs = append(recs, sorter.Record{Hash: binary.LittleEndian.Uint64(buf[i:]), Offset: last})
+			i += 8 + m
+			left--
 		}
-		if err := add(recs); err != nil {
-			return err
+		if len(recs) > 0 {
+			if err := add(recs); err != nil {
+				return err
+			}
 		}
-		left -= n
+		buf = append(buf[:0], buf[i:]...)
+	}
+	if left != 0 || len(buf) != 0 {
+		return damaged(fmt.Sprintf("%d records, not %d", count-left, count))
 	}
 	var tail [8]byte
 	if _, err := io.ReadFull(r, tail[:]); err != nil {
-		return err
+		return damaged(err.Error())
 	}
 	if got := binary.LittleEndian.Uint64(tail[:]); got != sum || h.Sum64() != sum {
 		return damaged("its sum")
