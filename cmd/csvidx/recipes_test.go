@@ -1,21 +1,26 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/csvidx/csvidx/format"
 	"github.com/csvidx/csvidx/internal/tooltest"
+	"github.com/csvidx/csvidx/multifile"
 )
 
 // TestRecipeParallel runs the GNU parallel recipe of docs/distributed.md,
 // scripts/recipes/parallel.sh, as it is written, with the csvidx built
 // here on PATH: over twelve files, the index it commits answers every key
 // as a one-machine build of the same files does, and the recipe run again
-// replaces it with the same answers.
+// replaces it with the same answers; the same steps run by xargs -P write
+// the same index files, page for page.
 func TestRecipeParallel(t *testing.T) {
 	tooltest.Need(t, "parallel")
 	bin := buildTagged(t, t.TempDir(), "")[0]
@@ -64,10 +69,38 @@ func TestRecipeParallel(t *testing.T) {
 			}
 		}
 	}
+	// The same plan's tasks run by xargs -P 2 write the same index files,
+	// page for page after their header pages (which hold their run).
+	plan := strings.Fields(run(bin, "plan", "orders/*.csv", "--key", "user", "--index", "xargs.idx", "--partitions", "3"))
+	run("sh", "-c", fmt.Sprintf("seq 0 %s | xargs -P 2 -I{} %s map --plan %s --task {} && seq 0 2 | xargs -P 2 -I{} %s reduce --plan %s --partition {}",
+		decrement(t, plan[1]), bin, plan[0], bin, plan[0]))
+	run(bin, "commit", "--plan", plan[0], "-q")
+	a, errA := multifile.ReadManifest(filepath.Join(dir, "many.idx"))
+	b, errB := multifile.ReadManifest(filepath.Join(dir, "xargs.idx"))
+	if errA != nil || errB != nil || len(a.Partitions) != 3 || len(b.Partitions) != 3 {
+		t.Fatalf("the manifests: %v, %v", errA, errB)
+	}
+	for j := range 3 {
+		x, _ := os.ReadFile(filepath.Join(dir, a.Partitions[j]))
+		y, _ := os.ReadFile(filepath.Join(dir, b.Partitions[j]))
+		if len(x) <= format.PageSize || !bytes.Equal(x[format.PageSize:], y[format.PageSize:]) {
+			t.Errorf("partition %d: GNU parallel's index file (%d bytes) is not xargs's (%d bytes)", j, len(x), len(y))
+		}
+	}
 	left, _ := filepath.Glob(filepath.Join(dir, "many.idx.*"))
 	if len(left) != 7 { // the parts table, three index files and their fences: the first run's are gone
 		t.Errorf("after two runs: %q", left)
 	}
+}
+
+// decrement returns the number n (in decimal) less one, for seq's last.
+func decrement(t *testing.T, n string) string {
+	t.Helper()
+	k, err := strconv.Atoi(n)
+	if err != nil || k < 1 {
+		t.Fatalf("plan printed %q map tasks", n)
+	}
+	return strconv.Itoa(k - 1)
 }
 
 // exitStderr returns the standard error an exec error holds, if any.
