@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"syscall"
 
@@ -219,6 +220,9 @@ func openLookups(ctx context.Context, csvPath string, g *globals, noCache bool) 
 	ix, err := index.Open(csvPath, g.options())
 	if errors.Is(err, index.ErrNoIndex) && g.indexPath == "" && multifile.IsManifest(csvPath) {
 		return openMany(csvPath, csvPath, g) // checked only when FILE has no index: a get of a CSV pays nothing
+	}
+	if err != nil && g.indexPath == "" && isPattern(csvPath) && errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil, fmt.Errorf("%s is a pattern, and an index over the files it names is read through its manifest: csvidx get MANIFEST KEY, or add --index MANIFEST", oneLine(csvPath))
 	}
 	if err != nil {
 		return nil, nil, nil, err
