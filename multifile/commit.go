@@ -37,7 +37,11 @@ func Commit(ctx context.Context, planPath string) (*Manifest, string, error) {
 		rows += r.Rows
 	}
 	m := p.manifest()
-	opener := check(newSliceList(m.Parts), path, false)
+	l, err := m.list(path) // m.Parts, in memory: nothing to close
+	if err != nil {
+		return nil, "", err
+	}
+	opener := check(l, path, false)
 	for i := range m.Parts {
 		if err := ctx.Err(); err != nil {
 			return nil, "", err

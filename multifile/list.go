@@ -2,7 +2,6 @@ package multifile
 
 import (
 	"path/filepath"
-	"sort"
 
 	"github.com/csvidx/csvidx/source"
 )
@@ -17,27 +16,30 @@ type partList interface {
 	close() error
 }
 
-// A sliceList is the partList of parts in memory.
+// A sliceList is the partList of parts in memory: where each starts, and
+// which holds an offset, are the source.PartSlice's of their lengths.
 type sliceList struct {
 	parts []Part
-	bases []int64
+	ps    *source.PartSlice
 }
 
-func newSliceList(parts []Part) *sliceList {
-	l := &sliceList{parts: parts, bases: make([]int64, len(parts))}
-	base := int64(0)
+// newSliceList returns the list of parts; one that skips more than its
+// size is an error.
+func newSliceList(parts []Part) (*sliceList, error) {
+	cps := make([]source.ConcatPart, len(parts))
 	for i, p := range parts {
-		l.bases[i] = base
-		base += partLen(p)
+		cps[i] = source.ConcatPart{Name: p.Path, Size: p.Size, Skip: p.Skip, Newline: p.Newline}
 	}
-	return l
+	ps, err := source.NewPartSlice(cps)
+	return &sliceList{parts: parts, ps: ps}, err
 }
 
-func (l *sliceList) count() int                      { return len(l.parts) }
-func (l *sliceList) part(i int) (Part, int64, error) { return l.parts[i], l.bases[i], nil }
-func (l *sliceList) close() error                    { return nil }
-func (l *sliceList) find(off int64) (int, error) {
-	return max(0, sort.Search(len(l.bases), func(k int) bool { return l.bases[k] > off })-1), nil
+func (l *sliceList) count() int                  { return len(l.parts) }
+func (l *sliceList) close() error                { return nil }
+func (l *sliceList) find(off int64) (int, error) { return l.ps.Find(off) }
+func (l *sliceList) part(i int) (Part, int64, error) {
+	_, base, err := l.ps.Part(i)
+	return l.parts[i], base, err
 }
 
 func (t *table) count() int                      { return t.n }
@@ -47,7 +49,7 @@ func (t *table) part(i int) (Part, int64, error) { return t.entry(i) }
 // them, else its table, opened. The caller closes it.
 func (m *Manifest) list(path string) (partList, error) {
 	if m.Parts != nil {
-		return newSliceList(m.Parts), nil
+		return newSliceList(m.Parts)
 	}
 	return openTable(filepath.Join(filepath.Dir(path), m.PartsFile), m.PartCount, m.Size)
 }

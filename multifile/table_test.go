@@ -35,7 +35,10 @@ func TestTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tb.close()
-	want := newSliceList(parts)
+	want, err := newSliceList(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, p := range parts {
 		got, base, err := tb.entry(i)
 		_, wantBase, _ := want.part(i)

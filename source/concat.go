@@ -131,9 +131,6 @@ func (c *Concat) Name() string { return c.name }
 // Size returns the concatenation's size.
 func (c *Concat) Size() int64 { return c.size }
 
-// Parts returns the parts.
-func (c *Concat) Parts() ConcatParts { return c.parts }
-
 // PartAt returns the part that holds offset off of the concatenation, and
 // off's offset in that part's file.
 func (c *Concat) PartAt(off int64) (i int, inPart int64, err error) {
