@@ -214,17 +214,16 @@ func openLookups(ctx context.Context, csvPath string, g *globals, noCache bool) 
 	if openRemote != nil && g.remoteIndex(csvPath) {
 		return openRemote(ctx, csvPath, g, noCache)
 	}
-	if g.indexPath != "" && multifile.IsManifest(g.indexPath) {
-		return openMany(csvPath, g.indexPath, g)
-	}
 	ix, err := index.Open(csvPath, g.options())
-	if errors.Is(err, index.ErrNoIndex) && g.indexPath == "" && multifile.IsManifest(csvPath) {
-		return openMany(csvPath, csvPath, g) // checked only when FILE has no index: a get of a CSV pays nothing
-	}
-	if err != nil && g.indexPath == "" && isPattern(csvPath) && errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil, fmt.Errorf("%s is a pattern, and an index over the files it names is read through its manifest: csvidx get MANIFEST KEY, or add --index MANIFEST", oneLine(csvPath))
-	}
-	if err != nil {
+	if err != nil { // a manifest is looked for only here: a get of a CSV pays nothing for it
+		switch manifest := g.indexPath; {
+		case manifest != "" && multifile.IsManifest(manifest):
+			return openMany(csvPath, manifest, g)
+		case manifest == "" && errors.Is(err, index.ErrNoIndex) && multifile.IsManifest(csvPath):
+			return openMany(csvPath, csvPath, g)
+		case manifest == "" && isPattern(csvPath) && errors.Is(err, fs.ErrNotExist):
+			return nil, nil, nil, fmt.Errorf("%s is a pattern, and an index over the files it names is read through its manifest: csvidx get MANIFEST KEY, or add --index MANIFEST", oneLine(csvPath))
+		}
 		return nil, nil, nil, err
 	}
 	return ix, ix, ix.Close, nil

@@ -329,8 +329,13 @@ func csvidx_open(path, indexPath, indexDir, by *C.char, h *C.int64_t, errOut **C
 			*h = C.int64_t(addHandle(ix, closeIx))
 			return nil
 		}
-		if manifest := manifestOf(p, ip); manifest != "" {
-			if goString(by) != "" {
+		ix, err := index.Open(p, &index.Options{IndexPath: ip, By: goString(by), IndexDir: goString(indexDir)})
+		if err != nil { // a manifest is looked for only here: opening a CSV's index pays nothing for it
+			manifest := manifestOf(p, ip)
+			switch {
+			case manifest == "":
+				return err
+			case goString(by) != "":
 				return fmt.Errorf("%s is an index over many files, by one key: by picks among one file's indexes; leave it out", manifest)
 			}
 			x, err := multifile.Open(manifest)
@@ -339,10 +344,6 @@ func csvidx_open(path, indexPath, indexDir, by *C.char, h *C.int64_t, errOut **C
 			}
 			*h = C.int64_t(addHandle(x, x.Close))
 			return nil
-		}
-		ix, err := index.Open(p, &index.Options{IndexPath: ip, By: goString(by), IndexDir: goString(indexDir)})
-		if err != nil {
-			return err
 		}
 		*h = C.int64_t(addHandle(ix, ix.Close))
 		return nil
