@@ -24,17 +24,15 @@ func Expand(args []string) ([]string, error) {
 	seen := map[string]string{}
 	for _, a := range args {
 		matches := []string{a}
-		if !isURL(a) && strings.ContainsAny(a, "*?") {
-			if _, err := os.Stat(a); err != nil { // a file of that very name is itself
-				m, err := filepath.Glob(a)
-				if err != nil {
-					return nil, fmt.Errorf("the pattern %q: %w", a, err)
-				}
-				if len(m) == 0 {
-					return nil, fmt.Errorf("no file matches %q", a)
-				}
-				matches = m
+		if IsPattern(a) {
+			m, err := filepath.Glob(a)
+			if err != nil {
+				return nil, fmt.Errorf("the pattern %q: %w", a, err)
 			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("no file matches %q", a)
+			}
+			matches = m
 		}
 		for _, name := range matches {
 			key := name
@@ -54,6 +52,17 @@ func Expand(args []string) ([]string, error) {
 		return nil, fmt.Errorf("no file to index")
 	}
 	return names, nil
+}
+
+// IsPattern reports whether a names files by a glob pattern: it holds * or
+// ? (a name with brackets alone is taken as it is), is no URL, and no file
+// has that very name (which would be itself).
+func IsPattern(a string) bool {
+	if !strings.ContainsAny(a, "*?") || isURL(a) {
+		return false
+	}
+	_, err := os.Stat(a)
+	return err != nil
 }
 
 // isURL reports whether name is a URL (see source.IsURL).

@@ -221,7 +221,7 @@ func openLookups(ctx context.Context, csvPath string, g *globals, noCache bool) 
 			return openMany(csvPath, manifest, g)
 		case manifest == "" && errors.Is(err, index.ErrNoIndex) && multifile.IsManifest(csvPath):
 			return openMany(csvPath, csvPath, g)
-		case manifest == "" && isPattern(csvPath) && errors.Is(err, fs.ErrNotExist):
+		case manifest == "" && errors.Is(err, fs.ErrNotExist) && multifile.IsPattern(csvPath):
 			return nil, nil, nil, fmt.Errorf("%s is a pattern, and an index over the files it names is read through its manifest: csvidx get MANIFEST KEY, or add --index MANIFEST", oneLine(csvPath))
 		}
 		return nil, nil, nil, err

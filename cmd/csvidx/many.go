@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -27,11 +26,7 @@ import (
 func manyFiles(args []string, from string, s streams) (names []string, many bool, err error) {
 	many = len(args) > 1 || from != ""
 	for _, a := range args {
-		if isPattern(a) {
-			if _, err := os.Stat(a); err != nil {
-				many = true
-			}
-		}
+		many = many || multifile.IsPattern(a)
 	}
 	if !many {
 		return args, false, nil
@@ -50,12 +45,6 @@ func manyFiles(args []string, from string, s streams) (names []string, many bool
 	}
 	names, err = multifile.Expand(all)
 	return names, true, err
-}
-
-// isPattern reports whether a names files by a pattern: it holds * or ?
-// (a name with brackets alone is taken as it is), and is no URL.
-func isPattern(a string) bool {
-	return strings.ContainsAny(a, "*?") && !strings.Contains(a, "://")
 }
 
 // buildMany builds the index over the files names by key, as the manifest

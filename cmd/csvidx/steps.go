@@ -77,11 +77,7 @@ tasks and the number of partitions (reduce tasks), for a script to read.` + step
 			if err != nil {
 				return err
 			}
-			all, _, err := manyFiles(args, from, s)
-			if err != nil {
-				return err
-			}
-			names, err := multifile.Expand(all)
+			names, _, err := manyFiles(args, from, s) // expanded, or a file alone
 			if err != nil {
 				return err
 			}
