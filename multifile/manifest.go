@@ -43,9 +43,6 @@ type Manifest struct {
 	// beside the manifest (see table.go).
 	PartCount int    `json:"part_count"`
 	PartsFile string `json:"parts_file"`
-	// URLs says some parts are URLs: a program that reads no URL (csvidx
-	// but for its remote build) learns it without reading the table.
-	URLs bool `json:"urls,omitempty"`
 	// Partitions are the index files' names, in the manifest's
 	// directory: a key's is the one its hash modulo their number picks.
 	Partitions []string `json:"partitions"`
@@ -120,10 +117,7 @@ func ReadManifest(path string) (*Manifest, error) {
 // atomically: a reader finds the old manifest or this one, whole, with its
 // table.
 func (m *Manifest) write(path string) error {
-	m.PartCount, m.PartsFile, m.URLs = len(m.Parts), partsName(path, m.Run), false
-	for _, p := range m.Parts {
-		m.URLs = m.URLs || isURL(p.Path)
-	}
+	m.PartCount, m.PartsFile = len(m.Parts), partsName(path, m.Run)
 	if err := writeTable(filepath.Join(filepath.Dir(path), m.PartsFile), m.Parts); err != nil {
 		return err
 	}

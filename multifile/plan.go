@@ -47,8 +47,6 @@ type Plan struct {
 	Start int64  `json:"start"`
 	Size  int64  `json:"size"`
 	Parts []Part `json:"parts"`
-	// URLs says some parts are URLs (see Manifest.URLs).
-	URLs bool `json:"urls,omitempty"`
 	// Partitions is how many index files Reduce writes.
 	Partitions int `json:"partitions"`
 	// Tasks are Map's ranges of the concatenation, in order: task i
@@ -105,7 +103,6 @@ func MakePlan(ctx context.Context, names []string, path string, o *PlanOptions) 
 		part.Path = relativeTo(dir, names[i])
 		p.Parts = append(p.Parts, part)
 		p.Size += partLen(part)
-		p.URLs = p.URLs || isURL(part.Path)
 	}
 	concat, l, err := p.manifest().concat(path, false)
 	if err != nil {

@@ -14,7 +14,9 @@ import (
 // maps it and reads it at random, which a pipe or a device cannot give.
 func OpenInput(path string) (*os.File, fs.FileInfo, error) {
 	f, st, err := mapping.Open(path)
-	err = urlHint(err, path)
+	if errors.Is(err, fs.ErrNotExist) && IsURL(path) {
+		err = &URLError{Path: path, Err: err}
+	}
 	if errors.Is(err, mapping.ErrNotRegular) {
 		if dir, serr := os.Stat(path); serr == nil && dir.IsDir() {
 			err = fmt.Errorf("%w: give the path of a CSV file", err)
@@ -37,10 +39,26 @@ func OpenStream(path string) (*os.File, error) {
 // is one and no local file has that name.
 func urlHint(err error, path string) error {
 	if errors.Is(err, fs.ErrNotExist) && IsURL(path) {
-		return fmt.Errorf("%w: it is a URL, and csvidx reads local files; download it first", err)
+		return fmt.Errorf("%w: %s", err, urlAdvice)
 	}
 	return err
 }
+
+// urlAdvice is what an error says of a URL that names no local file.
+const urlAdvice = "it is a URL, and csvidx reads local files; download it first"
+
+// A URLError is the error of opening a CSV, to read it at random, at a URL
+// that names no local file, in a program that reads no URL of its scheme:
+// a program that has another build that reads it (csvidx, whose remote
+// build does) can tell it from other errors, wherever the CSV is opened
+// (a file of many, found late).
+type URLError struct {
+	Path string
+	Err  error // the error of opening Path as a local file
+}
+
+func (e *URLError) Error() string { return fmt.Sprintf("%v: %s", e.Err, urlAdvice) }
+func (e *URLError) Unwrap() error { return e.Err }
 
 // IsURL reports whether path begins as a URL does, with a scheme and "://"
 // ("s3://", "https://"): the words of a user who expects a remote file to

@@ -86,10 +86,6 @@ func openMany(csvPath, path string, g *globals) (opened, lookups, func() error, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if !remoteBuild && x.Manifest().URLs {
-		x.Close()
-		return nil, nil, nil, &needsRemoteError{path: path + "'s files"} // the remote build runs in this one's place
-	}
 	m := &manyIndex{Index: x}
 	if csvPath != path {
 		m.uncovered = uncovered(x.Manifest(), path, csvPath)

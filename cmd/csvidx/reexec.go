@@ -97,6 +97,10 @@ func helperNeeded(err error) (need, bool) {
 	if errors.As(err, &re) {
 		return need{remoteHelper, re.path + " is a URL", "reads", "to read it"}, true
 	}
+	var ue *source.URLError // a file at a URL met late: one of the files of an index over many
+	if !remoteBuild && errors.As(err, &ue) && remoteReads(ue.Path) {
+		return need{remoteHelper, ue.Path + " is a URL", "reads", "to read it"}, true
+	}
 	if codecsBuild {
 		return need{}, false
 	}

@@ -21,8 +21,10 @@ import (
 // build, installed as csvidx-remote, in their place when a command names
 // a CSV (or an index) by a URL that the remote build reads and that no
 // local file has as its name, as git runs git-remote-https: remoteArgs
-// tells before any work, and runHelper (reexec.go) runs it. Without one,
-// they say how to get it.
+// tells before any work, and runHelper (reexec.go) runs it. A URL met
+// later, among the files of an index over many (a manifest, a plan), is a
+// source.URLError, which runHelper takes as well, before any output.
+// Without one, they say how to get it.
 
 // remoteName is the remote build's file name, next to csvidx or on PATH.
 const remoteName = "csvidx-remote"

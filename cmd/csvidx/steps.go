@@ -11,20 +11,6 @@ import (
 // The four steps that build an index over many files on any scheduler
 // (package multifile): plan, map, reduce, commit.
 
-// planReads returns, for map, reduce and commit of the plan at path, the
-// error that runs the remote build in this one's place when the plan
-// lists files at URLs, which only it reads; nil otherwise (and for a plan
-// that cannot be read: the step says why).
-func planReads(path string) error {
-	if remoteBuild {
-		return nil
-	}
-	if p, err := multifile.ReadPlan(path); err == nil && p.URLs {
-		return &needsRemoteError{path: path + "'s files"}
-	}
-	return nil
-}
-
 const stepsLong = `
 
 The four steps build an index over many files (or over one huge file) on
@@ -116,9 +102,6 @@ each partition to a run file beside the plan, then the task's .done file.` + ste
 			if plan == "" {
 				return fmt.Errorf("map needs --plan PLAN, as csvidx plan printed it (see csvidx map --help)")
 			}
-			if err := planReads(plan); err != nil {
-				return err
-			}
 			_, err := multifile.Map(cmd.Context(), plan, task)
 			return err
 		},
@@ -143,9 +126,6 @@ index file beside the plan, replacing it atomically.` + stepsLong,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if plan == "" {
 				return fmt.Errorf("reduce needs --plan PLAN, as csvidx plan printed it (see csvidx reduce --help)")
-			}
-			if err := planReads(plan); err != nil {
-				return err
 			}
 			r, err := res.resources()
 			if err != nil {
@@ -177,9 +157,6 @@ replaced. When a check fails, the manifest before stays as it was.` + stepsLong,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if plan == "" {
 				return fmt.Errorf("commit needs --plan PLAN, as csvidx plan printed it (see csvidx commit --help)")
-			}
-			if err := planReads(plan); err != nil {
-				return err
 			}
 			m, path, err := multifile.Commit(cmd.Context(), plan)
 			if err != nil {
