@@ -19,9 +19,11 @@ import (
 // writes the manifest at path (opts.IndexPath is ignored) with one
 // partition, an index file beside it named after the run. The manifest it
 // replaces, and then that one's index files, go only once the new ones
-// are whole; a file at path that is not a manifest is never replaced. It
-// returns the manifest and the index file's description.
-func Build(ctx context.Context, names []string, path string, opts *index.BuildOptions) (*Manifest, *index.Info, error) {
+// are whole; a file at path that is not a manifest is never replaced. The
+// manifest records src, how the files were named, for updates (see
+// NewSources); src may be nil. It returns the manifest and the index
+// file's description.
+func Build(ctx context.Context, names []string, path string, opts *index.BuildOptions, src *Sources) (*Manifest, *index.Info, error) {
 	if opts == nil {
 		opts = &index.BuildOptions{}
 	}
@@ -34,7 +36,7 @@ func Build(ctx context.Context, names []string, path string, opts *index.BuildOp
 		return nil, nil, err
 	}
 	dir := filepath.Dir(path)
-	m := &Manifest{Format: FormatName, Version: Version, Run: newRun(), Key: opts.Key, NoHeader: opts.NoHeader, Header: header}
+	m := &Manifest{Format: FormatName, Version: Version, Run: newRun(), Key: opts.Key, NoHeader: opts.NoHeader, Header: header, Sources: src.relative(dir)}
 	delim := opts.Delimiter
 	if delim == 0 {
 		delim = index.DefaultDelimiter(names[0])
@@ -62,9 +64,7 @@ func Build(ctx context.Context, names []string, path string, opts *index.BuildOp
 		removeIndex(bo.IndexPath)
 		return nil, nil, err
 	}
-	if old != nil && old.Run != m.Run {
-		old.remove(dir) // best effort: its files are no one's now
-	}
+	old.removeBut(dir, m) // best effort: its files are no one's now
 	return m, info, nil
 }
 
@@ -95,7 +95,7 @@ func (m *Manifest) concat(path string, hashes bool) (*source.Concat, partList, e
 		return nil, nil, err
 	}
 	dir := filepath.Dir(path)
-	parts := concatParts{l: l, dir: dir, size: m.Size}
+	parts := concatParts{l: l, dir: dir, size: m.Size, n: l.count()}
 	return source.NewConcat(path, parts, m.Run, check(l, path, hashes)), l, nil // named after the manifest, which errors name
 }
 
@@ -131,13 +131,23 @@ func relativeTo(dir, name string) string {
 	return filepath.ToSlash(rel)
 }
 
-// remove removes the index files m lists, in the manifest's directory
-// dir, with their fences and tails.
-func (m *Manifest) remove(dir string) {
-	for _, p := range m.Partitions {
-		removeIndex(filepath.Join(dir, p))
+// removeBut removes the files of m, a manifest that now replaces, in
+// the manifest's directory dir, that now does not list: its index files
+// (with their fences and tails) and its parts table. A nil m has none.
+func (m *Manifest) removeBut(dir string, now *Manifest) {
+	if m == nil {
+		return
 	}
-	if m.PartsFile != "" {
+	keep := map[string]bool{now.PartsFile: true}
+	for _, p := range now.files() {
+		keep[p] = true
+	}
+	for _, p := range m.files() {
+		if !keep[p] {
+			removeIndex(filepath.Join(dir, p))
+		}
+	}
+	if m.PartsFile != "" && !keep[m.PartsFile] {
 		removeFile(filepath.Join(dir, m.PartsFile))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/csvidx/csvidx/index"
 )
@@ -26,6 +27,9 @@ func Commit(ctx context.Context, planPath string) (*Manifest, string, error) {
 	path := p.manifestPath(planPath)
 	old, err := replaceable(path)
 	if err != nil {
+		return nil, "", err
+	}
+	if err := p.Base.check(old, path); err != nil {
 		return nil, "", err
 	}
 	rows := uint64(0)
@@ -73,20 +77,44 @@ func Commit(ctx context.Context, planPath string) (*Manifest, string, error) {
 	if indexed != rows {
 		return nil, "", fmt.Errorf("the partitions' index files hold %d rows, and the map tasks read %d: run the reduce tasks again", indexed, rows)
 	}
+	if b := p.Base; b != nil && b.Keep > 0 { // the new layer after those kept
+		top := Layer{Run: p.Run, Start: b.Start, FirstPart: b.FirstPart, Partitions: m.Partitions}
+		m.Partitions, m.Layers = old.Partitions, append(slices.Clone(old.Layers[:b.Keep-1]), top)
+	}
 	if err := m.write(path); err != nil {
 		return nil, "", err
 	}
-	dir := filepath.Dir(path)
-	var gone []string // the run's intermediates, no one's now
+	removeFiles(p.intermediates(planPath)) // no one's now
+	old.removeBut(filepath.Dir(path), m)
+	return m, path, nil
+}
+
+// check returns an error unless old, the manifest at path, is the one
+// the update whose base b is adds to; b nil, a plan of a build, adds to
+// none.
+func (b *PlanBase) check(old *Manifest, path string) error {
+	switch {
+	case b == nil:
+		return nil
+	case old == nil:
+		return fmt.Errorf("the plan updates %s of run %s, which is gone: plan again", path, b.Run)
+	case old.Run != b.Run:
+		return fmt.Errorf("the plan updates %s of run %s, which run %s has replaced since: plan the update again", path, b.Run, old.Run)
+	case b.Keep > len(old.Layers)+1:
+		return fmt.Errorf("the plan keeps %d layers of %s, which has %d: plan again", b.Keep, path, len(old.Layers)+1)
+	}
+	return nil
+}
+
+// intermediates returns the paths of the files of the run of p, whose plan
+// is at planPath, that its commit removes: its map outputs and its plan.
+func (p *Plan) intermediates(planPath string) []string {
+	var out []string
 	for i := range p.Tasks {
 		for j := range p.Partitions {
-			gone = append(gone, p.mapRun(planPath, i, j))
+			out = append(out, p.mapRun(planPath, i, j))
 		}
-		gone = append(gone, p.mapDone(planPath, i))
+		out = append(out, p.mapDone(planPath, i))
 	}
-	removeFiles(append(gone, planPath))
-	if old != nil && old.Run != m.Run {
-		old.remove(dir)
-	}
-	return m, path, nil
+	return append(out, planPath)
 }

@@ -54,15 +54,17 @@ func (m *Manifest) list(path string) (partList, error) {
 	return openTable(filepath.Join(filepath.Dir(path), m.PartsFile), m.PartCount, m.Size)
 }
 
-// concatParts is a partList as the parts of a source.Concat, their paths
-// resolved for the manifest's directory dir.
+// concatParts is the first n parts of a partList, of size bytes, as the
+// parts of a source.Concat, their paths resolved for the manifest's
+// directory dir.
 type concatParts struct {
 	l    partList
 	dir  string
 	size int64
+	n    int
 }
 
-func (c concatParts) Len() int    { return c.l.count() }
+func (c concatParts) Len() int    { return c.n }
 func (c concatParts) Size() int64 { return c.size }
 
 func (c concatParts) Part(i int) (source.ConcatPart, int64, error) {

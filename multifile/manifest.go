@@ -14,9 +14,14 @@ import (
 // from any other JSON file (see IsManifest).
 const FormatName = "csvidx-manifest"
 
-// Version is the version of the manifest's format this package writes,
-// and the only one it reads.
-const Version = 1
+// Version is the version of a manifest without layers, which every
+// csvidx that reads manifests reads; LayeredVersion is that of a manifest
+// with layers (see Manifest.Layers), which a csvidx that knew no layers
+// would answer from without them, and so refuses. This package reads both.
+const (
+	Version        = 1
+	LayeredVersion = 2
+)
 
 // A Manifest is what an index over several files is: its parts, in the
 // order they are concatenated, and its partitions, the index files.
@@ -46,6 +51,35 @@ type Manifest struct {
 	// Partitions are the index files' names, in the manifest's
 	// directory: a key's is the one its hash modulo their number picks.
 	Partitions []string `json:"partitions"`
+	// Layers are the index files of the files that updates added, in
+	// order, each over the range of the concatenation after the one
+	// before (the first after Partitions'); see Update. A key's rows are
+	// in its partition of each.
+	Layers []Layer `json:"layers,omitempty"`
+	// Sources say how the build named its files, for an update to look
+	// for new ones there; nil when it named each file.
+	Sources *Sources `json:"sources,omitempty"`
+}
+
+// A Layer is the index files of a range of the concatenation that an
+// update added: they index the records from Start up to the next layer's
+// Start (the concatenation's end for the last), of the parts from
+// FirstPart on.
+type Layer struct {
+	Run        string   `json:"run"`
+	Start      int64    `json:"start"`
+	FirstPart  int      `json:"first_part"`
+	Partitions []string `json:"partitions"`
+}
+
+// Sources say how a build named its files: glob patterns, and a file
+// that lists files (--files-from), each read, as the build read them,
+// in Dir, the directory the build ran in (relative to the manifest's
+// directory in a manifest).
+type Sources struct {
+	Patterns  []string `json:"patterns,omitempty"`
+	FilesFrom string   `json:"files_from,omitempty"`
+	Dir       string   `json:"dir"`
 }
 
 // A Part is one file of the concatenation, as the build found it.
@@ -104,13 +138,38 @@ func ReadManifest(path string) (*Manifest, error) {
 	if err := json.Unmarshal(b, m); err != nil {
 		return nil, fmt.Errorf("%s: a damaged csvidx manifest (%v): build it again", path, err)
 	}
-	if m.Version != Version {
-		return nil, fmt.Errorf("%s: a manifest of version %d, which this csvidx does not read (it reads version %d): build it again, or use the csvidx that wrote it", path, m.Version, Version)
+	if m.Version != Version && m.Version != LayeredVersion {
+		return nil, fmt.Errorf("%s: a manifest of version %d, which this csvidx does not read (it reads versions %d and %d): build it again, or use the csvidx that wrote it", path, m.Version, Version, LayeredVersion)
 	}
-	if m.PartCount <= 0 || m.PartsFile == "" || filepath.Base(m.PartsFile) != m.PartsFile || len(m.Partitions) == 0 || len(m.Delimiter) != 1 {
-		return nil, fmt.Errorf("%s: a damaged csvidx manifest (%d files, %d index files): build it again", path, m.PartCount, len(m.Partitions))
+	if m.PartCount <= 0 || m.PartsFile == "" || filepath.Base(m.PartsFile) != m.PartsFile || len(m.Partitions) == 0 || len(m.Delimiter) != 1 ||
+		!m.layersValid() || (len(m.Layers) > 0) != (m.Version == LayeredVersion) {
+		return nil, fmt.Errorf("%s: a damaged csvidx manifest (%d files, %d index files, %d layers): build it again", path, m.PartCount, len(m.Partitions), len(m.Layers))
 	}
 	return m, nil
+}
+
+// layersValid reports whether m's layers are each after the one before,
+// within the concatenation, with as many index files as m.Partitions,
+// each a name beside the manifest.
+func (m *Manifest) layersValid() bool {
+	start, first := int64(0), 0
+	for _, l := range m.Layers {
+		if l.Start <= start || l.Start > m.Size || l.FirstPart <= first || l.FirstPart >= m.PartCount || len(l.Partitions) != len(m.Partitions) {
+			return false
+		}
+		for _, p := range l.Partitions {
+			if filepath.Base(p) != p {
+				return false
+			}
+		}
+		start, first = l.Start, l.FirstPart
+	}
+	for _, p := range m.Partitions {
+		if filepath.Base(p) != p {
+			return false
+		}
+	}
+	return true
 }
 
 // write puts m's parts table (from m.Parts) and then m at path, each
@@ -118,6 +177,10 @@ func ReadManifest(path string) (*Manifest, error) {
 // table.
 func (m *Manifest) write(path string) error {
 	m.PartCount, m.PartsFile = len(m.Parts), partsName(path, m.Run)
+	m.Version = Version
+	if len(m.Layers) > 0 {
+		m.Version = LayeredVersion
+	}
 	if err := writeTable(filepath.Join(filepath.Dir(path), m.PartsFile), m.Parts); err != nil {
 		return err
 	}
@@ -136,16 +199,9 @@ func resolve(dir, p string) string {
 // AllParts returns the parts of m, the manifest at path, with their paths
 // as they are read (see Part.Path): m.Parts, or its table's, read whole.
 func (m *Manifest) AllParts(path string) ([]Part, error) {
-	parts := m.Parts
-	if parts == nil {
-		t, err := openTable(filepath.Join(filepath.Dir(path), m.PartsFile), m.PartCount, m.Size)
-		if err != nil {
-			return nil, err
-		}
-		defer t.close()
-		if parts, err = t.all(); err != nil {
-			return nil, err
-		}
+	parts, err := m.storedParts(path)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]Part, len(parts))
 	for i, p := range parts {
@@ -153,4 +209,18 @@ func (m *Manifest) AllParts(path string) ([]Part, error) {
 		out[i] = p
 	}
 	return out, nil
+}
+
+// storedParts returns the parts of m, the manifest at path, with their
+// paths as m stores them: m.Parts, or its table's, read whole.
+func (m *Manifest) storedParts(path string) ([]Part, error) {
+	if m.Parts != nil {
+		return m.Parts, nil
+	}
+	t, err := openTable(filepath.Join(filepath.Dir(path), m.PartsFile), m.PartCount, m.Size)
+	if err != nil {
+		return nil, err
+	}
+	defer t.close()
+	return t.all()
 }

@@ -62,8 +62,14 @@ func Map(ctx context.Context, planPath string, i int) (*MapResult, error) {
 		s.KeyCols = p.KeyCols
 	}
 	var res chunked.Result
-	mp, delta, err := inPlace(l, check(l, p.manifestPath(planPath), true), start, end)
+	var mp source.Mapped
+	var delta int64
+	if start < end { // else an update's files of headers alone: nothing to scan
+		mp, delta, err = inPlace(l, check(l, p.manifestPath(planPath), true), start, end)
+	}
 	switch {
+	case start == end:
+		res.Resume = -1
 	case err != nil:
 		return nil, err
 	case mp != nil: // one file's mapping, read in place, its offsets the file's

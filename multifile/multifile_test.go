@@ -103,7 +103,7 @@ func TestBuildGet(t *testing.T) {
 		t.Fatalf("Expand: %d files, %v", len(expanded), err)
 	}
 	manifest := filepath.Join(t.TempDir(), "all.idx")
-	m, info, err := Build(ctx, expanded, manifest, &index.BuildOptions{Key: "user"})
+	m, info, err := Build(ctx, expanded, manifest, &index.BuildOptions{Key: "user"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,11 +167,11 @@ func TestRebuild(t *testing.T) {
 	names, _ := genParts(t, dir, 5, 2)
 	manifest := filepath.Join(dir, "m.idx")
 	ctx := context.Background()
-	first, _, err := Build(ctx, names, manifest, &index.BuildOptions{Key: "user"})
+	first, _, err := Build(ctx, names, manifest, &index.BuildOptions{Key: "user"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _, err := Build(ctx, names, manifest, &index.BuildOptions{Key: "id"})
+	second, _, err := Build(ctx, names, manifest, &index.BuildOptions{Key: "id"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestRebuild(t *testing.T) {
 	}
 	other := filepath.Join(dir, "notes.txt")
 	os.WriteFile(other, []byte("mine"), 0o644)
-	if _, _, err := Build(ctx, names, other, &index.BuildOptions{Key: "user"}); err == nil || !strings.Contains(err.Error(), "not a csvidx manifest") {
+	if _, _, err := Build(ctx, names, other, &index.BuildOptions{Key: "user"}, nil); err == nil || !strings.Contains(err.Error(), "not a csvidx manifest") {
 		t.Errorf("a build over a file that is not a manifest: %v", err)
 	}
 	if b, _ := os.ReadFile(other); string(b) != "mine" {
@@ -210,7 +210,7 @@ func TestBadParts(t *testing.T) {
 	os.WriteFile(b, []byte("id,name\n3,u3\n"), 0o644)
 	ctx := context.Background()
 	manifest := filepath.Join(dir, "m.idx")
-	if _, _, err := Build(ctx, []string{a, b}, manifest, &index.BuildOptions{Key: "user"}); err == nil || !strings.Contains(err.Error(), b) || !strings.Contains(err.Error(), "header differs") {
+	if _, _, err := Build(ctx, []string{a, b}, manifest, &index.BuildOptions{Key: "user"}, nil); err == nil || !strings.Contains(err.Error(), b) || !strings.Contains(err.Error(), "header differs") {
 		t.Errorf("another header: %v", err)
 	}
 	if _, err := Expand([]string{filepath.Join(dir, "*.tsv")}); err == nil || !strings.Contains(err.Error(), "no file matches") {
@@ -220,7 +220,7 @@ func TestBadParts(t *testing.T) {
 		t.Errorf("a file named twice: %v", err)
 	}
 	os.WriteFile(b, []byte("\xef\xbb\xbfid,user\n3,u3\n4,u1\n"), 0o644) // the same header after a byte order mark
-	if _, _, err := Build(ctx, []string{a, b}, manifest, &index.BuildOptions{Key: "user"}); err != nil {
+	if _, _, err := Build(ctx, []string{a, b}, manifest, &index.BuildOptions{Key: "user"}, nil); err != nil {
 		t.Fatalf("the same header after a BOM: %v", err)
 	}
 	x, err := Open(manifest)

@@ -11,12 +11,14 @@ import (
 )
 
 // Index is an open manifest: the lookups of its keys, each in its
-// partition's index file, opened when a key of it is first looked up.
+// partition's index file of each layer, opened when a key of it is first
+// looked up.
 type Index struct {
-	m     *Manifest
-	path  string
-	hash  func([]byte) uint64
-	parts map[int]*partition // by partition number
+	m      *Manifest
+	path   string
+	hash   func([]byte) uint64
+	layers []layer
+	parts  map[int]*partition // by layer and partition: see at
 }
 
 // A partition is one index file of a manifest, open, with the
@@ -34,7 +36,7 @@ func Open(path string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Index{m: m, path: path, hash: index.KeyHash(), parts: map[int]*partition{}}, nil
+	return &Index{m: m, path: path, hash: index.KeyHash(), layers: m.layers(), parts: map[int]*partition{}}, nil
 }
 
 // Manifest returns the manifest.
@@ -46,29 +48,33 @@ func (x *Index) partitionOf(key []byte) int {
 	return int(x.hash(key) % uint64(len(x.m.Partitions)))
 }
 
-// open returns partition j, open.
-func (x *Index) open(j int) (*partition, error) {
-	if p := x.parts[j]; p != nil {
+// at returns the key of x.parts of partition j of layer k.
+func (x *Index) at(k, j int) int { return k*len(x.m.Partitions) + j }
+
+// open returns partition j of layer k, open.
+func (x *Index) open(k, j int) (*partition, error) {
+	if p := x.parts[x.at(k, j)]; p != nil {
 		return p, nil
 	}
-	concat, l, err := x.m.concat(x.path, true)
+	ly := x.layers[k]
+	concat, l, err := x.m.concatOf(x.path, true, ly)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(concat.Name(), &index.Options{IndexPath: filepath.Join(filepath.Dir(x.path), x.m.Partitions[j]), CSV: concat})
+	ix, err := index.Open(concat.Name(), &index.Options{IndexPath: filepath.Join(filepath.Dir(x.path), ly.partitions[j]), CSV: concat})
 	if err != nil {
 		l.close()
 		return nil, err
 	}
 	p := &partition{ix: ix, concat: concat, list: l}
-	x.parts[j] = p
+	x.parts[x.at(k, j)] = p
 	return p, nil
 }
 
 // Key returns the key of a lookup of value, as the index takes it (see
 // index.Index.Key), through any partition: they share the key.
 func (x *Index) Key(value []byte) ([]byte, error) {
-	p, err := x.open(0)
+	p, err := x.open(0, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -106,20 +112,22 @@ func (x *Index) Each(keys [][]byte, fn func(Row) error) error {
 			continue
 		}
 		seen[string(key)] = true
-		p, err := x.open(x.partitionOf(key))
-		if err != nil {
-			return err
-		}
-		r, err := p.ix.Rows()
-		if err != nil {
-			return err
-		}
-		err = r.Each(key, func(sp index.Span) error {
-			rows = append(rows, found{int64(sp.Start), bytes.Clone(sp.Bytes), p})
-			return nil
-		})
-		if err != nil {
-			return err
+		for k := range x.layers {
+			p, err := x.open(k, x.partitionOf(key))
+			if err != nil {
+				return err
+			}
+			r, err := p.ix.Rows()
+			if err != nil {
+				return err
+			}
+			err = r.Each(key, func(sp index.Span) error {
+				rows = append(rows, found{int64(sp.Start), bytes.Clone(sp.Bytes), p})
+				return nil
+			})
+			if err != nil {
+				return err
+			}
 		}
 	}
 	slices.SortFunc(rows, func(a, b found) int { return int(a.start - b.start) })
@@ -145,11 +153,19 @@ func (x *Index) Each(keys [][]byte, fn func(Row) error) error {
 
 // Count returns how many rows have key.
 func (x *Index) Count(key []byte) (int64, error) {
-	p, err := x.open(x.partitionOf(key))
-	if err != nil {
-		return 0, err
+	total := int64(0)
+	for k := range x.layers {
+		p, err := x.open(k, x.partitionOf(key))
+		if err != nil {
+			return 0, err
+		}
+		n, err := p.ix.Count(key)
+		if err != nil {
+			return 0, err
+		}
+		total += n
 	}
-	return p.ix.Count(key)
+	return total, nil
 }
 
 // Header returns the parts' header record, with its line end (none when
@@ -164,7 +180,7 @@ func (x *Index) Header() ([]byte, error) {
 
 // KeyColumns returns the key's columns, 0-based.
 func (x *Index) KeyColumns() []int {
-	p, err := x.open(0)
+	p, err := x.open(0, 0)
 	if err != nil {
 		return nil
 	}
@@ -185,12 +201,12 @@ func (x *Index) Check() error { return nil }
 // Close closes the partitions open.
 func (x *Index) Close() error {
 	var first error
-	for j, p := range x.parts {
+	for at, p := range x.parts {
 		if err := p.ix.Close(); err != nil && first == nil {
-			first = fmt.Errorf("%s: %w", x.m.Partitions[j], err)
+			first = fmt.Errorf("%s: %w", x.layers[at/len(x.m.Partitions)].partitions[at%len(x.m.Partitions)], err)
 		}
 		p.list.close()
-		delete(x.parts, j)
+		delete(x.parts, at)
 	}
 	return first
 }
@@ -201,18 +217,18 @@ func (x *Index) Path() string { return x.path }
 // Info describes the index as its first partition's index file does (its
 // key, dialect, format), with the manifest's path for the CSV's and the
 // index's, its run for the generation, and the rows and sizes of all its
-// partitions; an index file
-// that cannot be opened is described as broken.
+// partitions, in every layer; an index file that cannot be opened is
+// described as broken.
 func (x *Index) Info() *index.Info {
 	info := &index.Info{CSVPath: x.path, IndexPath: x.path, State: "broken"}
-	for j := range x.m.Partitions {
-		p, err := x.open(j)
+	for at := range len(x.layers) * len(x.m.Partitions) {
+		p, err := x.open(at/len(x.m.Partitions), at%len(x.m.Partitions))
 		if err != nil {
 			info.Error = err.Error()
 			return info
 		}
 		pi := p.ix.Info()
-		if j == 0 {
+		if at == 0 {
 			*info = *pi
 			info.CSVPath, info.IndexPath, info.Default = x.path, x.path, true
 			info.Generation, info.Fence = x.m.Run, "" // the run's, and a fence beside each index file
@@ -224,6 +240,7 @@ func (x *Index) Info() *index.Info {
 		info.BlankLines += pi.BlankLines
 		info.IndexBytes += pi.IndexBytes
 	}
+	info.ScannedBytes, info.CSVBytes = x.m.Size, x.m.Size // the whole concatenation's, not the first layer's
 	if info.Rows > 0 {
 		info.BytesPerRow = float64(info.IndexBytes) / float64(info.Rows)
 	}

@@ -27,6 +27,10 @@ import (
 // PlanFormat is a plan's first field's value.
 const PlanFormat = "csvidx-plan"
 
+// PlanVersion is the version of the plans this package writes, and the
+// only one it reads: a plan lives as long as its run.
+const PlanVersion = 2
+
 // A Plan is a run of the four steps: the parts, the tasks of Map (ranges
 // of the concatenation, each starting at a record), and the partitions
 // Reduce writes.
@@ -51,8 +55,26 @@ type Plan struct {
 	Partitions int `json:"partitions"`
 	// Tasks are Map's ranges of the concatenation, in order: task i
 	// reads the records from Tasks[i] up to the next task's start (the
-	// concatenation's end for the last).
+	// concatenation's end for the last). The first starts at Start, or
+	// for an update's plan, at its layer's start.
 	Tasks []int64 `json:"tasks"`
+	// Sources are the manifest's (see Manifest.Sources).
+	Sources *Sources `json:"sources,omitempty"`
+	// Base, in the plan of an update, is the manifest the run adds a
+	// layer to.
+	Base *PlanBase `json:"base,omitempty"`
+}
+
+// A PlanBase is the manifest that an update's run adds a layer to: its
+// run, which must still be the one published when the update commits,
+// how many of its layers the update keeps (the rest it indexes again with
+// the new files: see kept), and where the new layer starts, in bytes of
+// the concatenation and in parts.
+type PlanBase struct {
+	Run       string `json:"run"`
+	Keep      int    `json:"keep"`
+	Start     int64  `json:"start"`
+	FirstPart int    `json:"first_part"`
 }
 
 // PlanOptions are a plan's choices.
@@ -63,6 +85,9 @@ type PlanOptions struct {
 	// SplitBytes is about how many bytes of the concatenation a map task
 	// reads; 256 MiB when 0.
 	SplitBytes int64
+	// Sources, when set, say how the files were named, for updates (see
+	// Manifest.Sources); their Dir is the current directory's path.
+	Sources *Sources
 }
 
 // DefaultSplit is a map task's share of the concatenation unless
@@ -75,15 +100,17 @@ const DefaultSplit = 256 << 20
 // record starts, and writes the plan beside the manifest. It returns the
 // plan and its path.
 func MakePlan(ctx context.Context, names []string, path string, o *PlanOptions) (*Plan, string, error) {
+	return makePlan(ctx, names, path, o, 0)
+}
+
+// makePlan is MakePlan with map tasks from offset from of the
+// concatenation (its data's start when later).
+func makePlan(ctx context.Context, names []string, path string, o *PlanOptions, from int64) (*Plan, string, error) {
 	if o.Partitions <= 0 {
 		o.Partitions = 1
 	}
 	if o.Partitions > maxPartitions {
 		return nil, "", fmt.Errorf("%d partitions: give at most %d", o.Partitions, maxPartitions)
-	}
-	split := o.SplitBytes
-	if split <= 0 {
-		split = DefaultSplit
 	}
 	if _, err := replaceable(path); err != nil {
 		return nil, "", err
@@ -96,31 +123,54 @@ func MakePlan(ctx context.Context, names []string, path string, o *PlanOptions) 
 	if delim == 0 {
 		delim = index.DefaultDelimiter(names[0])
 	}
-	p := &Plan{Format: PlanFormat, Version: Version, Run: newRun(), Manifest: filepath.Base(path), Key: o.Key,
-		Delimiter: string([]byte{delim}), NoHeader: o.NoHeader, Header: header, Partitions: o.Partitions}
-	dir := filepath.Dir(path)
+	p := &Plan{Format: PlanFormat, Version: PlanVersion, Run: newRun(), Manifest: filepath.Base(path), Key: o.Key,
+		Delimiter: string([]byte{delim}), NoHeader: o.NoHeader, Header: header, Partitions: o.Partitions,
+		Sources: o.Sources.relative(filepath.Dir(path))}
+	p.add(path, names, parts)
+	if err := p.cut(ctx, path, from, o); err != nil {
+		return nil, "", err
+	}
+	return p.write(path)
+}
+
+// add appends to p's parts those the files names make, with paths
+// relative to the directory of the manifest at path when they can be.
+func (p *Plan) add(path string, names []string, parts []Part) {
 	for i, part := range parts {
-		part.Path = relativeTo(dir, names[i])
+		part.Path = relativeTo(filepath.Dir(path), names[i])
 		p.Parts = append(p.Parts, part)
 		p.Size += partLen(part)
 	}
+}
+
+// cut resolves p's key and cuts p's concatenation, from its data's start
+// or from when later, into map tasks of about o.SplitBytes.
+func (p *Plan) cut(ctx context.Context, path string, from int64, o *PlanOptions) error {
+	split := o.SplitBytes
+	if split <= 0 {
+		split = DefaultSplit
+	}
 	concat, l, err := p.manifest().concat(path, false)
 	if err != nil {
-		return nil, "", err
+		return err
 	}
 	defer l.close()
 	defer concat.Close()
 	bo := o.BuildOptions
-	bo.Delimiter = delim
+	bo.Key, bo.NoHeader, bo.Delimiter = p.Key, p.NoHeader, p.Delimiter[0]
 	start, cols, err := index.DataStart(concat, &bo)
 	if err != nil {
-		return nil, "", err
+		return err
 	}
 	p.Start, p.KeyCols = start, cols
-	if p.Tasks, err = tasks(concat, delim, start, split); err != nil {
-		return nil, "", err
-	}
-	planPath := filepath.Join(dir, p.Manifest+"."+p.Run+".plan")
+	p.Tasks, err = tasks(concat, p.Delimiter[0], max(start, from), split)
+	return err
+}
+
+// write writes p beside the manifest at path, and returns it and its
+// path.
+func (p *Plan) write(path string) (*Plan, string, error) {
+	planPath := filepath.Join(filepath.Dir(path), p.Manifest+"."+p.Run+".plan")
 	if err := writeJSON(planPath, p); err != nil {
 		return nil, "", err
 	}
@@ -135,6 +185,9 @@ const maxPartitions = 4096
 // records start at start: a task every split bytes, at the record start
 // guessed there, a task in which no record starts left out.
 func tasks(c *source.Concat, delim byte, start, split int64) ([]int64, error) {
+	if start >= c.Size() {
+		return []int64{c.Size()}, nil // an update's files of headers alone: one task, of nothing
+	}
 	var cuts []int
 	for b := start + split; b < c.Size(); b += split {
 		cuts = append(cuts, int(b))
@@ -157,7 +210,7 @@ func tasks(c *source.Concat, delim byte, start, split int64) ([]int64, error) {
 // partitions.
 func (p *Plan) manifest() *Manifest {
 	return &Manifest{Format: FormatName, Version: Version, Run: p.Run, Key: p.Key, Delimiter: p.Delimiter,
-		NoHeader: p.NoHeader, Header: p.Header, Size: p.Size, Parts: p.Parts}
+		NoHeader: p.NoHeader, Header: p.Header, Size: p.Size, Parts: p.Parts, Sources: p.Sources}
 }
 
 // taskEnd returns where task i's range ends.
@@ -182,8 +235,8 @@ func ReadPlan(path string) (*Plan, error) {
 		return nil, fmt.Errorf("%s: a damaged csvidx plan (%v): plan again", path, err)
 	}
 	switch {
-	case p.Version != Version:
-		return nil, fmt.Errorf("%s: a plan of version %d, which this csvidx does not read (it reads version %d): plan again", path, p.Version, Version)
+	case p.Version != PlanVersion:
+		return nil, fmt.Errorf("%s: a plan of version %d, which this csvidx does not read (it reads version %d): plan again", path, p.Version, PlanVersion)
 	case len(p.Parts) == 0 || len(p.Tasks) == 0 || p.Partitions < 1 || p.Partitions > maxPartitions || !slices.IsSorted(p.Tasks) || len(p.Delimiter) != 1:
 		return nil, fmt.Errorf("%s: a damaged csvidx plan: plan again", path)
 	}

@@ -201,7 +201,7 @@ func TestVerify(t *testing.T) {
 	dir := t.TempDir()
 	names, _ := genParts(t, dir, 10, 9)
 	one := filepath.Join(dir, "one.idx")
-	if _, _, err := Build(ctx, names, one, &index.BuildOptions{Key: "user"}); err != nil {
+	if _, _, err := Build(ctx, names, one, &index.BuildOptions{Key: "user"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	many := filepath.Join(dir, "many.idx")

@@ -61,28 +61,31 @@ func Verify(ctx context.Context, path string, res index.Resources) (*VerifyResul
 	}
 	defer os.RemoveAll(tmp)
 	bo := index.BuildOptions{Key: m.Key, NoHeader: m.NoHeader, Delimiter: m.Delimiter[0], Resources: res}
-	p, planPath, err := MakePlan(ctx, names, filepath.Join(tmp, filepath.Base(path)), &PlanOptions{BuildOptions: bo, Partitions: len(m.Partitions)})
-	if err != nil {
-		return nil, err
-	}
-	if err := mapAll(ctx, planPath, len(p.Tasks), res.Threads); err != nil {
-		return nil, err
-	}
-	for j, name := range m.Partitions {
-		if _, err := Reduce(ctx, planPath, j, res); err != nil {
-			return nil, err
-		}
-		fresh, err := os.ReadFile(p.partition(planPath, j))
+	for _, ly := range m.layers() {
+		p, planPath, err := makePlan(ctx, names[:ly.parts], filepath.Join(tmp, filepath.Base(path)), &PlanOptions{BuildOptions: bo, Partitions: len(m.Partitions)}, ly.start)
 		if err != nil {
 			return nil, err
 		}
-		old, err := os.ReadFile(filepath.Join(filepath.Dir(path), name))
-		if err != nil {
+		if err := mapAll(ctx, planPath, len(p.Tasks), res.Threads); err != nil {
 			return nil, err
 		}
-		if len(old) != len(fresh) || len(old) < format.PageSize || !bytes.Equal(old[format.PageSize:], fresh[format.PageSize:]) {
-			r.Differences = append(r.Differences, fmt.Sprintf("%s (partition %d): %d bytes, a fresh build's are %d, and other pages", name, j, len(old), len(fresh)))
+		for j, name := range ly.partitions {
+			if _, err := Reduce(ctx, planPath, j, res); err != nil {
+				return nil, err
+			}
+			fresh, err := os.ReadFile(p.partition(planPath, j))
+			if err != nil {
+				return nil, err
+			}
+			old, err := os.ReadFile(filepath.Join(filepath.Dir(path), name))
+			if err != nil {
+				return nil, err
+			}
+			if len(old) != len(fresh) || len(old) < format.PageSize || !bytes.Equal(old[format.PageSize:], fresh[format.PageSize:]) {
+				r.Differences = append(r.Differences, fmt.Sprintf("%s (partition %d): %d bytes, a fresh build's are %d, and other pages", name, j, len(old), len(fresh)))
+			}
 		}
+		p.removeRun(planPath)
 	}
 	r.Equal = len(r.Differences) == 0
 	return r, nil

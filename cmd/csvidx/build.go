@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/multifile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -158,7 +159,7 @@ prints nothing but warnings).`,
 			var infos []*index.Info
 			switch {
 			case many:
-				infos, err = buildMany(cmd.Context(), names, o.keys, bo, g)
+				infos, err = buildMany(cmd.Context(), names, multifile.NewSources(args, o.filesFrom), o.keys, bo, g)
 			case buildRemote != nil && g.remoteIndex(args[0]):
 				infos, err = buildRemote(cmd.Context(), args[0], o.keys, bo)
 			default:

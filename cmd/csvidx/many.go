@@ -48,9 +48,10 @@ func manyFiles(args []string, from string, s streams) (names []string, many bool
 }
 
 // buildMany builds the index over the files names by key, as the manifest
-// at --index, and returns its description as build reports it: of the
-// files, the manifest.
-func buildMany(ctx context.Context, names, keys []string, bo *index.BuildOptions, g *globals) ([]*index.Info, error) {
+// at --index, which records src, how they were named, for updates; and
+// returns its description as build reports it: of the files, the
+// manifest.
+func buildMany(ctx context.Context, names []string, src *multifile.Sources, keys []string, bo *index.BuildOptions, g *globals) ([]*index.Info, error) {
 	switch {
 	case g.indexPath == "":
 		return nil, fmt.Errorf("an index over %d files is a manifest and its index files: give the manifest's path with --index (for example --index orders.idx)", len(names))
@@ -60,7 +61,7 @@ func buildMany(ctx context.Context, names, keys []string, bo *index.BuildOptions
 		return nil, fmt.Errorf("an index over several files is by one --key; got %d", len(keys))
 	}
 	bo.Key = keys[0]
-	_, info, err := multifile.Build(ctx, names, g.indexPath, bo)
+	_, info, err := multifile.Build(ctx, names, g.indexPath, bo, src)
 	if err != nil {
 		return nil, err
 	}
@@ -213,5 +214,32 @@ func manyInfo(path string) ([]*index.Info, error) {
 	}
 	info.CSVPath = fmt.Sprintf("%s (%d files)", path, x.Manifest().PartCount)
 	info.Fence = fmt.Sprintf("beside each index file (%s)", plural(int64(len(x.Manifest().Partitions)), "partition"))
+	if n := len(x.Manifest().Layers); n > 0 {
+		info.Fence = fmt.Sprintf("beside each index file (%s, in %d layers)", plural(int64(len(x.Manifest().Partitions)), "partition"), n+1)
+	}
 	return []*index.Info{info}, nil
+}
+
+// manifestFlag returns --index, which command needs to be the path of a
+// manifest.
+func manifestFlag(g *globals, command string) (string, error) {
+	switch {
+	case g.indexPath == "":
+		return "", fmt.Errorf("%s needs --index MANIFEST, the index over many files to add to", command)
+	case !multifile.IsManifest(g.indexPath):
+		return "", fmt.Errorf("%s: --index %s is no index over many files (a manifest): build it first (csvidx build 'FILES*' --key K --index %s)", command, oneLine(g.indexPath), oneLine(g.indexPath))
+	}
+	return g.indexPath, nil
+}
+
+// filesToAdd returns the files an update of an index over many files adds
+// (those it lists are passed over): those args and from name, expanded;
+// nil, when they name none, for the files its build's pattern or list
+// names now.
+func filesToAdd(args []string, from string, s streams) ([]string, error) {
+	if len(args) == 0 && from == "" {
+		return nil, nil
+	}
+	names, _, err := manyFiles(args, from, s)
+	return names, err
 }

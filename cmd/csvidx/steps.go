@@ -30,6 +30,7 @@ func newPlanCommand(g *globals, s streams) *cobra.Command {
 		noHeader            bool
 		delimiter, from     string
 		partitions, splitMB int
+		update              bool
 	)
 	cmd := &cobra.Command{
 		Use:   "plan FILE... --key COLUMNS --index MANIFEST",
@@ -39,18 +40,27 @@ func newPlanCommand(g *globals, s streams) *cobra.Command {
 key, and cuts their concatenation into map tasks of about --split-mib at
 guessed record starts. It writes the plan beside the manifest, as
 MANIFEST.RUN.plan, and prints one line: the plan's path, the number of map
-tasks and the number of partitions (reduce tasks), for a script to read.` + stepsLong,
+tasks and the number of partitions (reduce tasks), for a script to read.
+
+With --update, plan adds files to the index at --index instead: the FILEs
+it does not list, or with no FILE the files its build's pattern or list
+names now; the key, dialect and partitions are the index's. The same map,
+reduce and commit tasks then index them (see csvidx update). When there is
+no file to add, plan prints nothing and says so on standard error.` + stepsLong,
 		Example: `  read PLAN TASKS PARTS < <(csvidx plan 'orders/*.csv' --key order_id --index orders.idx --partitions 8)
   seq 0 $((TASKS-1)) | parallel csvidx map --plan "$PLAN" --task {}
   seq 0 $((PARTS-1)) | parallel csvidx reduce --plan "$PLAN" --partition {}
   csvidx commit --plan "$PLAN"`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && from == "" {
+			if len(args) == 0 && from == "" && !update {
 				return fmt.Errorf("plan takes a FILE, several, or --files-from (see csvidx plan --help)")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if update {
+				return planUpdate(cmd, args, from, splitMB, g, s)
+			}
 			switch {
 			case len(keys) != 1:
 				return fmt.Errorf("plan needs one --key COLUMNS (see csvidx plan --help)")
@@ -68,7 +78,7 @@ tasks and the number of partitions (reduce tasks), for a script to read.` + step
 				return err
 			}
 			o := &multifile.PlanOptions{BuildOptions: index.BuildOptions{Key: keys[0], NoHeader: noHeader, Delimiter: delim},
-				Partitions: partitions, SplitBytes: int64(splitMB) << 20}
+				Partitions: partitions, SplitBytes: int64(splitMB) << 20, Sources: multifile.NewSources(args, from)}
 			p, path, err := multifile.MakePlan(cmd.Context(), names, g.indexPath, o)
 			if err != nil {
 				return err
@@ -84,7 +94,38 @@ tasks and the number of partitions (reduce tasks), for a script to read.` + step
 	f.StringVarP(&delimiter, "delimiter", "d", "", "field delimiter: one byte, or '\\t' for tabs (default: a tab for a .tsv or .tab FILE, else ,)")
 	f.IntVar(&partitions, "partitions", 1, "the index files (reduce tasks): a key's is its hash modulo their number")
 	f.IntVar(&splitMB, "split-mib", multifile.DefaultSplit>>20, "about how many `MiB` of the files a map task reads")
+	f.BoolVar(&update, "update", false, "plan to add files to the index at --index (the FILEs it does not list; with none, what its build's pattern or list names now)")
 	return cmd
+}
+
+// planUpdate runs plan --update: it plans adding the files args and from
+// name (none: those the manifest's sources name) to the index whose
+// manifest is at --index, and prints the plan as plan does, or nothing
+// when there is no file to add.
+func planUpdate(cmd *cobra.Command, args []string, from string, splitMB int, g *globals, s streams) error {
+	for _, f := range []string{"key", "partitions", "no-header", "delimiter"} {
+		if cmd.Flags().Changed(f) {
+			return fmt.Errorf("--%s: plan --update takes the key, the dialect and the partitions from the index; leave it out", f)
+		}
+	}
+	path, err := manifestFlag(g, "plan --update")
+	if err != nil {
+		return err
+	}
+	names, err := filesToAdd(args, from, s)
+	if err != nil {
+		return err
+	}
+	p, planPath, _, err := multifile.PlanUpdate(cmd.Context(), path, names, &multifile.PlanOptions{SplitBytes: int64(splitMB) << 20})
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		fmt.Fprintf(s.err, "csvidx: %s is up to date: no file to add\n", oneLine(path))
+		return nil
+	}
+	_, err = fmt.Fprintf(s.out, "%s %d %d\n", planPath, len(p.Tasks), p.Partitions)
+	return err
 }
 
 func newMapCommand(g *globals, s streams) *cobra.Command {

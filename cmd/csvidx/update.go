@@ -5,10 +5,12 @@ import (
 	"io"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/multifile"
 	"github.com/spf13/cobra"
 )
 
 type updateOptions struct {
+	from      string
 	noCompact bool
 	noWait    bool
 	quiet     bool
@@ -18,7 +20,7 @@ type updateOptions struct {
 func newUpdateCommand(g *globals, s streams) *cobra.Command {
 	var o updateOptions
 	cmd := &cobra.Command{
-		Use:   "update FILE",
+		Use:   "update FILE | MANIFEST | FILE... --index MANIFEST",
 		Short: "Index the rows appended to FILE since its index was built",
 		Long: `Update indexes the rows appended to FILE since the index was built, into
 FILE.csvidx.tail, without touching the main index: it rescans FILE from
@@ -30,11 +32,30 @@ When the tail reaches a tenth of the main index, update merges the two
 changed is stale and must be rebuilt. Update updates every index of FILE,
 in one scan of the appended rows, or the one --by or --index names; each
 index is put in place whole, one after the other. A stale index of FILE
-stops the update before any is written.`,
+stops the update before any is written.
+
+An index over many files (a manifest: see csvidx build) is updated with
+new files: update MANIFEST adds the files its build's pattern or list
+(--files-from) names now and it does not list, and update FILE...
+--index MANIFEST (or --files-from) adds those of the FILEs it does not
+list, in the order given. The new files go after the others, and their
+rows into a new layer of index files; an update indexes again, with the
+new files, each last layer that holds at most twice their bytes, so that
+layers stay few (at most log2 of the index's bytes), and a lookup reads
+one small index file more for each. Files the index lists must not have
+changed; every new file must have their header.`,
 		Example: `  csvidx update orders.csv
-  csvidx update orders.csv --no-compact`,
-		Args: exactFile,
+  csvidx update orders.csv --no-compact
+  csvidx update orders.idx                 # the new files of the build's 'orders/*.csv'
+  csvidx update orders/2026-12-07.csv --index orders.idx`,
+		Args: cobra.ArbitraryArgs, // checked once the command runs: telling a manifest means opening a file, which must wait for checkDescriptors
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.from != "" || multifile.IsManifest(g.indexPath) || (len(args) == 1 && g.indexPath == "" && multifile.IsManifest(args[0])) {
+				return updateMany(cmd, args, &o, g, s)
+			}
+			if err := exactFile(cmd, args); err != nil {
+				return err
+			}
 			if g.remoteIndex(args[0]) {
 				return localOnly("update", args[0])
 			}
@@ -73,7 +94,53 @@ stops the update before any is written.`,
 	f.BoolVar(&o.noWait, "no-wait", false, "fail at once if another csvidx is writing the index, instead of waiting")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, quietUsage)
 	o.res.addFlags(f)
+	addFilesFromFlag(cmd, &o.from)
 	return cmd
+}
+
+// updateMany runs update of an index over many files: the manifest args
+// name (alone), or --index with the files to add.
+func updateMany(cmd *cobra.Command, args []string, o *updateOptions, g *globals, s streams) error {
+	if o.noCompact {
+		return fmt.Errorf("--no-compact: an index over many files has no tail to merge, but layers, which update keeps few by itself; leave it out")
+	}
+	path := g.indexPath
+	if path == "" {
+		if o.from != "" {
+			_, err := manifestFlag(g, "update --files-from")
+			return err
+		}
+		path, args = args[0], nil
+	} else if _, err := manifestFlag(g, "update"); err != nil {
+		return err
+	}
+	names, err := filesToAdd(args, o.from, s)
+	if err != nil {
+		return err
+	}
+	res, err := o.res.resources()
+	if err != nil {
+		return err
+	}
+	r, err := multifile.Update(cmd.Context(), path, names, &multifile.UpdateOptions{Resources: res})
+	if err != nil {
+		return err
+	}
+	report := reporter(s.err, o.quiet)
+	if len(r.Added) == 0 {
+		fmt.Fprintf(report, "csvidx: %s is up to date: no file to add\n", oneLine(path))
+		return nil
+	}
+	x, err := multifile.Open(path)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	info := x.Info()
+	fmt.Fprintf(report, "csvidx: added %s (%s) to %s, indexing %s: %s, %d with a key, in %s\n",
+		plural(int64(len(r.Added)), "file"), formatBytes(r.NewBytes), oneLine(path), formatBytes(r.Indexed),
+		plural(info.Rows, "row"), info.Records, plural(int64(len(r.Manifest.Layers)+1), "layer"))
+	return nil
 }
 
 // reportUpdate says what an update of the CSV at csvPath did to one of
