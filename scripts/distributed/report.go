@@ -114,10 +114,10 @@ func sizes(r *results) {
 	for _, in := range []*input{r.Inputs["1×"], r.Inputs["4×"]} {
 		b, st := r.Builds["build "+in.Name].Index, r.Steps["steps "+in.Name]
 		if b.ManifestBytes > 0 {
-			line(fmt.Sprintf("build %s: manifest (%d parts, 1 partition)", in.Name, len(in.Parts)), b.ManifestBytes, in.Rows)
+			line(fmt.Sprintf("build %s: manifest and parts table (%d parts, 1 partition)", in.Name, len(in.Parts)), b.ManifestBytes, in.Rows)
 		}
 		line(fmt.Sprintf("build %s: index + fence", in.Name), b.total(), in.Rows)
-		line(fmt.Sprintf("steps %s: manifest (%d parts, %d partitions)", in.Name, len(in.Parts), st.Partitions), st.Index.ManifestBytes, in.Rows)
+		line(fmt.Sprintf("steps %s: manifest and parts table (%d parts, %d partitions)", in.Name, len(in.Parts), st.Partitions), st.Index.ManifestBytes, in.Rows)
 		for j := range st.Index.Partitions {
 			line(fmt.Sprintf("steps %s: partition %d, index (+ fence %d)", in.Name, j, st.Index.FenceBytes[j]), st.Index.PartitionBytes[j], in.Rows)
 		}
@@ -136,7 +136,7 @@ func paper(r *results) {
 	runPerRow := float64(s4.RunBytes) / rows4
 	indexPerRow := float64(s4.Index.total()) / rows4
 	rowsPerByte := rows4 / float64(four.Bytes)
-	// The manifest: a fixed part, an entry per part (the 4× manifest's
+	// The manifest with its parts table: a fixed part, an entry per part (the 4× manifest's
 	// three more parts than the 1×'s, both with the same partitions) and
 	// one per partition (its name, quoted, and a comma).
 	perPart := float64(s4.Index.ManifestBytes-s1.Index.ManifestBytes) / 3
@@ -160,7 +160,7 @@ func paper(r *results) {
 		planSec, commitSec, s4.Tasks, 1000*run.MedianOf(r.HelloSeconds))
 	fmt.Printf("- rows of %.1f bytes, run files %.2f bytes and index files (+ fences) %.2f bytes per row, as measured; map tasks of %d MiB (-paper-split-mib), each writing N run files;\n",
 		1/rowsPerByte, runPerRow, indexPerRow, r.Paper.SplitMiB)
-	fmt.Printf("- files of %g GB (-file-gb): a manifest of %.0f bytes + %.0f per file + %.0f per partition (paths as long as here).\n\n",
+	fmt.Printf("- files of %g GB (-file-gb): a manifest and its parts table of %.0f bytes + %.0f per file + %.0f per partition (paths as long as here).\n\n",
 		r.Paper.FileGB, base, perPart, perPartition)
 	fmt.Println("| input | N | input per worker | map: scan, I/O → time | reduce: merge, I/O → time | plan + map + reduce + commit | map tasks; run files (bytes) | each partition: records, bytes | manifest |")
 	fmt.Println("| --- | ---: | ---: | --- | --- | ---: | --- | --- | ---: |")

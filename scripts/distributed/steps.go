@@ -282,10 +282,15 @@ func filesOf(path string) (indexFiles, error) {
 	names := []string{filepath.Base(path)}
 	var m struct {
 		Format     string   `json:"format"`
+		PartsFile  string   `json:"parts_file"`
 		Partitions []string `json:"partitions"`
 	}
 	if json.Unmarshal(data, &m) == nil && m.Format == "csvidx-manifest" {
-		x.ManifestBytes, names = int64(len(data)), m.Partitions
+		table, err := os.Stat(filepath.Join(filepath.Dir(path), m.PartsFile))
+		if err != nil {
+			return x, err
+		}
+		x.ManifestBytes, names = int64(len(data))+table.Size(), m.Partitions // the manifest with its parts table
 	}
 	for _, name := range names {
 		p := filepath.Join(filepath.Dir(path), name)
