@@ -78,6 +78,26 @@ func genParts(t *testing.T, dir string, n int, seed uint64) ([]string, []byte) {
 	return names, concat.Bytes()
 }
 
+// indexOfOne writes data as one CSV file, builds its index by user, and
+// returns the index, open (closed when the test ends), and the file's
+// path.
+func indexOfOne(t *testing.T, data []byte) (*index.Index, string) {
+	t.Helper()
+	one := filepath.Join(t.TempDir(), "all.csv")
+	if err := os.WriteFile(one, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(context.Background(), one, &index.BuildOptions{Key: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	x, err := index.Open(one, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x, one
+}
+
 // TestBuildGet: an index over many files (built from a glob) answers every
 // key, and keys that are not there, byte for byte as the index of one
 // file holding their concatenation does, in one lookup of many keys too;
@@ -85,19 +105,8 @@ func genParts(t *testing.T, dir string, n int, seed uint64) ([]string, []byte) {
 func TestBuildGet(t *testing.T) {
 	dir := t.TempDir()
 	names, concat := genParts(t, dir, 25, 1)
-	one := filepath.Join(t.TempDir(), "all.csv")
-	if err := os.WriteFile(one, concat, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	want, _ := indexOfOne(t, concat)
 	ctx := context.Background()
-	if _, err := index.Build(ctx, one, &index.BuildOptions{Key: "user"}); err != nil {
-		t.Fatal(err)
-	}
-	want, err := index.Open(one, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer want.Close()
 	expanded, err := Expand([]string{filepath.Join(dir, "part-*.csv")})
 	if err != nil || len(expanded) != len(names) {
 		t.Fatalf("Expand: %d files, %v", len(expanded), err)

@@ -67,17 +67,7 @@ func TestSteps(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	dir := t.TempDir()
 	names, concat := genParts(t, dir, 25, 3)
-	one := filepath.Join(t.TempDir(), "all.csv")
-	os.WriteFile(one, concat, 0o644)
-	ctx := context.Background()
-	if _, err := index.Build(ctx, one, &index.BuildOptions{Key: "user"}); err != nil {
-		t.Fatal(err)
-	}
-	want, err := index.Open(one, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer want.Close()
+	want, one := indexOfOne(t, concat)
 	var keys [][]byte
 	for u := range 45 {
 		keys = append(keys, []byte(fmt.Sprintf("u%d", u)))
