@@ -32,7 +32,7 @@ func PlanUpdate(ctx context.Context, path string, names []string, o *PlanOptions
 	}
 	if names == nil {
 		if names, err = old.Sources.names(path); err != nil {
-			return nil, "", nil, fmt.Errorf("%s: no files to look for new ones in: %w; name the files to add", path, err)
+			return nil, "", nil, fmt.Errorf("%s: no files to look for new ones in: %w; name the files to add (csvidx update FILE... --index %s)", path, err, path)
 		}
 	}
 	stored, err := old.storedParts(path)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/multifile"
@@ -52,6 +53,13 @@ changed; every new file must have their header.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.from != "" || multifile.IsManifest(g.indexPath) || (len(args) == 1 && g.indexPath == "" && multifile.IsManifest(args[0])) {
 				return updateMany(cmd, args, &o, g, s)
+			}
+			if len(args) > 1 || len(args) == 1 && multifile.IsPattern(args[0]) {
+				quoted := make([]string, len(args))
+				for i, a := range args {
+					quoted[i] = shellQuote(a)
+				}
+				return fmt.Errorf("update takes one FILE, or the files to add to an index over many files with --index MANIFEST (csvidx update %s --index orders.idx)", oneLine(strings.Join(quoted, " ")))
 			}
 			if err := exactFile(cmd, args); err != nil {
 				return err
