@@ -83,20 +83,9 @@ func Open(ctx context.Context, csvURL string, o *Options) (*Index, error) {
 	if x.opts.IndexURL == "" {
 		x.opts.IndexURL = csvURL + ".csvidx"
 	}
-	base := x.opts.CacheDir
-	switch {
-	case x.opts.NoCache:
-		d, err := os.MkdirTemp("", "csvidx-remote-")
-		if err != nil {
-			return nil, err
-		}
-		base, x.temp = d, d
-	case base == "":
-		d, err := DefaultCacheDir()
-		if err != nil {
-			return nil, err
-		}
-		base = d
+	base, err := x.cacheBase()
+	if err != nil {
+		return nil, err
 	}
 	x.base = base
 	if err := x.openFirst(ctx); err != nil {
@@ -121,6 +110,23 @@ func Open(ctx context.Context, csvURL string, o *Options) (*Index, error) {
 		return nil, err
 	}
 	return x, nil
+}
+
+// cacheBase returns the cache's directory as x.opts says: a temporary one
+// (NoCache), removed at Close, or CacheDir, or DefaultCacheDir.
+func (x *Index) cacheBase() (string, error) {
+	switch {
+	case x.opts.NoCache:
+		d, err := os.MkdirTemp("", "csvidx-remote-")
+		if err != nil {
+			return "", err
+		}
+		x.temp = d
+		return d, nil
+	case x.opts.CacheDir != "":
+		return x.opts.CacheDir, nil
+	}
+	return DefaultCacheDir()
 }
 
 // openFirst opens the index from the cache alone when it can, else from
