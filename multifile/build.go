@@ -94,7 +94,7 @@ func (m *Manifest) concat(path string, hashes bool) (*source.Concat, partList, e
 	if err != nil {
 		return nil, nil, err
 	}
-	dir := filepath.Dir(path)
+	dir := dirOf(path)
 	parts := concatParts{l: l, dir: dir, size: m.Size, n: l.count()}
 	return source.NewConcat(path, parts, m.Run, check(l, path, hashes)), l, nil // named after the manifest, which errors name
 }

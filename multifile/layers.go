@@ -1,7 +1,6 @@
 package multifile
 
 import (
-	"path/filepath"
 	"slices"
 
 	"github.com/csvidx/csvidx/source"
@@ -63,7 +62,7 @@ func (m *Manifest) concatOf(path string, hashes bool, ly layer) (*source.Concat,
 	if err != nil {
 		return nil, nil, err
 	}
-	parts := concatParts{l: l, dir: filepath.Dir(path), size: ly.end, n: ly.parts}
+	parts := concatParts{l: l, dir: dirOf(path), size: ly.end, n: ly.parts}
 	return source.NewConcat(path, parts, m.Run, check(l, path, hashes)), l, nil
 }
 

@@ -1,8 +1,6 @@
 package multifile
 
 import (
-	"path/filepath"
-
 	"github.com/csvidx/csvidx/source"
 )
 
@@ -51,7 +49,7 @@ func (m *Manifest) list(path string) (partList, error) {
 	if m.Parts != nil {
 		return newSliceList(m.Parts)
 	}
-	return openTable(filepath.Join(filepath.Dir(path), m.PartsFile), m.PartCount, m.Size)
+	return openTable(resolve(dirOf(path), m.PartsFile), m.PartCount, m.Size)
 }
 
 // concatParts is the first n parts of a partList, of size bytes, as the

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // FormatName is the manifest's first field's value: what tells a manifest
@@ -122,15 +124,24 @@ func IsManifest(path string) bool {
 	return err == nil && bytes.Equal(got, want)
 }
 
+// IsManifestBytes reports whether b, a file's first bytes, start as a
+// manifest does.
+func IsManifestBytes(b []byte) bool { return bytes.HasPrefix(b, []byte(manifestStart)) }
+
 // ErrNotManifest means a file read as a manifest is not one.
 var ErrNotManifest = errors.New("not a csvidx manifest")
 
 // ReadManifest reads the manifest at path.
 func ReadManifest(path string) (*Manifest, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return parseManifest(path, b)
+}
+
+// parseManifest reads b, the bytes of the manifest at path.
+func parseManifest(path string, b []byte) (*Manifest, error) {
 	m := &Manifest{}
 	if !bytes.HasPrefix(b, []byte(manifestStart)) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotManifest)
@@ -188,12 +199,30 @@ func (m *Manifest) write(path string) error {
 }
 
 // resolve returns the path a part's Path p is read from, for the
-// manifest in directory dir: relative to dir when it is a relative path.
+// manifest in directory dir (see dirOf): relative to dir when it is a
+// relative path, as a URL's relative reference when dir is a URL's.
 func resolve(dir, p string) string {
-	if filepath.IsAbs(p) || isURL(p) {
+	switch {
+	case filepath.IsAbs(p) || isURL(p):
 		return p
+	case isURL(dir):
+		base, err := url.Parse(dir + "/")
+		if err != nil {
+			return dir + "/" + p
+		}
+		return base.ResolveReference(&url.URL{Path: filepath.ToSlash(p)}).String()
 	}
 	return filepath.Join(dir, p)
+}
+
+// dirOf returns the directory of the manifest at path, its files' home: a
+// local one, or for a URL, the URL up to its last slash (filepath.Dir
+// would fold its "//").
+func dirOf(path string) string {
+	if isURL(path) {
+		return path[:strings.LastIndex(path, "/")]
+	}
+	return filepath.Dir(path)
 }
 
 // AllParts returns the parts of m, the manifest at path, with their paths
@@ -205,7 +234,7 @@ func (m *Manifest) AllParts(path string) ([]Part, error) {
 	}
 	out := make([]Part, len(parts))
 	for i, p := range parts {
-		p.Path = resolve(filepath.Dir(path), p.Path)
+		p.Path = resolve(dirOf(path), p.Path)
 		out[i] = p
 	}
 	return out, nil
@@ -217,7 +246,7 @@ func (m *Manifest) storedParts(path string) ([]Part, error) {
 	if m.Parts != nil {
 		return m.Parts, nil
 	}
-	t, err := openTable(filepath.Join(filepath.Dir(path), m.PartsFile), m.PartCount, m.Size)
+	t, err := openTable(resolve(dirOf(path), m.PartsFile), m.PartCount, m.Size)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package multifile
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/csvidx/csvidx/index"
@@ -19,12 +18,23 @@ type Index struct {
 	hash   func([]byte) uint64
 	layers []layer
 	parts  map[int]*partition // by layer and partition: see at
+	opts   OpenOptions
+}
+
+// OpenOptions say how a manifest's index files are opened.
+type OpenOptions struct {
+	// OpenIndex opens the index file at path (a URL when the manifest is
+	// at one) over csv, the concatenation it indexes, and returns it and
+	// what closes it; nil for index.Open of a local file. The remote build
+	// sets it to open index files at URLs (package remoteindex).
+	OpenIndex func(path string, csv *source.Concat) (*index.Index, func() error, error)
 }
 
 // A partition is one index file of a manifest, open, with the
 // concatenation it reads rows from.
 type partition struct {
 	ix     *index.Index
+	close  func() error // closes ix
 	concat *source.Concat
 	list   partList // the concatenation's parts, closed after it
 }
@@ -32,11 +42,40 @@ type partition struct {
 // Open opens the manifest at path. Its index files are opened when first
 // needed, and its parts when first read.
 func Open(path string) (*Index, error) {
-	m, err := ReadManifest(path)
+	return OpenWith(path, nil, nil)
+}
+
+// OpenWith opens the manifest at path, or at its URL, as Open does: its
+// bytes data when the caller read them already (else nil), its index
+// files opened as o says.
+func OpenWith(path string, data []byte, o *OpenOptions) (*Index, error) {
+	var m *Manifest
+	var err error
+	if data != nil {
+		m, err = parseManifest(path, data)
+	} else {
+		m, err = ReadManifest(path)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return &Index{m: m, path: path, hash: index.KeyHash(), layers: m.layers(), parts: map[int]*partition{}}, nil
+	x := &Index{m: m, path: path, hash: index.KeyHash(), layers: m.layers(), parts: map[int]*partition{}}
+	if o != nil {
+		x.opts = *o
+	}
+	if x.opts.OpenIndex == nil {
+		x.opts.OpenIndex = openLocal
+	}
+	return x, nil
+}
+
+// openLocal opens the index file at path, a local one, over csv.
+func openLocal(path string, csv *source.Concat) (*index.Index, func() error, error) {
+	ix, err := index.Open(csv.Name(), &index.Options{IndexPath: path, CSV: csv})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix, ix.Close, nil
 }
 
 // Manifest returns the manifest.
@@ -61,12 +100,12 @@ func (x *Index) open(k, j int) (*partition, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(concat.Name(), &index.Options{IndexPath: filepath.Join(filepath.Dir(x.path), ly.partitions[j]), CSV: concat})
+	ix, closeIx, err := x.opts.OpenIndex(resolve(dirOf(x.path), ly.partitions[j]), concat)
 	if err != nil {
 		l.close()
 		return nil, err
 	}
-	p := &partition{ix: ix, concat: concat, list: l}
+	p := &partition{ix: ix, close: closeIx, concat: concat, list: l}
 	x.parts[x.at(k, j)] = p
 	return p, nil
 }
@@ -144,7 +183,7 @@ func (x *Index) Each(keys [][]byte, fn func(Row) error) error {
 		if len(row) > 0 && row[len(row)-1] != '\n' {
 			row = append(row, '\n')
 		}
-		if err := fn(Row{Bytes: row, Part: i, Path: resolve(filepath.Dir(x.path), part.Path), At: at}); err != nil {
+		if err := fn(Row{Bytes: row, Part: i, Path: resolve(dirOf(x.path), part.Path), At: at}); err != nil {
 			return err
 		}
 	}
@@ -202,7 +241,7 @@ func (x *Index) Check() error { return nil }
 func (x *Index) Close() error {
 	var first error
 	for at, p := range x.parts {
-		if err := p.ix.Close(); err != nil && first == nil {
+		if err := p.close(); err != nil && first == nil {
 			first = fmt.Errorf("%s: %w", x.layers[at/len(x.m.Partitions)].partitions[at%len(x.m.Partitions)], err)
 		}
 		p.list.close()

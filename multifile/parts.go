@@ -174,7 +174,7 @@ func check(l partList, path string, hashes bool) func(i int) (source.Source, err
 		if err != nil {
 			return nil, err
 		}
-		name := resolve(filepath.Dir(path), p.Path)
+		name := resolve(dirOf(path), p.Path)
 		src, err := source.Open(name, mapping.Random)
 		if err != nil {
 			return nil, err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -132,7 +131,7 @@ func partLen(p Part) int64 {
 
 // A table is a parts table open for reading, an entry at a time.
 type table struct {
-	f     *os.File
+	f     tableFile
 	path  string
 	n     int
 	size  int64 // the concatenation's
@@ -142,13 +141,8 @@ type table struct {
 // openTable opens the parts table at path, which must list count parts of
 // a concatenation of size bytes, as the manifest says.
 func openTable(path string, count int, size int64) (*table, error) {
-	f, err := os.Open(path)
+	f, err := openTableFile(path)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	head := make([]byte, tableHeader)
@@ -159,7 +153,7 @@ func openTable(path string, count int, size int64) (*table, error) {
 	le := binary.LittleEndian
 	n, names, total := le.Uint64(head[8:]), le.Uint64(head[16:]), le.Uint64(head[24:])
 	if string(head[:8]) != tableMagic || n != uint64(count) || total != uint64(size) || n > 1<<40 ||
-		uint64(st.Size()) != tableHeader+n*entrySize+names {
+		uint64(f.Size()) != tableHeader+n*entrySize+names {
 		f.Close()
 		return nil, fmt.Errorf("%s: a damaged parts table, or another run's: build the index again", path)
 	}

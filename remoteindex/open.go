@@ -15,6 +15,7 @@ import (
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/internal/crcpage"
 	"github.com/csvidx/csvidx/keyspec"
+	"github.com/csvidx/csvidx/multifile"
 	"github.com/csvidx/csvidx/scan"
 	"github.com/csvidx/csvidx/source"
 	"github.com/csvidx/csvidx/source/remote"
@@ -164,6 +165,13 @@ func (x *Index) open(ctx context.Context, base string) error {
 		{URL: u, N: tableSuffix, Suffix: true}, // a compressed CSV's index ends with the table of its frames
 	})
 	idx, fence, tail, head, end, last := got[0], got[1], got[2], got[3], got[4], got[5]
+	if missing(idx.Err) && head.Err == nil && multifile.IsManifestBytes(head.Bytes) {
+		e := &ManifestError{URL: x.csvURL}
+		if int64(len(head.Bytes)) == head.Object.Size() {
+			e.Data = head.Bytes
+		}
+		return e
+	}
 	for _, f := range []remote.Fetched{idx, head, end} {
 		if f.Err != nil {
 			return noIndex(f.Err, u, x.csvURL)

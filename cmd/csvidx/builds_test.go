@@ -666,6 +666,76 @@ func TestRemoteBuild(t *testing.T) {
 		t.Errorf("get of a local file named like the URL: %+v, want %+v", got, wantRows)
 	}
 
+	// (p) An index over many files published as objects (the manifest, its
+	// parts table, its index files, and the files at paths relative to
+	// the manifest, as a copy of its directory puts them): get of the
+	// manifest's URL reads it, its table and its index files by ranges,
+	// and prints what the local index prints, each row after its file's
+	// URL, in a few requests; a file that changed is the stale-index
+	// error, an index file missing an error that names it.
+	pub := mkdir("data", "pub", "orders")
+	var b strings.Builder
+	b.WriteString("id,user\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "%d,u%d\n", 50000+i, i%211)
+	}
+	writeFile(t, filepath.Join(pub, "a.csv"), csv.String())
+	writeFile(t, filepath.Join(pub, "b.csv"), b.String())
+	if r := runBinary(t, plainBin, data, empty, "", "build", "pub/orders/*.csv", "--key", "user", "--index", "pub/orders.idx", "-q"); r.status != 0 {
+		t.Fatalf("build of pub/orders/*.csv: %+v", r)
+	}
+	entries, _ := os.ReadDir(filepath.Join(data, "pub"))
+	var objects []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			objects = append(objects, e.Name())
+		}
+	}
+	objects = append(objects, "orders/a.csv", "orders/b.csv")
+	for _, name := range objects {
+		body, err := os.ReadFile(filepath.Join(data, "pub", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Put("pub/"+name, body)
+	}
+	manyRows := runBinary(t, plainBin, data, empty, "", "get", "pub/orders.idx", "u7", "u13", "--with-file")
+	if manyRows.status != 0 || strings.Count(manyRows.stdout, "orders/b.csv") < 10 || strings.Count(manyRows.stdout, "orders/a.csv") < 3 {
+		t.Fatalf("get of the local manifest: %+v", manyRows)
+	}
+	want = manyRows
+	want.stdout = strings.ReplaceAll(manyRows.stdout, "pub/orders/", s.URLOf("pub/orders/"))
+	before := s.Requests.Load()
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", s.URLOf("pub/orders.idx"), "u7", "u13", "--with-file"); got != want {
+		t.Errorf("get of a manifest at a URL: %+v, want %+v", got, want)
+	}
+	if n := s.Requests.Load() - before; n > 20 {
+		t.Errorf("get of a manifest at a URL: %d requests", n)
+	} else {
+		t.Logf("get of a manifest at a URL (one partition, two files): %d requests", n)
+	}
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", s.URLOf("pub/orders.idx"), "--count", "u7"); got.stdout != fmt.Sprintf("u7\t%d\n", strings.Count(manyRows.stdout, ",u7\n")) {
+		t.Errorf("get --count of a manifest at a URL: %+v", got)
+	}
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "info", s.URLOf("pub/orders.idx")); got.status != 0 || !strings.Contains(got.stdout, "(2 files)") {
+		t.Errorf("info of a manifest at a URL: %+v", got)
+	}
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "verify", s.URLOf("pub/orders.idx")); got.status != 2 || !strings.Contains(got.stderr, "is the manifest of an index over many files: get and info read it at its URL") {
+		t.Errorf("verify of a manifest at a URL: %+v", got)
+	}
+	s.Put("pub/orders/b.csv", []byte(strings.Replace(b.String(), "u7\n", "u8\n", 1))) // the same size, other bytes
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", s.URLOf("pub/orders.idx"), "u7"); got.status != 2 || !strings.Contains(got.stderr, "is stale") || !strings.Contains(got.stderr, "pub/orders/b.csv changed") {
+		t.Errorf("get of a manifest at a URL whose file changed: %+v", got)
+	}
+	manifest, err := os.ReadFile(filepath.Join(data, "pub", "orders.idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Put("pub/gone.idx", []byte(strings.Replace(string(manifest), ".p-0.csvidx", ".p-9.csvidx", 1)))
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", s.URLOf("pub/gone.idx"), "u7"); got.status != 2 || !strings.Contains(got.stderr, ".p-9.csvidx does not exist") {
+		t.Errorf("get of a manifest at a URL whose index file is missing: %+v", got)
+	}
+
 	if got := runBinary(t, remoteBin, data, empty, "", "--version"); !strings.Contains(got.stdout, "remote build") {
 		t.Errorf("csvidx-remote --version: %+v", got)
 	}

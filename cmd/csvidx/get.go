@@ -193,8 +193,9 @@ type lookups interface {
 }
 
 // openRemote, set by the remote build, opens the remote index of a CSV at
-// a URL; nil in the other builds.
-var openRemote func(ctx context.Context, csvPath string, g *globals, noCache bool) (*index.Index, lookups, func() error, error)
+// a URL, or the index over many files whose manifest is at the URL; nil in
+// the other builds.
+var openRemote func(ctx context.Context, csvPath string, g *globals, noCache bool) (opened, lookups, func() error, error)
 
 // opened is what get asks of an open index besides its lookups: one
 // file's (index.Index) or several files' (multifile.Index).

@@ -150,7 +150,12 @@ func remoteInfo(ctx context.Context, csvURL string, g *globals) ([]*index.Info, 
 		return nil, err
 	}
 	defer closeIx()
-	info := ix.Info()
+	if m, ok := ix.(*manyIndex); ok { // a manifest at the URL
+		info := m.Info()
+		info.CSVPath = fmt.Sprintf("%s (%d files)", csvURL, m.Manifest().PartCount)
+		return []*index.Info{info}, nil
+	}
+	info := ix.(*index.Index).Info()
 	info.IndexPath = cmp.Or(g.indexPath, csvURL+".csvidx")
 	if info.Fence != "" {
 		info.Fence = info.IndexPath + ".fence"

@@ -13,11 +13,13 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/multifile"
 	"github.com/csvidx/csvidx/remoteindex"
 	"github.com/csvidx/csvidx/source"
 	"github.com/csvidx/csvidx/source/remote" // its init registers the openers of http, https and s3 URLs
@@ -35,7 +37,7 @@ var rightBytes int64
 // openRemoteIndex opens the remote index of the CSV at csvPath, a URL:
 // next to it, or at --index's URL, fetched in part into the cache (see
 // package remoteindex).
-func openRemoteIndex(ctx context.Context, csvPath string, g *globals, noCache bool) (*index.Index, lookups, func() error, error) {
+func openRemoteIndex(ctx context.Context, csvPath string, g *globals, noCache bool) (opened, lookups, func() error, error) {
 	c, err := clientFor(csvPath)
 	if err != nil {
 		return nil, nil, nil, err
@@ -46,10 +48,39 @@ func openRemoteIndex(ctx context.Context, csvPath string, g *globals, noCache bo
 	}
 	o := &remoteindex.Options{IndexURL: g.indexPath, NoCache: noCache, Client: c, By: g.by, CacheMax: limit}
 	x, err := remoteindex.Open(ctx, csvPath, o)
+	if me := (*remoteindex.ManifestError)(nil); errors.As(err, &me) && g.indexPath == "" {
+		return openRemoteMany(ctx, me, g, o)
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	return x.Index(), remoteLookups{ctx, x}, x.Close, nil
+}
+
+// openRemoteMany opens the index over many files whose manifest is at a
+// URL, as the remote index's opening found it (me): its parts table and
+// files read at their URLs (relative paths taken against the manifest's),
+// its index files fetched in part into the cache, as a remote CSV's index
+// is (remoteindex.OpenOver), with o's client and cache.
+func openRemoteMany(ctx context.Context, me *remoteindex.ManifestError, g *globals, o *remoteindex.Options) (opened, lookups, func() error, error) {
+	if g.by != "" {
+		return nil, nil, nil, fmt.Errorf("%s is an index over several files, by one key: --by picks among one file's indexes; leave it out", me.URL)
+	}
+	ro := *o
+	ro.IndexURL, ro.By = "", ""
+	openIndex := func(path string, csv *source.Concat) (*index.Index, func() error, error) {
+		x, err := remoteindex.OpenOver(ctx, path, csv, &ro)
+		if err != nil {
+			return nil, nil, err
+		}
+		return x.Index(), x.Close, nil
+	}
+	x, err := multifile.OpenWith(me.URL, me.Data, &multifile.OpenOptions{OpenIndex: openIndex})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m := &manyIndex{Index: x}
+	return m, m, x.Close, nil
 }
 
 // remoteLookups are the lookups of a remote index, which fetch what they

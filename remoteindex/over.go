@@ -1,0 +1,116 @@
+package remoteindex
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/csvidx/csvidx/format"
+	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/source"
+	"github.com/csvidx/csvidx/source/remote"
+)
+
+// OpenOver opens the index file at idxURL over csv, a CSV its caller
+// opened (the concatenation of the files of an index over many, package
+// multifile, which checks each file it reads): its head page, fence and
+// tail in one round trip, its record pages fetched into the cache as
+// lookups through Index() read them. Unlike Open, it opens no CSV and
+// keeps no state for a next opening: each opening reads the index's head.
+// It does not close csv when it fails.
+func OpenOver(ctx context.Context, idxURL string, csv source.Source, o *Options) (*Index, error) {
+	x := &Index{csvURL: csv.Name()}
+	if o != nil {
+		x.opts = *o
+	}
+	x.opts.IndexURL = idxURL
+	if x.c = x.opts.Client; x.c == nil {
+		x.c = remote.DefaultClient
+	}
+	base, err := x.cacheBase()
+	if err != nil {
+		return nil, err
+	}
+	x.base = base
+	got := x.c.OpenAll(ctx, []remote.Fetch{
+		{URL: idxURL, N: format.PageSize},
+		{URL: idxURL + ".fence", N: remote.Whole},
+		{URL: idxURL + ".tail", N: remote.Whole},
+	})
+	idx, fence, tail := got[0], got[1], got[2]
+	if idx.Err != nil {
+		x.Close()
+		if missing(idx.Err) {
+			return nil, fmt.Errorf("%w: the index file %s does not exist", index.ErrNoIndex, idxURL)
+		}
+		return nil, idx.Err
+	}
+	for _, f := range []remote.Fetched{fence, tail} {
+		if f.Err != nil && !missing(f.Err) {
+			x.Close()
+			return nil, f.Err
+		}
+	}
+	etag, _ := idx.Object.ETag()
+	dir := entryDir(x.base, idxURL, etag)
+	main := filepath.Join(dir, "index.csvidx")
+	err = func() error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		f, err := openSparse(main, idx.Object.Size())
+		if err != nil {
+			return err
+		}
+		x.file, x.idx = f, idx.Object
+		if _, err := f.WriteAt(idx.Bytes, 0); err != nil {
+			return err
+		}
+		for _, piece := range []struct {
+			f    remote.Fetched
+			path string
+		}{{fence, main + ".fence"}, {tail, main + ".tail"}} {
+			if piece.f.Err != nil {
+				os.Remove(piece.path)
+			} else if err := writeWhole(piece.path, piece.f.Bytes); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		x.Close()
+		return nil, fmt.Errorf("the cache of remote indexes: %w", err)
+	}
+	x.ctx = ctx
+	ix, err := index.Open(csv.Name(), &index.Options{IndexPath: main, CSV: csv, Pages: x.fetchPages})
+	if err != nil {
+		x.Close()
+		return nil, err
+	}
+	x.ix = ix
+	if x.temp == "" {
+		prune(x.base, dir, cmp.Or(x.opts.CacheMax, DefaultCacheMax)) // best effort, as Open's
+	}
+	return x, nil
+}
+
+// ErrManifest means the object at a URL opened as a CSV is the manifest
+// of an index over many files (package multifile), with no index of its
+// own: a ManifestError says which, with its bytes.
+var ErrManifest = errors.New("the manifest of an index over many files")
+
+// A ManifestError is the manifest found at URL in place of a CSV, and
+// its bytes, when the opening read them all (nil otherwise).
+type ManifestError struct {
+	URL  string
+	Data []byte
+}
+
+func (e *ManifestError) Error() string {
+	return e.URL + " is " + ErrManifest.Error() + ": get and info read it at its URL; other commands read it from a copy of it and its files on a local disk"
+}
+func (e *ManifestError) Unwrap() error { return ErrManifest }
