@@ -5,7 +5,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -734,6 +736,71 @@ func TestRemoteBuild(t *testing.T) {
 	s.Put("pub/gone.idx", []byte(strings.Replace(string(manifest), ".p-0.csvidx", ".p-9.csvidx", 1)))
 	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", s.URLOf("pub/gone.idx"), "u7"); got.status != 2 || !strings.Contains(got.stderr, ".p-9.csvidx does not exist") {
 		t.Errorf("get of a manifest at a URL whose index file is missing: %+v", got)
+	}
+
+	// (q) An index over many files in object storage, published by build
+	// --index URL and by commit --publish URL: get reads it as it read the
+	// copied one; a second build replaces the manifest (If-Match), never
+	// an object that is not one; files that are not at URLs are refused.
+	for name, body := range map[string]string{"many/orders/a.csv": csv.String(), "many/orders/b.csv": b.String(), "many/notes.idx": "mine\n"} {
+		if _, err := fake.Backend.PutObject("bucket", name, nil, strings.NewReader(body), int64(len(body)), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := []string{"s3://bucket/many/orders/a.csv", "s3://bucket/many/orders/b.csv"}
+	want = manyRows
+	want.stdout = strings.ReplaceAll(manyRows.stdout, "pub/orders/", "s3://bucket/many/orders/")
+	for round := range 2 {
+		if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", append([]string{"build", "--key", "user", "--index", "s3://bucket/many/orders.idx"}, files...)...); r.status != 0 || !strings.Contains(r.stderr, "the index is s3://bucket/many/orders.idx") {
+			t.Fatalf("build %d of files at URLs, published: %+v", round, r)
+		}
+		if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "s3://bucket/many/orders.idx", "u7", "u13", "--with-file"); got != want {
+			t.Errorf("get of the published index, build %d: %+v, want %+v", round, got, want)
+		}
+	}
+	object := func(name string) []byte {
+		o, err := fake.Backend.GetObject("bucket", name, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		defer o.Contents.Close()
+		body, _ := io.ReadAll(o.Contents)
+		return body
+	}
+	var published struct {
+		PartsFile string `json:"parts_file"`
+	}
+	if err := json.Unmarshal(object("many/orders.idx"), &published); err != nil || published.PartsFile == "" {
+		t.Fatalf("the published manifest: %v", err)
+	}
+	if table := object("many/" + published.PartsFile); !bytes.Contains(table, []byte("orders/a.csvorders/b.csv")) || bytes.Contains(table, []byte("s3://")) {
+		t.Errorf("the published parts table names its files %q, want relative paths", table[bytes.LastIndexByte(table, 0)+1:])
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", append([]string{"build", "--key", "user", "--index", "s3://bucket/many/notes.idx"}, files...)...); r.status != 2 || !strings.Contains(r.stderr, "s3://bucket/many/notes.idx is not a csvidx manifest") {
+		t.Errorf("build published over an object that is not a manifest: %+v", r)
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "build", "pub/orders/a.csv", files[1], "--key", "user", "--index", "s3://bucket/many/mixed.idx"); r.status != 2 || !strings.Contains(r.stderr, "pub/orders/a.csv is a local file, and an index published at a URL reads its files at URLs") {
+		t.Errorf("build published of a local file: %+v", r)
+	}
+	r = runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", append([]string{"plan", "--key", "user", "--index", "work.idx", "--partitions", "2"}, files...)...)
+	if _, err := fmt.Sscanf(r.stdout, "%s %d %d", &plan, &tasks, &parts); err != nil || r.status != 0 {
+		t.Fatalf("plan of files at URLs: %+v", r)
+	}
+	for i := range tasks {
+		if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "map", "--plan", plan, "--task", fmt.Sprint(i)); r.status != 0 {
+			t.Fatalf("map %d: %+v", i, r)
+		}
+	}
+	for j := range parts {
+		if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "reduce", "--plan", plan, "--partition", fmt.Sprint(j)); r.status != 0 {
+			t.Fatalf("reduce %d: %+v", j, r)
+		}
+	}
+	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "commit", "--plan", plan, "--publish", "s3://bucket/many/steps.idx"); r.status != 0 || !strings.Contains(r.stderr, "the index is s3://bucket/many/steps.idx") {
+		t.Fatalf("commit --publish: %+v", r)
+	}
+	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", "s3://bucket/many/steps.idx", "u7", "u13", "--with-file"); got != want {
+		t.Errorf("get of the index the steps published: %+v, want %+v", got, want)
 	}
 
 	if got := runBinary(t, remoteBin, data, empty, "", "--version"); !strings.Contains(got.stdout, "remote build") {

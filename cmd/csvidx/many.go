@@ -6,11 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/multifile"
+	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 )
 
@@ -61,12 +63,49 @@ func buildMany(ctx context.Context, names []string, src *multifile.Sources, keys
 		return nil, fmt.Errorf("an index over several files is by one --key; got %d", len(keys))
 	}
 	bo.Key = keys[0]
+	if source.IsURL(g.indexPath) {
+		return buildPublished(ctx, names, bo, g.indexPath)
+	}
 	_, info, err := multifile.Build(ctx, names, g.indexPath, bo, src)
 	if err != nil {
 		return nil, err
 	}
 	info.CSVPath = fmt.Sprintf("%d files", len(names))
 	info.IndexPath = g.indexPath
+	return []*index.Info{info}, nil
+}
+
+// publishManifest, set by the remote build, publishes the index over many
+// files whose manifest is at local at url (remoteindex.PublishManifest);
+// nil in the other builds, which run the remote build for a URL.
+var publishManifest func(ctx context.Context, local, url string) error
+
+// buildPublished builds the index over the files names, all at URLs, in
+// a temporary directory, and publishes it at url.
+func buildPublished(ctx context.Context, names []string, bo *index.BuildOptions, url string) ([]*index.Info, error) {
+	if publishManifest == nil {
+		return nil, &needsRemoteError{path: url}
+	}
+	for _, n := range names {
+		if !source.IsURL(n) {
+			return nil, fmt.Errorf("%s is a local file, and an index published at a URL reads its files at URLs: put them in object storage, and index them by their URLs", oneLine(n))
+		}
+	}
+	tmp, err := os.MkdirTemp("", "csvidx-build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	local := filepath.Join(tmp, url[strings.LastIndex(url, "/")+1:])
+	_, info, err := multifile.Build(ctx, names, local, bo, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := publishManifest(ctx, local, url); err != nil {
+		return nil, err
+	}
+	info.CSVPath = fmt.Sprintf("%d files", len(names))
+	info.IndexPath = url
 	return []*index.Info{info}, nil
 }
 

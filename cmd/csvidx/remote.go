@@ -94,8 +94,10 @@ func remoteArgs(cmd *cobra.Command, args []string) error {
 			}
 		}
 	}
-	if f := cmd.Flags().Lookup("index"); f != nil && remoteReads(f.Value.String()) {
-		return &needsRemoteError{path: f.Value.String()}
+	for _, flag := range []string{"index", "publish"} {
+		if f := cmd.Flags().Lookup(flag); f != nil && remoteReads(f.Value.String()) {
+			return &needsRemoteError{path: f.Value.String()}
+		}
 	}
 	return nil
 }

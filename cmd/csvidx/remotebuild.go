@@ -27,7 +27,18 @@ import (
 
 func init() {
 	openRemote, buildRemote, openRight, localRemote = openRemoteIndex, buildRemoteIndex, openRemoteRight, localRemoteIndex
-	remoteJoinNote, applyGap = joinNote, gapHTTP
+	remoteJoinNote, applyGap, publishManifest = joinNote, gapHTTP, publishRemote
+}
+
+// publishRemote publishes the index over many files whose manifest is at
+// local at url (see remoteindex.PublishManifest).
+func publishRemote(ctx context.Context, local, url string) error {
+	c, err := clientFor(url)
+	if err != nil {
+		return err
+	}
+	_, err = remoteindex.PublishManifest(ctx, c, local, url)
+	return err
 }
 
 // rightBytes is the size of a RIGHT at a URL and of its index, which its

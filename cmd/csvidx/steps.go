@@ -183,7 +183,7 @@ index file beside the plan, replacing it atomically.` + stepsLong,
 }
 
 func newCommitCommand(g *globals, s streams) *cobra.Command {
-	var plan string
+	var plan, publish string
 	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "commit --plan PLAN",
@@ -192,9 +192,18 @@ func newCommitCommand(g *globals, s streams) *cobra.Command {
 every partition's index file is there and whole, and that no file changed
 size since the plan; then it writes the manifest atomically, and removes
 the run's map outputs, its plan, and the index files of the manifest it
-replaced. When a check fails, the manifest before stays as it was.` + stepsLong,
-		Example: `  csvidx commit --plan orders.idx.20261207T101500-1a2b3c4d.plan`,
-		Args:    cobra.NoArgs,
+replaced. When a check fails, the manifest before stays as it was.
+
+With --publish URL, commit then puts the index in object storage: its
+index files and parts table beside URL, then the manifest at URL by a
+conditional PUT, which replaces only the manifest it found there (a
+publication meanwhile makes this one fail, replacing nothing) and never an
+object that is not a manifest. The files the index reads must be at URLs;
+those under the manifest's directory are named relative to it, so that the
+whole can be copied. get and info then read the index at URL.` + stepsLong,
+		Example: `  csvidx commit --plan orders.idx.20261207T101500-1a2b3c4d.plan
+  csvidx commit --plan orders.idx.20261207T101500-1a2b3c4d.plan --publish s3://data/orders.idx`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if plan == "" {
 				return fmt.Errorf("commit needs --plan PLAN, as csvidx plan printed it (see csvidx commit --help)")
@@ -203,6 +212,15 @@ replaced. When a check fails, the manifest before stays as it was.` + stepsLong,
 			if err != nil {
 				return err
 			}
+			if publish != "" {
+				if publishManifest == nil {
+					return &needsRemoteError{path: publish}
+				}
+				if err := publishManifest(cmd.Context(), path, publish); err != nil {
+					return fmt.Errorf("the run %s is committed at %s, and its publication failed: %w", m.Run, oneLine(path), err)
+				}
+				path = publish
+			}
 			fmt.Fprintf(reporter(s.err, quiet), "csvidx: committed the run %s: %s (%s) indexed in %s; the index is %s\n", m.Run,
 				plural(int64(m.PartCount), "file"), formatBytes(m.Size), plural(int64(len(m.Partitions)), "partition"), oneLine(path))
 			return nil
@@ -210,5 +228,6 @@ replaced. When a check fails, the manifest before stays as it was.` + stepsLong,
 	}
 	cmd.Flags().StringVar(&plan, "plan", "", "the plan's `PATH`, as csvidx plan printed it")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, quietUsage)
+	cmd.Flags().StringVar(&publish, "publish", "", "then put the index in object storage, its manifest at `URL` (a conditional PUT); its files must be at URLs")
 	return cmd
 }
