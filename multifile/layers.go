@@ -55,15 +55,13 @@ func (m *Manifest) files() []string {
 	return out
 }
 
-// concatOf returns the concatenation that layer ly of m, the manifest at
-// path, indexes (its first ly.parts parts), as concat does the whole.
-func (m *Manifest) concatOf(path string, hashes bool, ly layer) (*source.Concat, partList, error) {
-	l, err := m.list(path)
-	if err != nil {
-		return nil, nil, err
-	}
+// concatOn returns the concatenation that layer ly of m, the manifest at
+// path, indexes (the first ly.parts parts of l), as concat does the whole,
+// each part checked against the hashes of its ends, those at URLs opened
+// by openURL when not nil.
+func (m *Manifest) concatOn(l partList, path string, ly layer, openURL func(string) (source.Source, error)) *source.Concat {
 	parts := concatParts{l: l, dir: dirOf(path), size: ly.end, n: ly.parts}
-	return source.NewConcat(path, parts, m.Run, check(l, path, hashes)), l, nil
+	return source.NewConcat(path, parts, m.Run, checkWith(l, path, true, openURL))
 }
 
 // kept returns how many of layers an update that adds added bytes keeps:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/source"
@@ -19,6 +20,10 @@ type Index struct {
 	layers []layer
 	parts  map[int]*partition // by layer and partition: see at
 	opts   OpenOptions
+
+	listOnce sync.Once
+	list     partList // the parts, read when first needed (see lazyList)
+	listErr  error
 }
 
 // OpenOptions say how a manifest's index files are opened.
@@ -28,6 +33,10 @@ type OpenOptions struct {
 	// what closes it; nil for index.Open of a local file. The remote build
 	// sets it to open index files at URLs (package remoteindex).
 	OpenIndex func(path string, csv *source.Concat) (*index.Index, func() error, error)
+	// OpenURL, when set, opens the files at URLs that lookups read (else
+	// source.Open): the remote build's reads their first and last bytes,
+	// which their check hashes, in one round trip.
+	OpenURL func(url string) (source.Source, error)
 }
 
 // A partition is one index file of a manifest, open, with the
@@ -36,7 +45,6 @@ type partition struct {
 	ix     *index.Index
 	close  func() error // closes ix
 	concat *source.Concat
-	list   partList // the concatenation's parts, closed after it
 }
 
 // Open opens the manifest at path. Its index files are opened when first
@@ -66,7 +74,39 @@ func OpenWith(path string, data []byte, o *OpenOptions) (*Index, error) {
 	if x.opts.OpenIndex == nil {
 		x.opts.OpenIndex = openLocal
 	}
+	if isURL(path) {
+		go x.partList() // the table's request, alongside the index file's first
+	}
 	return x, nil
+}
+
+// partList returns the parts, their table opened on the first call.
+func (x *Index) partList() (partList, error) {
+	x.listOnce.Do(func() { x.list, x.listErr = x.m.list(x.path) })
+	return x.list, x.listErr
+}
+
+// lazyList is the partList of an open manifest, its table read when a
+// part is first asked for, so that an index file opens meanwhile.
+type lazyList struct{ x *Index }
+
+func (l lazyList) count() int   { return l.x.m.partCount() }
+func (l lazyList) close() error { return nil } // the Index closes its list
+
+func (l lazyList) part(i int) (Part, int64, error) {
+	pl, err := l.x.partList()
+	if err != nil {
+		return Part{}, 0, err
+	}
+	return pl.part(i)
+}
+
+func (l lazyList) find(off int64) (int, error) {
+	pl, err := l.x.partList()
+	if err != nil {
+		return 0, err
+	}
+	return pl.find(off)
 }
 
 // openLocal opens the index file at path, a local one, over csv.
@@ -96,16 +136,16 @@ func (x *Index) open(k, j int) (*partition, error) {
 		return p, nil
 	}
 	ly := x.layers[k]
-	concat, l, err := x.m.concatOf(x.path, true, ly)
-	if err != nil {
-		return nil, err
+	l := lazyList{x}
+	concat := x.m.concatOn(l, x.path, ly, x.opts.OpenURL)
+	if x.opts.OpenURL != nil {
+		concat.FetchAhead() // its files at URLs fetch a lookup's rows ahead
 	}
 	ix, closeIx, err := x.opts.OpenIndex(resolve(dirOf(x.path), ly.partitions[j]), concat)
 	if err != nil {
-		l.close()
 		return nil, err
 	}
-	p := &partition{ix: ix, close: closeIx, concat: concat, list: l}
+	p := &partition{ix: ix, close: closeIx, concat: concat}
 	x.parts[x.at(k, j)] = p
 	return p, nil
 }
@@ -145,14 +185,18 @@ func (x *Index) Each(keys [][]byte, fn func(Row) error) error {
 		part  *partition
 	}
 	var rows []found
+	byPartition := map[int][][]byte{} // the distinct keys, by partition
 	seen := map[string]bool{}
 	for _, key := range keys {
-		if seen[string(key)] {
-			continue
+		if !seen[string(key)] {
+			seen[string(key)] = true
+			j := x.partitionOf(key)
+			byPartition[j] = append(byPartition[j], key)
 		}
-		seen[string(key)] = true
+	}
+	for j, group := range byPartition {
 		for k := range x.layers {
-			p, err := x.open(k, x.partitionOf(key))
+			p, err := x.open(k, j)
 			if err != nil {
 				return err
 			}
@@ -160,12 +204,17 @@ func (x *Index) Each(keys [][]byte, fn func(Row) error) error {
 			if err != nil {
 				return err
 			}
-			err = r.Each(key, func(sp index.Span) error {
-				rows = append(rows, found{int64(sp.Start), bytes.Clone(sp.Bytes), p})
-				return nil
-			})
-			if err != nil {
+			if err := r.Prefetch(group); err != nil { // a remote index file: its pages, then the rows, each in one round trip for the group
 				return err
+			}
+			for _, key := range group {
+				err = r.Each(key, func(sp index.Span) error {
+					rows = append(rows, found{int64(sp.Start), bytes.Clone(sp.Bytes), p})
+					return nil
+				})
+				if err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -175,7 +224,7 @@ func (x *Index) Each(keys [][]byte, fn func(Row) error) error {
 		if err != nil {
 			return err
 		}
-		part, _, err := f.part.list.part(i)
+		part, _, err := lazyList{x}.part(i)
 		if err != nil {
 			return err
 		}
@@ -244,9 +293,13 @@ func (x *Index) Close() error {
 		if err := p.close(); err != nil && first == nil {
 			first = fmt.Errorf("%s: %w", x.layers[at/len(x.m.Partitions)].partitions[at%len(x.m.Partitions)], err)
 		}
-		p.list.close()
 		delete(x.parts, at)
 	}
+	x.listOnce.Do(func() {}) // none opened later
+	if x.list != nil {
+		x.list.close()
+	}
+	x.list, x.listErr = nil, fmt.Errorf("%s: closed", x.path)
 	return first
 }
 

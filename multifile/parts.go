@@ -169,13 +169,24 @@ func shown(h []byte) string {
 // and with hashes, the hashes of its ends. A part that differs is
 // index.ErrStale.
 func check(l partList, path string, hashes bool) func(i int) (source.Source, error) {
+	return checkWith(l, path, hashes, nil)
+}
+
+// checkWith is check, the parts at URLs opened by openURL when it is not
+// nil (one that reads their ends in its first round trip).
+func checkWith(l partList, path string, hashes bool, openURL func(string) (source.Source, error)) func(i int) (source.Source, error) {
 	return func(i int) (source.Source, error) {
 		p, _, err := l.part(i)
 		if err != nil {
 			return nil, err
 		}
 		name := resolve(dirOf(path), p.Path)
-		src, err := source.Open(name, mapping.Random)
+		var src source.Source
+		if openURL != nil && isURL(name) {
+			src, err = openURL(name)
+		} else {
+			src, err = source.Open(name, mapping.Random)
+		}
 		if err != nil {
 			return nil, err
 		}

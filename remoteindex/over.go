@@ -114,3 +114,25 @@ func (e *ManifestError) Error() string {
 	return e.URL + " is " + ErrManifest.Error() + ": get and info read it at its URL; other commands read it from a copy of it and its files on a local disk"
 }
 func (e *ManifestError) Unwrap() error { return ErrManifest }
+
+// OpenWithEnds opens the object at url as a source whose first and last
+// remote.HeadBytes were fetched in one round trip (as Open fetches a
+// CSV's ends), for a reader that reads both first: the check of a file of
+// an index over many files hashes them.
+func OpenWithEnds(ctx context.Context, c *remote.Client, url string) (source.Source, error) {
+	got := c.OpenAll(ctx, []remote.Fetch{{URL: url, N: remote.HeadBytes}, {URL: url, N: remote.HeadBytes, Suffix: true}})
+	head, end := got[0], got[1]
+	if head.Err != nil {
+		return nil, head.Err
+	}
+	if int64(len(head.Bytes)) == head.Object.Size() { // the whole object: its end too (some stores answer a suffix past its start with an error)
+		return remote.NewSource(head.Object, head.Bytes, nil), nil
+	}
+	if end.Err != nil {
+		return nil, end.Err
+	}
+	if !sameVersion(head.Object, end.Object) {
+		return nil, fmt.Errorf("%s: %w (its ETag was %s, then %s)", url, remote.ErrChanged, etagOf(head.Object), etagOf(end.Object))
+	}
+	return remote.NewSource(head.Object, head.Bytes, map[int64][]byte{end.At: end.Bytes}), nil
+}

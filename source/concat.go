@@ -102,6 +102,7 @@ type Concat struct {
 	size  int64
 	id    Identity
 	open  func(i int) (Source, error)
+	ahead bool // Prefetch acts: see FetchAhead
 
 	mu   sync.Mutex
 	srcs map[int]*openPart
@@ -275,6 +276,57 @@ func (c *Concat) closeIdle() {
 		c.srcs[oldest].src.Close()
 		delete(c.srcs, oldest)
 	}
+}
+
+// FetchAhead makes Prefetch act: a concatenation whose parts may be at
+// URLs calls it. Without it Prefetch does nothing: local parts are read as
+// they are, and telling which part holds a row may cost reads of a table.
+func (c *Concat) FetchAhead() { c.ahead = true }
+
+// Prefetch asks the parts at URLs that hold the rows at offs (a lookup's)
+// to fetch them ahead (see Prefetcher), side by side: each part is opened,
+// and checked, then fetches its rows in one round trip, so that the rows
+// of a lookup cost a few round trips, not one per row or per part. The
+// parts asked stay open for the reads to come, at most maxOpenParts of
+// them; local parts are read as they are. A part that fails is passed
+// over: the read of it says why. It does nothing unless FetchAhead was
+// called.
+func (c *Concat) Prefetch(offs []int64) {
+	if !c.ahead {
+		return
+	}
+	byPart := map[int][]int64{}
+	for _, off := range offs {
+		for _, o := range []int64{off - 1, off} { // a row's reader reads the byte before it too
+			if o < 0 || o >= c.size {
+				continue
+			}
+			i, at, err := c.PartAt(o)
+			if err != nil {
+				continue
+			}
+			if p, _, err := c.parts.Part(i); err == nil && at < p.Size && IsURL(p.Name) { // not the newline added after it
+				byPart[i] = append(byPart[i], at)
+			}
+		}
+	}
+	if len(byPart) > maxOpenParts {
+		return // they would not all stay open
+	}
+	var wg sync.WaitGroup
+	for i, ats := range byPart {
+		wg.Go(func() {
+			src, err := c.acquire(i)
+			if err != nil {
+				return
+			}
+			defer c.release(i)
+			if pf, ok := src.(Prefetcher); ok {
+				pf.Prefetch(ats)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Close closes the parts open.

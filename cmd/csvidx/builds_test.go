@@ -711,7 +711,7 @@ func TestRemoteBuild(t *testing.T) {
 	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", s.URLOf("pub/orders.idx"), "u7", "u13", "--with-file"); got != want {
 		t.Errorf("get of a manifest at a URL: %+v, want %+v", got, want)
 	}
-	if n := s.Requests.Load() - before; n > 20 {
+	if n := s.Requests.Load() - before; n > 16 {
 		t.Errorf("get of a manifest at a URL: %d requests", n)
 	} else {
 		t.Logf("get of a manifest at a URL (one partition, two files): %d requests", n)

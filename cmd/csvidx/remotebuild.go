@@ -86,7 +86,14 @@ func openRemoteMany(ctx context.Context, me *remoteindex.ManifestError, g *globa
 		}
 		return x.Index(), x.Close, nil
 	}
-	x, err := multifile.OpenWith(me.URL, me.Data, &multifile.OpenOptions{OpenIndex: openIndex})
+	openURL := func(url string) (source.Source, error) {
+		c, err := clientFor(url)
+		if err != nil {
+			return nil, err
+		}
+		return remoteindex.OpenWithEnds(ctx, c, url)
+	}
+	x, err := multifile.OpenWith(me.URL, me.Data, &multifile.OpenOptions{OpenIndex: openIndex, OpenURL: openURL})
 	if err != nil {
 		return nil, nil, nil, err
 	}
