@@ -14,6 +14,10 @@
 //     another key each time (its index pages not cached); a batch of
 //     -batch keys (--keys-file) cold; and, of the CSV's BGZF copy (bgzip
 //     -@2) served with its index, the get of the key cold and warm;
+//   - csvidx-remote get MANIFEST-URL KEY --with-file of an index over 4
+//     files (the CSV four times), its manifest, parts table and index files
+//     served beside them, and of the batch, cold (issue 42: target 5 round
+//     trips, two more than one file's: the manifest, the files' ends);
 //   - the local get of the same key and of the batch by csvidx, and a Go
 //     hello-world process, for scale; the floor of a remote get is the
 //     local one plus its round trips times the delay;
@@ -174,6 +178,13 @@ func measure(s *run.Script, delay time.Duration, gets, rounds, batch int, budget
 	}
 	base := filepath.Base(s.CSV)
 	served := []string{base, base + ".csvidx", base + ".csvidx.fence", base + ".csvidx.tail", base + ".gz", base + ".gz.csvidx", base + ".gz.csvidx.fence", base + ".gz.csvidx.tail"}
+	// An index over many files (issue 42): the CSV four times (hard
+	// links), its manifest and files served from many/.
+	manyFiles, err := manyIndex(s.Bin, s.CSV, 4)
+	if err != nil {
+		return nil, err
+	}
+	served = append(served, manyFiles...)
 	st, err := os.Stat(s.CSV)
 	if err != nil {
 		return nil, err
@@ -208,6 +219,20 @@ func measure(s *run.Script, delay time.Duration, gets, rounds, batch int, budget
 	}
 	r.KeyRows = strings.Count(wantKey, "\n")
 	wantBatch, err := local("--keys-file", batchPath)
+	if err != nil {
+		return nil, err
+	}
+	manyDir := filepath.Join(filepath.Dir(s.CSV), "many")
+	manyURL := srv.urlOf("many/orders.idx")
+	manyWant := func(args ...string) (string, error) {
+		out, err := run.OutputAllowing1(s.Bin, append([]string{"get", filepath.Join(manyDir, "orders.idx"), "--with-file"}, args...)...)
+		return strings.ReplaceAll(out, manyDir+"/", srv.urlOf("many/")), err
+	}
+	wantMany, err := manyWant(key)
+	if err != nil {
+		return nil, err
+	}
+	wantManyBatch, err := manyWant("--keys-file", batchPath)
 	if err != nil {
 		return nil, err
 	}
@@ -262,6 +287,12 @@ func measure(s *run.Script, delay time.Duration, gets, rounds, batch int, budget
 			args: func(int) []string { return []string{remoteBin, "get", gzURL, key} }, want: always(wantKey)},
 		{name: "remote get of its BGZF copy, warm, its pages cached", target: "1", remote: true, prepare: kept("warm-bgzf"),
 			args: func(int) []string { return []string{remoteBin, "get", gzURL, key} }, want: always(wantKey)},
+		{name: "remote get of a manifest over 4 files, cold", target: "5", remote: true, prepare: fresh("many"),
+			args: func(int) []string { return []string{remoteBin, "get", manyURL, key, "--with-file"} }, want: always(wantMany)},
+		{name: fmt.Sprintf("remote get --keys-file (%d keys) of a manifest over 4 files, cold", batch), target: "≤ 5", remote: true, prepare: fresh("many-batch"),
+			args: func(int) []string {
+				return []string{remoteBin, "get", manyURL, "--keys-file", batchPath, "--with-file"}
+			}, want: always(wantManyBatch)},
 		{name: "local get", prepare: kept("local"),
 			args: func(int) []string { return []string{s.Bin, "get", s.CSV, key} }, want: always(wantKey)},
 		{name: fmt.Sprintf("local get --keys-file (%d keys)", batch), prepare: kept("local"),
@@ -466,4 +497,39 @@ func phasesOf(reqs []request, launched, finished float64) phases {
 	}
 	p.Exit = finished - last
 	return p
+}
+
+// manyIndex makes an index over n copies of the CSV at csv (hard links,
+// many/part-I.csv beside it), built by bin with its manifest at
+// many/orders.idx, and returns the names of the files to serve, relative
+// to the CSV's directory.
+func manyIndex(bin, csv string, n int) ([]string, error) {
+	dir := filepath.Join(filepath.Dir(csv), "many")
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var names []string
+	for i := range n {
+		name := fmt.Sprintf("part-%d.csv", i)
+		if err := os.Link(csv, filepath.Join(dir, name)); err != nil {
+			return nil, err
+		}
+		names = append(names, "many/"+name)
+	}
+	if _, err := run.Output(bin, "build", filepath.Join(dir, "part-*.csv"), "--key", "user_id", "--index", filepath.Join(dir, "orders.idx"), "-q"); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "orders.idx") {
+			names = append(names, "many/"+e.Name())
+		}
+	}
+	return names, nil
 }
