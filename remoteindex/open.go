@@ -187,20 +187,12 @@ func (x *Index) open(ctx context.Context, base string) error {
 	}
 	etag, _ := idx.Object.ETag()
 	dir := entryDir(base, u, etag)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("the cache of remote indexes: %w", err)
-	}
 	main := filepath.Join(dir, "index.csvidx")
-	f, err := openSparse(main, idx.Object.Size())
-	if err != nil {
-		return fmt.Errorf("the cache of remote indexes: %w", err)
-	}
-	x.file, x.idx = f, idx.Object
-	if _, err := f.WriteAt(idx.Bytes, 0); err != nil {
+	if err := x.cacheMain(dir, main, idx); err != nil {
 		return err
 	}
 	if last.Err == nil && sameVersion(last.Object, idx.Object) {
-		if _, err := f.WriteAt(last.Bytes, last.At); err != nil {
+		if _, err := x.file.WriteAt(last.Bytes, last.At); err != nil {
 			return err
 		}
 	}
@@ -214,17 +206,8 @@ func (x *Index) open(ctx context.Context, base string) error {
 			return err
 		}
 	}
-	for _, piece := range []struct {
-		f    remote.Fetched
-		path string
-	}{{fence, main + ".fence"}, {tail, main + ".tail"}} {
-		if piece.f.Err != nil {
-			os.Remove(piece.path) // none now
-			continue
-		}
-		if err := writeWhole(piece.path, piece.f.Bytes); err != nil {
-			return fmt.Errorf("the cache of remote indexes: %w", err)
-		}
+	if err := cacheWhole(main, fence, tail); err != nil {
+		return err
 	}
 	if err := x.openOn(dir, remote.NewSource(head.Object, head.Bytes, map[int64][]byte{end.At: end.Bytes}), h.Source != nil); err != nil {
 		return err
@@ -246,6 +229,41 @@ func (x *Index) open(ctx context.Context, base string) error {
 	}
 	if x.temp == "" {
 		prune(x.base, dir, cmp.Or(x.opts.CacheMax, DefaultCacheMax)) // best effort: a cache too big is no error
+	}
+	return nil
+}
+
+// cacheMain makes main, in the cache's directory dir, the cache's copy of
+// the main index idx fetched the head page of: a sparse file of its size,
+// that page written, which x then reads and writes.
+func (x *Index) cacheMain(dir, main string, idx remote.Fetched) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("the cache of remote indexes: %w", err)
+	}
+	f, err := openSparse(main, idx.Object.Size())
+	if err != nil {
+		return fmt.Errorf("the cache of remote indexes: %w", err)
+	}
+	x.file, x.idx = f, idx.Object
+	_, err = f.WriteAt(idx.Bytes, 0)
+	return err
+}
+
+// cacheWhole writes the fence and the tail fetched whole beside main, the
+// cache's copy of their main index, or removes the copies of those that
+// are not there now.
+func cacheWhole(main string, fence, tail remote.Fetched) error {
+	for _, piece := range []struct {
+		f    remote.Fetched
+		path string
+	}{{fence, main + ".fence"}, {tail, main + ".tail"}} {
+		if piece.f.Err != nil {
+			os.Remove(piece.path) // none now
+			continue
+		}
+		if err := writeWhole(piece.path, piece.f.Bytes); err != nil {
+			return fmt.Errorf("the cache of remote indexes: %w", err)
+		}
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/csvidx/csvidx/format"
@@ -57,33 +56,13 @@ func OpenOver(ctx context.Context, idxURL string, csv source.Source, o *Options)
 	etag, _ := idx.Object.ETag()
 	dir := entryDir(x.base, idxURL, etag)
 	main := filepath.Join(dir, "index.csvidx")
-	err = func() error {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		f, err := openSparse(main, idx.Object.Size())
-		if err != nil {
-			return err
-		}
-		x.file, x.idx = f, idx.Object
-		if _, err := f.WriteAt(idx.Bytes, 0); err != nil {
-			return err
-		}
-		for _, piece := range []struct {
-			f    remote.Fetched
-			path string
-		}{{fence, main + ".fence"}, {tail, main + ".tail"}} {
-			if piece.f.Err != nil {
-				os.Remove(piece.path)
-			} else if err := writeWhole(piece.path, piece.f.Bytes); err != nil {
-				return err
-			}
-		}
-		return nil
-	}()
-	if err != nil {
+	if err := x.cacheMain(dir, main, idx); err != nil {
 		x.Close()
-		return nil, fmt.Errorf("the cache of remote indexes: %w", err)
+		return nil, err
+	}
+	if err := cacheWhole(main, fence, tail); err != nil {
+		x.Close()
+		return nil, err
 	}
 	x.ctx = ctx
 	ix, err := index.Open(csv.Name(), &index.Options{IndexPath: main, CSV: csv, Pages: x.fetchPages})

@@ -594,6 +594,22 @@ func TestRemoteBuild(t *testing.T) {
 		}
 	}
 
+	// mapReduce runs the map and reduce tasks of a plan, each a process of
+	// the default build.
+	mapReduce := func(plan string, tasks, parts int) {
+		t.Helper()
+		for i := range tasks {
+			if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "map", "--plan", plan, "--task", fmt.Sprint(i)); r.status != 0 {
+				t.Fatalf("map %d: %+v", i, r)
+			}
+		}
+		for j := range parts {
+			if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "reduce", "--plan", plan, "--partition", fmt.Sprint(j)); r.status != 0 {
+				t.Fatalf("reduce %d: %+v", j, r)
+			}
+		}
+	}
+
 	// (o) An index over a local file and one at a URL (issue 42): built and
 	// read through csvidx-remote, which the default build runs for the
 	// URL, each row after its file.
@@ -617,16 +633,7 @@ func TestRemoteBuild(t *testing.T) {
 	if _, err := fmt.Sscanf(r.stdout, "%s %d %d", &plan, &tasks, &parts); err != nil || r.status != 0 {
 		t.Fatalf("plan of a file and a URL: %+v", r)
 	}
-	for i := range tasks {
-		if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "map", "--plan", plan, "--task", fmt.Sprint(i)); r.status != 0 {
-			t.Fatalf("map %d: %+v", i, r)
-		}
-	}
-	for j := range parts {
-		if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "reduce", "--plan", plan, "--partition", fmt.Sprint(j)); r.status != 0 {
-			t.Fatalf("reduce %d: %+v", j, r)
-		}
-	}
+	mapReduce(plan, tasks, parts)
 	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "commit", "--plan", plan, "-q"); r.status != 0 {
 		t.Fatalf("commit: %+v", r)
 	}
@@ -786,16 +793,7 @@ func TestRemoteBuild(t *testing.T) {
 	if _, err := fmt.Sscanf(r.stdout, "%s %d %d", &plan, &tasks, &parts); err != nil || r.status != 0 {
 		t.Fatalf("plan of files at URLs: %+v", r)
 	}
-	for i := range tasks {
-		if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "map", "--plan", plan, "--task", fmt.Sprint(i)); r.status != 0 {
-			t.Fatalf("map %d: %+v", i, r)
-		}
-	}
-	for j := range parts {
-		if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "reduce", "--plan", plan, "--partition", fmt.Sprint(j)); r.status != 0 {
-			t.Fatalf("reduce %d: %+v", j, r)
-		}
-	}
+	mapReduce(plan, tasks, parts)
 	if r := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "commit", "--plan", plan, "--publish", "s3://bucket/many/steps.idx"); r.status != 0 || !strings.Contains(r.stderr, "the index is s3://bucket/many/steps.idx") {
 		t.Fatalf("commit --publish: %+v", r)
 	}
