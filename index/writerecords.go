@@ -59,9 +59,15 @@ func WriteRecords(ctx context.Context, src source.Source, totals Totals, feed fu
 		srt := sorter.New(so)
 		defer srt.Close()
 		fed := uint64(0)
+		d, g := srt.NewDistributor(), new(sorter.Group)
 		err := feed(func(recs []sorter.Record) error {
 			fed += uint64(len(recs))
-			return srt.Add(recs)
+			// Grouped here and taken over by the sorter: one copy of
+			// each record fewer than Add's staging makes.
+			if err := d.Group(g, recs); err != nil {
+				return err
+			}
+			return srt.AddGroup(g)
 		})
 		if err != nil {
 			return nil, err

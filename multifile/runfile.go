@@ -1,7 +1,6 @@
 package multifile
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -35,7 +34,7 @@ const (
 // runWriter writes a run file.
 type runWriter struct {
 	f       *atomicfile.File
-	w       *bufio.Writer
+	err     error // the first write's that failed
 	h       *xxh3.Hasher
 	n       uint64
 	bytes   uint64
@@ -50,8 +49,8 @@ func createRun(path string) (*runWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	rw := &runWriter{f: f, w: bufio.NewWriterSize(f, 256<<10), h: xxh3.New()}
-	rw.w.Write(make([]byte, runHeader)) // the counts go in at commit
+	rw := &runWriter{f: f, h: xxh3.New()}
+	rw.write(make([]byte, runHeader)) // the counts go in at commit
 	return rw, nil
 }
 
@@ -66,9 +65,18 @@ func (rw *runWriter) add(rec sorter.Record) {
 	}
 }
 
-// flush writes the records pending, and hashes them.
+// write writes b, unless a write failed before (commit returns that
+// error).
+func (rw *runWriter) write(b []byte) {
+	if rw.err == nil {
+		_, rw.err = rw.f.Write(b)
+	}
+}
+
+// flush writes the records pending (batches of runBatch*10 bytes or more,
+// each one write, with no buffer to copy them into), and hashes them.
 func (rw *runWriter) flush() {
-	rw.w.Write(rw.pending)
+	rw.write(rw.pending)
 	rw.h.Write(rw.pending)
 	rw.bytes += uint64(len(rw.pending))
 	rw.pending = rw.pending[:0]
@@ -79,9 +87,9 @@ func (rw *runWriter) flush() {
 func (rw *runWriter) commit() (uint64, error) {
 	rw.flush()
 	sum := rw.h.Sum64()
-	rw.w.Write(binary.LittleEndian.AppendUint64(nil, sum))
-	if err := rw.w.Flush(); err != nil {
-		return 0, err
+	rw.write(binary.LittleEndian.AppendUint64(nil, sum))
+	if rw.err != nil {
+		return 0, rw.err
 	}
 	var head [runHeader]byte
 	copy(head[:], runMagic)
@@ -107,7 +115,7 @@ func readRun(path string, count, sum uint64, add func([]sorter.Record) error) er
 	damaged := func(why string) error {
 		return fmt.Errorf("%s: a damaged run file (%s): run its map task again", path, why)
 	}
-	r := bufio.NewReaderSize(f, 256<<10)
+	r := io.Reader(f) // read in pieces of 256 KiB: a buffer would copy each byte once more
 	var head [runHeader]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
 		return damaged(err.Error())
