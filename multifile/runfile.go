@@ -133,7 +133,7 @@ func readRun(path string, count, sum uint64, add func([]sorter.Record) error) er
 	}
 	h := xxh3.New()
 	buf := make([]byte, 0, 256<<10)
-	recs := make([]sorter.Record, 0, runBatch)
+	recs := make([]sorter.Record, 0, cap(buf)/9+1) // a piece's records: 9 bytes each at the least
 	last, left, rest := uint64(0), count, size
 	for rest > 0 {
 		// The next piece, and what was left of the one before: whole
