@@ -2,6 +2,7 @@ package multifile
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/sorter"
@@ -33,6 +34,9 @@ func Reduce(ctx context.Context, planPath string, j int, res index.Resources) (*
 		totals.Rows += results[i].Rows
 		totals.ShortRows += results[i].Short
 		totals.Blanks += results[i].Blanks
+	}
+	if counts[j] > maxRunRecords {
+		return nil, fmt.Errorf("partition %d holds %d records, more than the %d an index made of run files takes: plan again with more partitions", j, counts[j], uint64(maxRunRecords))
 	}
 	totals = partitionTotals(totals, counts, j)
 	concat, l, err := p.manifest().concat(p.manifestPath(planPath), true)

@@ -15,21 +15,31 @@ import (
 // order it found them (ascending offsets): a reduce task reads them. Its
 // layout, all little-endian:
 //
-//	magic  "csvidxr2"            8 bytes
+//	magic  "csvidxr3"            8 bytes
 //	count  uint64                the records
 //	bytes  uint64                the records' bytes
-//	count × (hash uint64, uvarint of the offset less the record before's)
+//	count × (the hash's top 48 bits, 6 bytes; uvarint of the offset less
+//	         the record before's)
 //	sum    uint64                XXH3-64 of the records' bytes
 //
-// A record takes 9 or 10 bytes for rows a few hundred bytes apart, where
+// A record takes 7 or 8 bytes for rows a few hundred bytes apart, where
 // (hash, offset) whole took 16: what the maps write, and the reduces
-// read, of object storage too. It is written whole or not at all
+// read, of object storage too. An index keeps of a hash its top
+// format.FingerprintBits bits, fewer than 48 below 2^42 records (see
+// maxRunRecords), and orders records of one fingerprint by offset: the
+// bits left out change no byte of it. It is written whole or not at all
 // (atomicfile), and read only when its size and sum say it is whole.
 const (
-	runMagic  = "csvidxr2"
+	runMagic  = "csvidxr3"
 	runHeader = 24
 	runBatch  = 1 << 14 // records read or written at a time
+	runHash   = 6       // bytes of a record's hash kept: its top 48 bits
 )
+
+// maxRunRecords is the most records a partition's index may hold, made of
+// run files: its fingerprints, format.FingerprintBits of its records,
+// must be no wider than the hashes' bits the runs keep.
+const maxRunRecords = 1<<(8*runHash-6) - 1
 
 // runWriter writes a run file.
 type runWriter struct {
@@ -56,7 +66,8 @@ func createRun(path string) (*runWriter, error) {
 
 // add appends rec, whose offset is past the record before's.
 func (rw *runWriter) add(rec sorter.Record) {
-	rw.pending = binary.LittleEndian.AppendUint64(rw.pending, rec.Hash)
+	h := rec.Hash >> (64 - 8*runHash)
+	rw.pending = append(rw.pending, byte(h), byte(h>>8), byte(h>>16), byte(h>>24), byte(h>>32), byte(h>>40))
 	rw.pending = binary.AppendUvarint(rw.pending, rec.Offset-rw.last)
 	rw.last = rec.Offset
 	rw.n++
@@ -128,12 +139,12 @@ func readRun(path string, count, sum uint64, add func([]sorter.Record) error) er
 	if err != nil {
 		return err
 	}
-	if want := runHeader + size + 8; uint64(st.Size()) != want || size < 9*count || size > 18*count {
+	if want := runHeader + size + 8; uint64(st.Size()) != want || size < (runHash+1)*count || size > (runHash+10)*count {
 		return damaged(fmt.Sprintf("%d bytes, not %d", st.Size(), want))
 	}
 	h := xxh3.New()
 	buf := make([]byte, 0, 256<<10)
-	recs := make([]sorter.Record, 0, cap(buf)/9+1) // a piece's records: 9 bytes each at the least
+	recs := make([]sorter.Record, 0, cap(buf)/(runHash+1)+1) // a piece's records, each runHash+1 bytes at the least
 	last, left, rest := uint64(0), count, size
 	for rest > 0 {
 		// The next piece, and what was left of the one before: whole
@@ -149,10 +160,10 @@ func readRun(path string, count, sum uint64, add func([]sorter.Record) error) er
 		recs = recs[:0]
 		i := 0
 		for i < len(buf) && left > 0 {
-			if len(buf)-i < 8 {
+			if len(buf)-i < runHash {
 				break
 			}
-			d, m := binary.Uvarint(buf[i+8:])
+			d, m := binary.Uvarint(buf[i+runHash:])
 			if m <= 0 {
 				if m < 0 || rest == 0 {
 					return damaged("an offset")
@@ -160,8 +171,10 @@ func readRun(path string, count, sum uint64, add func([]sorter.Record) error) er
 				break // the varint goes on in the next piece
 			}
 			last += d
-			recs = append(recs, sorter.Record{Hash: binary.LittleEndian.Uint64(buf[i:]), Offset: last})
-			i += 8 + m
+			b := buf[i : i+runHash]
+			h := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 | uint64(b[4])<<32 | uint64(b[5])<<40
+			recs = append(recs, sorter.Record{Hash: h << (64 - 8*runHash), Offset: last})
+			i += runHash + m
 			left--
 		}
 		if len(recs) > 0 {

@@ -11,7 +11,8 @@ import (
 	"github.com/csvidx/csvidx/sorter"
 )
 
-// TestRunFile: a run file gives back its records, whatever the gaps
+// TestRunFile: a run file gives back its records (their hashes' top 48
+// bits, the rest zero), whatever the gaps
 // between their offsets (up to the largest), in batches; one with a byte
 // changed, cut short, or read for another count or sum, is an error that
 // says it is damaged.
@@ -44,15 +45,19 @@ func TestRunFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		want := slices.Clone(recs)
+		for i := range want {
+			want[i].Hash &^= 1<<16 - 1
+		}
 		var got []sorter.Record
-		if err := readRun(path, uint64(n), sum, func(b []sorter.Record) error { got = append(got, b...); return nil }); err != nil || !slices.Equal(got, recs) {
+		if err := readRun(path, uint64(n), sum, func(b []sorter.Record) error { got = append(got, b...); return nil }); err != nil || !slices.Equal(got, want) {
 			t.Fatalf("%d records: read %d, %v", n, len(got), err)
 		}
 		if n == 0 {
 			continue
 		}
 		data, _ := os.ReadFile(path)
-		if n > 1000 && len(data) > 11*n {
+		if n > 1000 && len(data) > 9*n {
 			t.Errorf("%d records take %d bytes", n, len(data))
 		}
 		bad := func(what string, data []byte, count, sum uint64) {
