@@ -80,7 +80,8 @@ type PlanBase struct {
 // PlanOptions are a plan's choices.
 type PlanOptions struct {
 	index.BuildOptions
-	// Partitions is how many index files the index has; 1 when 0.
+	// Partitions is how many index files the index has; when 0, one per
+	// PartitionBytes of the files (see autoPartitions).
 	Partitions int
 	// SplitBytes is about how many bytes of the concatenation a map task
 	// reads; 256 MiB when 0.
@@ -106,9 +107,6 @@ func MakePlan(ctx context.Context, names []string, path string, o *PlanOptions) 
 // makePlan is MakePlan with map tasks from offset from of the
 // concatenation (its data's start when later).
 func makePlan(ctx context.Context, names []string, path string, o *PlanOptions, from int64) (*Plan, string, error) {
-	if o.Partitions <= 0 {
-		o.Partitions = 1
-	}
 	if o.Partitions > maxPartitions {
 		return nil, "", fmt.Errorf("%d partitions: give at most %d", o.Partitions, maxPartitions)
 	}
@@ -127,6 +125,9 @@ func makePlan(ctx context.Context, names []string, path string, o *PlanOptions, 
 		Delimiter: string([]byte{delim}), NoHeader: o.NoHeader, Header: header, Partitions: o.Partitions,
 		Sources: o.Sources.relative(filepath.Dir(path))}
 	p.add(path, names, parts)
+	if p.Partitions <= 0 {
+		p.Partitions = autoPartitions(p.Size)
+	}
 	if err := p.cut(ctx, path, from, o); err != nil {
 		return nil, "", err
 	}
@@ -180,6 +181,20 @@ func (p *Plan) write(path string) (*Plan, string, error) {
 // maxPartitions bounds a plan's partitions: a map task holds a file open
 // for each.
 const maxPartitions = 4096
+
+// PartitionBytes is how many bytes of the files a partition indexes when
+// the plan is not told how many partitions to make: about 20M rows of 55
+// bytes, whose records fit a reduce's memory at the default limit over
+// two workers (512 MiB) without spilling, which costs more than the reduce
+// tasks' start-ups (docs/distributed.md, "Figures": 8 partitions of 5.6 GB
+// took 0.56 of the time 2 did).
+const PartitionBytes = 1 << 30
+
+// autoPartitions returns the partitions of an index over size bytes: one
+// per PartitionBytes, at least 1, at most maxPartitions.
+func autoPartitions(size int64) int {
+	return int(min(max(1, (size+PartitionBytes-1)/PartitionBytes), maxPartitions))
+}
 
 // tasks returns the starts of the map tasks of the concatenation c, whose
 // records start at start: a task every split bytes, at the record start

@@ -218,3 +218,22 @@ func TestVerify(t *testing.T) {
 		t.Errorf("Verify after a file changed: %+v, %v", res, err)
 	}
 }
+
+// TestAutoPartitions: a plan not told how many partitions makes one per
+// PartitionBytes of its files, at least one, at most maxPartitions.
+func TestAutoPartitions(t *testing.T) {
+	for _, c := range []struct {
+		size int64
+		want int
+	}{{0, 1}, {1, 1}, {PartitionBytes, 1}, {PartitionBytes + 1, 2}, {5582975455, 6}, {1 << 50, maxPartitions}} {
+		if got := autoPartitions(c.size); got != c.want {
+			t.Errorf("autoPartitions(%d) = %d, want %d", c.size, got, c.want)
+		}
+	}
+	dir := t.TempDir()
+	names, _ := genParts(t, dir, 3, 4)
+	p, _, err := MakePlan(context.Background(), names, filepath.Join(dir, "m.idx"), &PlanOptions{BuildOptions: index.BuildOptions{Key: "user"}})
+	if err != nil || p.Partitions != 1 {
+		t.Errorf("a plan of small files, no partitions given: %d partitions, %v", p.Partitions, err)
+	}
+}

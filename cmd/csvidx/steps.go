@@ -92,7 +92,7 @@ no file to add, plan prints nothing and says so on standard error.` + stepsLong,
 	f.StringArrayVarP(&keys, "key", "k", nil, "key `COLUMNS`: a header name or a 0-based number, or several as one CSV record for a composite key")
 	f.BoolVarP(&noHeader, "no-header", "n", false, "the first record is data, not a header")
 	f.StringVarP(&delimiter, "delimiter", "d", "", "field delimiter: one byte, or '\\t' for tabs (default: a tab for a .tsv or .tab FILE, else ,)")
-	f.IntVar(&partitions, "partitions", 1, "the index files (reduce tasks): a key's is its hash modulo their number")
+	f.IntVar(&partitions, "partitions", 0, "the index files (reduce tasks): a key's is its hash modulo their number (default: one per GiB of the files)")
 	f.IntVar(&splitMB, "split-mib", multifile.DefaultSplit>>20, "about how many `MiB` of the files a map task reads")
 	f.BoolVar(&update, "update", false, "plan to add files to the index at --index (the FILEs it does not list; with none, what its build's pattern or list names now)")
 	return cmd
