@@ -12,7 +12,7 @@
 //   - csvidx build CSV --key user_id --index X (one machine, all cores,
 //     --mem-limit-mib M), an ordinary index;
 //   - the steps over the CSV, with -workers W: csvidx plan (--partitions
-//     P, --split-mib N), then the T map tasks, W processes at a time (a
+//     P, plan's own choice when 0, --split-mib N), then the T map tasks, W processes at a time (a
 //     pool of goroutines in this program, each running csvidx map --task
 //     I for the next I), then the P reduce tasks, W at a time (each with
 //     --threads cores/W and --mem-limit-mib M/W: the build's memory, over
@@ -78,7 +78,7 @@ func main() {
 	s.WorkFlag("the directory to work in (a temporary one when empty)")
 	var o options
 	flag.IntVar(&o.workers, "workers", 2, "tasks at once (W): map and reduce processes running side by side")
-	flag.IntVar(&o.partitions, "partitions", 0, "partitions of the steps' index, reduce tasks (0: as many as -workers)")
+	flag.IntVar(&o.partitions, "partitions", 0, "partitions of the steps' index, reduce tasks (0: as plan chooses, one per GiB of the input)")
 	flag.IntVar(&o.splitMiB, "split-mib", 64, "about how many MiB a map task reads (plan --split-mib)")
 	flag.IntVar(&o.memLimitMiB, "mem-limit-mib", 1024, "memory of the build's records; each reduce task gets this over -workers")
 	flag.IntVar(&o.reduceThreads, "reduce-threads", 0, "--threads of each reduce task (0: the cores over -workers, at least 1)")
@@ -88,14 +88,11 @@ func main() {
 	flag.Float64Var(&o.paper.FileGB, "file-gb", 1, "paper table: GB per file of the input, for the manifest's parts")
 	flag.IntVar(&o.paper.SplitMiB, "paper-split-mib", 256, "paper table: --split-mib of the plan, for the tasks and run files")
 	flag.Parse()
-	if o.partitions == 0 {
-		o.partitions = o.workers
-	}
 	if o.reduceThreads == 0 {
 		o.reduceThreads = max(1, runtime.NumCPU()/o.workers)
 	}
-	if o.workers < 1 || o.partitions < 1 || o.splitMiB < 1 || o.memLimitMiB < o.workers {
-		log.Fatal("-workers, -partitions and -split-mib must be 1 or more, -mem-limit-mib at least -workers")
+	if o.workers < 1 || o.partitions < 0 || o.splitMiB < 1 || o.memLimitMiB < o.workers {
+		log.Fatal("-workers and -split-mib must be 1 or more, -partitions 0 or more, -mem-limit-mib at least -workers")
 	}
 	remove, err := s.Workspace("csvidx-distributed-")
 	if err != nil {

@@ -36,8 +36,12 @@ func report(r *results) {
 	}
 	fmt.Printf("\n%s: %d rows, %d bytes (%.3f GB); 4×: %d parts, each the CSV (%s), %d bytes, %d rows\n",
 		r.CSV, r.Rows, r.CSVBytes, float64(r.CSVBytes)/1e9, len(four.Parts), how, four.Bytes, four.Rows)
-	fmt.Printf("steps: W = %d workers (tasks at once), %d partitions, --split-mib %d (1×: %d map tasks; 4×: %d), reduce --threads %d --mem-limit-mib %d\n",
-		r.Workers, r.Partitions, r.SplitMiB, s1.Tasks, s4.Tasks, r.ReduceThreads, r.MemLimitMiB/r.Workers)
+	parts := fmt.Sprintf("%d partitions", r.Partitions)
+	if r.Partitions == 0 {
+		parts = fmt.Sprintf("partitions as plan chooses (1×: %d; 4×: %d)", s1.Partitions, s4.Partitions)
+	}
+	fmt.Printf("steps: W = %d workers (tasks at once), %s, --split-mib %d (1×: %d map tasks; 4×: %d), reduce --threads %d --mem-limit-mib %d\n",
+		r.Workers, parts, r.SplitMiB, s1.Tasks, s4.Tasks, r.ReduceThreads, r.MemLimitMiB/r.Workers)
 	fmt.Printf("build: all %d cores, --mem-limit-mib %d; %d rounds in turns, the outputs removed and the CSV read through before each measure\n",
 		r.Cores, r.MemLimitMiB, r.Rounds)
 	fmt.Printf("per GB per worker: the phase's wall time × W / the input's GB (1e9 bytes); for a build, × its %d cores\n\n", r.Cores)
@@ -136,15 +140,16 @@ func paper(r *results) {
 	runPerRow := float64(s4.RunBytes) / rows4
 	indexPerRow := float64(s4.Index.total()) / rows4
 	rowsPerByte := rows4 / float64(four.Bytes)
-	// The manifest with its parts table: a fixed part, an entry per part (the 4× manifest's
-	// three more parts than the 1×'s, both with the same partitions) and
-	// one per partition (its name, quoted, and a comma).
-	perPart := float64(s4.Index.ManifestBytes-s1.Index.ManifestBytes) / 3
+	// The manifest with its parts table: a fixed part, one per partition
+	// (its name, quoted, and a comma) and an entry per part (the 4×
+	// manifest's three more parts than the 1×'s, their partitions told
+	// apart).
 	var names float64
 	for _, n := range s4.Index.Partitions {
 		names += float64(len(n) + 3)
 	}
 	perPartition := names / float64(len(s4.Index.Partitions))
+	perPart := (float64(s4.Index.ManifestBytes-s1.Index.ManifestBytes) - perPartition*float64(s4.Partitions-s1.Partitions)) / 3
 	base := float64(s1.Index.ManifestBytes) - perPart - perPartition*float64(s1.Partitions)
 	planSec, commitSec := r.med("steps 4× plan"), r.med("steps 4× commit")
 	rate := r.Paper.RateMBps * 1e6
