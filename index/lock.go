@@ -189,3 +189,27 @@ func lockInUse(path string) bool {
 	_, err := os.Lstat(idx)
 	return !errors.Is(err, fs.ErrNotExist)
 }
+
+// A FileLock is the writers' lock of a file that csvidx replaces whole, such
+// as the manifest of an index over many files (package multifile): the lock
+// file PATH.lock, there while it is held.
+type FileLock struct{ l *writerLock }
+
+// LockFile takes the writers' lock of the file at path, PATH.lock, created
+// if absent: it waits for another process that holds it, or with noWait
+// fails with a *LockedError. A lock file that is not an empty regular file
+// is never used (ErrNotOwn). Unlock releases it.
+func LockFile(path string, noWait bool) (*FileLock, error) {
+	l, err := takeLock(path+".lock", nil, noWait)
+	if err != nil {
+		return nil, err
+	}
+	return &FileLock{l}, nil
+}
+
+// Unlock removes the lock file and releases the lock: a writer waiting for
+// it locks the file at its path anew (see takeLock).
+func (f *FileLock) Unlock() {
+	f.l.remove() // best effort: a lock file left is harmless
+	f.l.f.Close()
+}

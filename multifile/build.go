@@ -27,9 +27,17 @@ func Build(ctx context.Context, names []string, path string, opts *index.BuildOp
 	if opts == nil {
 		opts = &index.BuildOptions{}
 	}
+	lock, err := index.LockFile(path, false) // as Commit does
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lock.Unlock()
 	old, err := replaceable(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	if names = withoutOwn(path, names); len(names) == 0 {
+		return nil, nil, fmt.Errorf("no file to index but csvidx's own, of %s", path)
 	}
 	parts, header, err := describe(ctx, names, opts)
 	if err != nil {

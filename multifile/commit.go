@@ -18,13 +18,20 @@ import (
 // the run's map outputs and its plan, and the index files of the manifest
 // it replaced. Files of other runs (an aborted one) are never read, and
 // never removed but by the commit of the manifest that names them being
-// replaced. It returns the manifest and its path.
+// replaced. Commits and builds of one manifest take its lock (M.lock, see
+// index.LockFile) and run one at a time. It returns the manifest and its
+// path.
 func Commit(ctx context.Context, planPath string) (*Manifest, string, error) {
 	p, err := ReadPlan(planPath)
 	if err != nil {
 		return nil, "", err
 	}
 	path := p.manifestPath(planPath)
+	lock, err := index.LockFile(path, false) // one commit or build of the manifest at a time: the base checked stays the one replaced
+	if err != nil {
+		return nil, "", err
+	}
+	defer lock.Unlock()
 	old, err := replaceable(path)
 	if err != nil {
 		return nil, "", err

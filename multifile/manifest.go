@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -192,25 +192,39 @@ func (m *Manifest) write(path string) error {
 	if len(m.Layers) > 0 {
 		m.Version = LayeredVersion
 	}
-	if err := writeTable(filepath.Join(filepath.Dir(path), m.PartsFile), m.Parts); err != nil {
+	table := filepath.Join(filepath.Dir(path), m.PartsFile)
+	if err := writeTable(table, m.Parts); err != nil {
 		return err
 	}
-	return writeJSON(path, m)
+	if err := writeJSON(path, m); err != nil {
+		removeFile(table) // no manifest names it
+		return err
+	}
+	return nil
 }
 
 // resolve returns the path a part's Path p is read from, for the
 // manifest in directory dir (see dirOf): relative to dir when it is a
-// relative path, as a URL's relative reference when dir is a URL's.
+// relative path, joined to it as text when dir is a URL's, so that an
+// s3:// key, which is taken as it is written, and an http one, written
+// escaped, both come back as they were published (a p that climbs above
+// the URL's root is left as it is, for its read to fail and say so).
 func resolve(dir, p string) string {
 	switch {
 	case filepath.IsAbs(p) || isURL(p):
 		return p
 	case isURL(dir):
-		base, err := url.Parse(dir + "/")
-		if err != nil {
-			return dir + "/" + p
+		slashed := filepath.ToSlash(p)
+		scheme, rest, _ := strings.Cut(dir, "://")
+		host, dirPath, _ := strings.Cut(rest, "/")
+		depth := 0 // the directories below the root that ../ may climb
+		if d := strings.Trim(dirPath, "/"); d != "" {
+			depth = strings.Count(d, "/") + 1
 		}
-		return base.ResolveReference(&url.URL{Path: filepath.ToSlash(p)}).String()
+		if clean := path.Clean(slashed); strings.Count(clean+"/", "../") > depth {
+			return dir + "/" + slashed
+		}
+		return scheme + "://" + host + path.Join("/"+dirPath, slashed)
 	}
 	return filepath.Join(dir, p)
 }
@@ -218,11 +232,14 @@ func resolve(dir, p string) string {
 // dirOf returns the directory of the manifest at path, its files' home: a
 // local one, or for a URL, the URL up to its last slash (filepath.Dir
 // would fold its "//").
-func dirOf(path string) string {
-	if isURL(path) {
-		return path[:strings.LastIndex(path, "/")]
+func dirOf(p string) string {
+	if isURL(p) {
+		if i := strings.IndexAny(p, "?#"); i >= 0 {
+			p = p[:i] // a query's slashes are no directory's
+		}
+		return p[:strings.LastIndex(p, "/")]
 	}
-	return filepath.Dir(path)
+	return filepath.Dir(p)
 }
 
 // AllParts returns the parts of m, the manifest at path, with their paths

@@ -75,16 +75,19 @@ func OpenWith(path string, data []byte, o *OpenOptions) (*Index, error) {
 		x.opts.OpenIndex = openLocal
 	}
 	if isURL(path) {
-		go x.partList() // the table's request, alongside the index file's first
+		go x.listOnce.Do(x.readList) // the table's request, alongside the index file's first (the fields read after Do only)
 	}
 	return x, nil
 }
 
 // partList returns the parts, their table opened on the first call.
 func (x *Index) partList() (partList, error) {
-	x.listOnce.Do(func() { x.list, x.listErr = x.m.list(x.path) })
+	x.listOnce.Do(x.readList)
 	return x.list, x.listErr
 }
+
+// readList opens the parts' table: listOnce's function.
+func (x *Index) readList() { x.list, x.listErr = x.m.list(x.path) }
 
 // lazyList is the partList of an open manifest, its table read when a
 // part is first asked for, so that an index file opens meanwhile.

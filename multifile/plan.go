@@ -113,6 +113,9 @@ func makePlan(ctx context.Context, names []string, path string, o *PlanOptions, 
 	if _, err := replaceable(path); err != nil {
 		return nil, "", err
 	}
+	if names = withoutOwn(path, names); len(names) == 0 {
+		return nil, "", fmt.Errorf("no file to index but csvidx's own, of %s", path)
+	}
 	parts, header, err := describe(ctx, names, &o.BuildOptions)
 	if err != nil {
 		return nil, "", err

@@ -75,3 +75,29 @@ func (s *Sources) names(path string) ([]string, error) {
 	}
 	return Expand(args)
 }
+
+// withoutOwn returns names but for the files of the index whose manifest
+// is at path, which a pattern that matches the manifest's directory names
+// too: the manifest, the files beside it whose names start with its own
+// and a dot (its parts table, index files, fences, plans, runs, lock), and
+// any other manifest. csvidx never indexes its own files as CSV.
+func withoutOwn(path string, names []string) []string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return names
+	}
+	dir, base := filepath.Split(abs)
+	var out []string
+	for _, n := range names {
+		if !isURL(n) {
+			if a, err := filepath.Abs(n); err == nil {
+				d, b := filepath.Split(a)
+				if d == dir && (b == base || strings.HasPrefix(b, base+".")) || IsManifest(n) {
+					continue
+				}
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}

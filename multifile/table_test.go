@@ -77,3 +77,27 @@ func TestTable(t *testing.T) {
 		t.Errorf("the entry after a damaged one: %+v, %v", p, err)
 	}
 }
+
+// TestResolve: a relative path is joined to a URL's directory as text (an
+// s3 key as written, an http path as escaped), ../ climbs within it and
+// no further, and a query's slashes make no directory.
+func TestResolve(t *testing.T) {
+	for _, c := range []struct{ dir, p, want string }{
+		{"s3://bucket/data", "Orders 2026.csv", "s3://bucket/data/Orders 2026.csv"},
+		{"s3://bucket/data", "café.csv", "s3://bucket/data/café.csv"},
+		{"https://h:8080/d", "my%20file.csv", "https://h:8080/d/my%20file.csv"},
+		{"s3://bucket/a/b", "../c/x.csv", "s3://bucket/a/c/x.csv"},
+		{"s3://bucket/a", "../x.csv", "s3://bucket/x.csv"},
+		{"s3://bucket/a", "../../x.csv", "s3://bucket/a/../../x.csv"},
+		{"s3://bucket", "x.csv", "s3://bucket/x.csv"},
+		{"s3://bucket/a", "https://other/x.csv", "https://other/x.csv"},
+		{"/local/dir", "x.csv", "/local/dir/x.csv"},
+	} {
+		if got := resolve(c.dir, c.p); got != c.want {
+			t.Errorf("resolve(%q, %q) = %q, want %q", c.dir, c.p, got, c.want)
+		}
+	}
+	if got := dirOf("https://h/d/m.idx?X-Amz-Credential=AK/2026/us/s3/aws4_request"); got != "https://h/d" {
+		t.Errorf("dirOf of a URL with a query: %q", got)
+	}
+}

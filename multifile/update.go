@@ -39,7 +39,7 @@ func PlanUpdate(ctx context.Context, path string, names []string, o *PlanOptions
 	if err != nil {
 		return nil, "", nil, err
 	}
-	added := newFiles(path, stored, names)
+	added := newFiles(path, stored, withoutOwn(path, names))
 	if len(added) == 0 {
 		return nil, "", nil, nil
 	}
@@ -66,7 +66,8 @@ func PlanUpdate(ctx context.Context, path string, names []string, o *PlanOptions
 		}
 		from = p.Base.Start
 	} else {
-		p.Base = &PlanBase{Run: old.Run} // the whole index anew
+		p.Base = &PlanBase{Run: old.Run} // the whole index anew: as many partitions as its bytes want, if more
+		p.Partitions = max(p.Partitions, autoPartitions(p.Size))
 	}
 	o.BuildOptions = bo
 	if err := p.cut(ctx, path, from, o); err != nil {

@@ -2,6 +2,7 @@ package multifile
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,8 +12,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/csvidx/csvidx/index"
+	"github.com/csvidx/csvidx/internal/atomicfile"
 )
 
 // concatOfFiles returns the concatenation of the files names as a build
@@ -229,4 +232,146 @@ func TestUpdateFail(t *testing.T) {
 	p.removeRun(stale)
 	checkLayers(t, path)
 	checkAgainstOne(t, path, names)
+}
+
+// TestConcurrentCommits: two updates planned on one manifest, committed at
+// once (both waiting on its lock, then let go together): one publishes,
+// the other finds its base replaced and publishes nothing; every file the
+// manifest lists is there, and the index answers as the files it lists.
+func TestConcurrentCommits(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	names, _ := genParts(t, dir, 30, 3)
+	path := filepath.Join(out, "all.idx")
+	ctx := context.Background()
+	if _, _, err := Build(ctx, names[:20], path, &index.BuildOptions{Key: "user"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{21, 22} {
+		if _, err := Update(ctx, path, names[:n], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pa, planA, _, err := PlanUpdate(ctx, path, names[:29], &PlanOptions{}) // indexes the last layer again
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, planB, _, err := PlanUpdate(ctx, path, names[:24], &PlanOptions{}) // adds a layer
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		p    *Plan
+		path string
+	}{{pa, planA}, {pb, planB}} {
+		if err := runTasks(ctx, r.p, r.path, index.Resources{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lock, err := index.LockFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 2)
+	for _, plan := range []string{planA, planB} {
+		go func() { _, _, err := Commit(ctx, plan); errs <- err }()
+	}
+	select {
+	case err := <-errs:
+		t.Fatalf("a commit ended while another writer held the manifest's lock: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	lock.Unlock()
+	e1, e2 := <-errs, <-errs
+	if (e1 == nil) == (e2 == nil) {
+		t.Fatalf("two commits on one base: %v and %v; want one to publish and the other to be refused", e1, e2)
+	}
+	if err := cmp.Or(e1, e2); !strings.Contains(err.Error(), "replaced") {
+		t.Errorf("the commit refused: %v", err)
+	}
+	m, _ := ReadManifest(path)
+	want, refused, refusedPath := names[:29], pb, planB
+	if m.Run == pb.Run {
+		want, refused, refusedPath = names[:24], pa, planA
+	}
+	refused.removeRun(refusedPath) // an aborted run's files stay until removed
+	checkLayers(t, path)
+	checkAgainstOne(t, path, want)
+}
+
+// TestOwnFilesLeftOut: a pattern that matches the manifest's directory
+// names the index's own files too (manifest, parts table, index files,
+// fences, lock): a build, a plan and an update leave them out, with a
+// header or without.
+func TestOwnFilesLeftOut(t *testing.T) {
+	ctx := context.Background()
+	for _, noHeader := range []bool{false, true} {
+		dir := t.TempDir()
+		names, _ := genParts(t, dir, 6, 11)
+		path := filepath.Join(dir, "m.idx")
+		pattern := filepath.Join(dir, "*")
+		all := func() []string {
+			got, err := Expand([]string{pattern})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		key := "user"
+		if noHeader {
+			key = "1"
+		}
+		bo := &index.BuildOptions{Key: key, NoHeader: noHeader}
+		if _, _, err := Build(ctx, all(), path, bo, NewSources([]string{pattern}, "")); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := Build(ctx, all(), path, bo, NewSources([]string{pattern}, "")); err != nil {
+			t.Fatalf("no header %v: a build again, the pattern naming the index's files: %v", noHeader, err)
+		}
+		m, _ := ReadManifest(path)
+		if m.PartCount != len(names) {
+			t.Errorf("no header %v: %d parts, want %d", noHeader, m.PartCount, len(names))
+		}
+		r, err := Update(ctx, path, nil, nil)
+		if err != nil || len(r.Added) != 0 {
+			t.Errorf("no header %v: an update with no new file added %q, %v", noHeader, r.Added, err)
+		}
+		if p, _, _, err := PlanUpdate(ctx, path, all(), &PlanOptions{}); p != nil || err != nil {
+			t.Errorf("no header %v: a plan of an update with no new file: %v, %v", noHeader, p, err)
+		}
+	}
+}
+
+// TestUpdateManifestFails: an update whose manifest cannot be written (its
+// rename fails: a full disk, say) leaves no file of its run, its parts
+// table included, and the index as it was.
+func TestUpdateManifestFails(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	names, _ := genParts(t, dir, 8, 3)
+	path := filepath.Join(out, "all.idx")
+	ctx := context.Background()
+	if _, _, err := Build(ctx, names[:6], path, &index.BuildOptions{Key: "user"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadDir(out)
+	atomicfile.SetFaults(func(op, p string) error {
+		if op == "rename" && p == path {
+			return errors.New("injected: no space left")
+		}
+		return nil
+	})
+	defer atomicfile.SetFaults(nil)
+	if _, err := Update(ctx, path, names, nil); err == nil {
+		t.Fatal("no error")
+	}
+	atomicfile.SetFaults(nil)
+	after, _ := os.ReadDir(out)
+	if len(after) != len(before) {
+		var extra []string
+		for _, e := range after {
+			extra = append(extra, e.Name())
+		}
+		t.Errorf("after a failed update the directory holds %s (before: %d files)", strings.Join(extra, " "), len(before))
+	}
+	checkLayers(t, path)
+	checkAgainstOne(t, path, names[:6])
 }

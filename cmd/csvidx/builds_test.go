@@ -732,6 +732,11 @@ func TestRemoteBuild(t *testing.T) {
 	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "verify", s.URLOf("pub/orders.idx")); got.status != 2 || !strings.Contains(got.stderr, "is the manifest of an index over many files: get and info read it at its URL") {
 		t.Errorf("verify of a manifest at a URL: %+v", got)
 	}
+	for _, args := range [][]string{{"update", "pub/orders/b.csv", "--index", s.URLOf("pub/orders.idx")}, {"plan", "--update", "--index", s.URLOf("pub/orders.idx")}} {
+		if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", args...); got.status != 2 || !strings.Contains(got.stderr, "is at a URL, and an index over many files there is not updated in place") {
+			t.Errorf("%q: %+v", args, got)
+		}
+	}
 	s.Put("pub/orders/b.csv", []byte(strings.Replace(b.String(), "u7\n", "u8\n", 1))) // the same size, other bytes
 	if got := runBinary(t, filepath.Join(both, "csvidx"), data, empty, "", "get", s.URLOf("pub/orders.idx"), "u7"); got.status != 2 || !strings.Contains(got.stderr, "is stale") || !strings.Contains(got.stderr, "pub/orders/b.csv changed") {
 		t.Errorf("get of a manifest at a URL whose file changed: %+v", got)

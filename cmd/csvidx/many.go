@@ -265,6 +265,8 @@ func manifestFlag(g *globals, command string) (string, error) {
 	switch {
 	case g.indexPath == "":
 		return "", fmt.Errorf("%s needs --index MANIFEST, the index over many files to add to", command)
+	case source.IsURL(g.indexPath):
+		return "", fmt.Errorf("%s: --index %s is at a URL, and an index over many files there is not updated in place: build it again with --index %s (its files at URLs), or update a local copy and commit it with --publish", command, oneLine(g.indexPath), oneLine(g.indexPath))
 	case !multifile.IsManifest(g.indexPath):
 		return "", fmt.Errorf("%s: --index %s is no index over many files (a manifest): build it first (csvidx build 'FILES*' --key K --index %s)", command, oneLine(g.indexPath), oneLine(g.indexPath))
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/multifile"
+	"github.com/csvidx/csvidx/source"
 	"github.com/spf13/cobra"
 )
 
@@ -53,6 +54,10 @@ changed; every new file must have their header.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.from != "" || multifile.IsManifest(g.indexPath) || (len(args) == 1 && g.indexPath == "" && multifile.IsManifest(args[0])) {
 				return updateMany(cmd, args, &o, g, s)
+			}
+			if len(args) == 1 && source.IsURL(g.indexPath) && !source.IsURL(args[0]) {
+				_, err := manifestFlag(g, "update") // a local CSV's index is never at a URL: a manifest there, most likely
+				return err
 			}
 			if len(args) > 1 || len(args) == 1 && multifile.IsPattern(args[0]) {
 				quoted := make([]string, len(args))
