@@ -53,7 +53,8 @@
 //	int csvidx_close(handle, char **err)
 //	void csvidx_free(void *p)
 //
-// and the four steps of an index over many files: see steps.go.
+// and the four steps of an index over many files, and its update: see
+// steps.go.
 //
 // index_dir is the directory a CSV's indexes live in, as the CLI's
 // --index-dir (index.HomeOf); NULL or "" means next to the CSV, and
@@ -113,7 +114,7 @@ import (
 
 // abiVersion changes whenever a function's signature or meaning does, so the
 // Python package refuses a stale library instead of calling it wrongly.
-const abiVersion = 8
+const abiVersion = 9
 
 func main() {}
 

@@ -24,6 +24,8 @@ index files are the same as the csvidx command's.
     import csvidx.dask                           # one index over many files, built by Dask
     csvidx.dask.build("orders/*.csv", "order_id", "orders.idx", partitions=8)
     idx = csvidx.Index("orders.idx")             # the manifest: lookups in every file
+    csvidx.update("orders.idx")                  # adds the new files of orders/*.csv
+    csvidx.dask.update("orders.idx", "orders/2026-12-07.csv")  # or those named, by Dask
 
 Keys are compared byte for byte with the key field's text: "007" is not "7".
 An int key means str(int); float, bool and None raise TypeError. Every
@@ -31,7 +33,7 @@ error of the library is a CsvIdxError with the message the command prints.
 """
 
 from ._api import (DEFAULT_MEM_LIMIT_MIB, Index, VerifyResult, build, commit, compact, join, map_task, plan,
-                   reduce_task, update, verify)
+                   plan_update, reduce_task, update, verify)
 from ._errors import CsvIdxError, CsvIdxWarning
 
 __version__ = "0.1.0"
@@ -48,6 +50,7 @@ __all__ = [
     "join",
     "map_task",
     "plan",
+    "plan_update",
     "reduce_task",
     "update",
     "verify",

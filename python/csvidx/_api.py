@@ -5,6 +5,7 @@ import dataclasses
 import io
 import json
 import os
+import stat
 import warnings
 from collections.abc import Mapping
 
@@ -118,7 +119,7 @@ def _indexes(path, index_path, by, index_dir):
     return paths, len(paths) > 1
 
 
-def update(path, *, no_compact=False, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None,
+def update(path, *, paths=None, no_compact=False, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None,
            index_path=None, index_dir=None, by=None, no_wait=False):
     """Index the rows appended to the CSV at path since it was indexed, as
     ``csvidx update`` does: into the tail, merged into the main index when
@@ -127,13 +128,67 @@ def update(path, *, no_compact=False, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threa
     ``info``. A file of several indexes has each updated, in one scan of
     the appended rows, and a list of those dicts returned, unless by (a
     key, as build takes it) or index_path picks one. An open Index keeps its snapshot: open a new one
-    to see the rows."""
+    to see the rows.
+
+    When path is the manifest of an index over many files, the update adds
+    files to it, as ``csvidx update MANIFEST`` does: the files among paths
+    (paths or patterns, a str or a list) that it does not list, in that
+    order, or with paths None those its build's patterns or list name now
+    (see plan_update). They go after the others, their rows into a new
+    layer of index files. Returns a dict: ``added`` (the files, [] when
+    there was none to add), ``new_bytes`` (theirs), ``indexed`` (the bytes
+    indexed: theirs, and those of the last layers indexed again with
+    them), ``run`` and ``layers`` (the manifest's afterwards). Map tasks
+    run threads at a time, and mem_limit_mib bounds each reduce; no_wait
+    has no effect (of two updates at once, the later commit fails and
+    leaves the index as the first made it), no_compact and by do not
+    apply."""
+    if index_path is None and _is_manifest(path):
+        return _update_many(path, paths, no_compact, mem_limit_mib, threads, tmp_dir, by)
+    if paths is not None:
+        raise CsvIdxError(f"paths: {os.fsdecode(os.fspath(path))} is no index over many files (a manifest); "
+                          "paths are the files to add to one")
     mem, thr = _resources(mem_limit_mib, threads)
     out, err = _n.out_ptr(), _n.out_ptr()
     _n.check(_n.lib.csvidx_update(_path(path), bool(no_compact), mem, thr, _path(tmp_dir, "tmp_dir"),
                                   _path(index_path, "index_path"), _index_dir(index_dir), _by(by), bool(no_wait),
                                   _n.byref(out), _n.byref(err)), err)
     return _one_or_all(_json(out))
+
+
+# How every manifest starts, as multifile.IsManifest (manifest.go's
+# manifestStart) tells one.
+_MANIFEST_START = b'{"format":"csvidx-manifest"'
+
+
+def _is_manifest(path):
+    """Whether path is a regular file that starts as a manifest does, as
+    multifile.IsManifest tells: the index over many files that the csvidx
+    command's update takes it for."""
+    p = _path(path)
+    try:
+        if not stat.S_ISREG(os.stat(p).st_mode):
+            return False  # a FIFO or a device is no manifest, and opening it may block
+        with open(p, "rb") as f:
+            return f.read(len(_MANIFEST_START)) == _MANIFEST_START
+    except OSError:
+        return False
+
+
+def _update_many(manifest, paths, no_compact, mem_limit_mib, threads, tmp_dir, by):
+    """update of the index over many files whose manifest is manifest."""
+    name = os.fsdecode(os.fspath(manifest))
+    if no_compact:
+        raise CsvIdxError("no_compact=True: an index over many files has no tail to merge, but layers, "
+                          "which update keeps few by itself; leave it out")
+    if by is not None:
+        raise CsvIdxError(f"{name} is an index over many files, by one key: by picks among one file's indexes; "
+                          "leave it out")
+    mem, thr = _resources(mem_limit_mib, threads)
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_update_many(_path(manifest, "manifest"), _files_json(paths), mem, thr,
+                                       _path(tmp_dir, "tmp_dir"), _n.byref(out), _n.byref(err)), err)
+    return _json(out)
 
 
 def _one_or_all(r):
@@ -491,16 +546,44 @@ def plan(paths, key, manifest, *, partitions=1, split_mib=256, no_header=False, 
     """Plan a build of one index over the files paths (paths or patterns
     such as "orders/*.csv"), by key, whose manifest goes to manifest, as
     ``csvidx plan`` does: the files' headers are checked and their
-    concatenation is cut into map tasks of about split_mib. Returns
-    {"plan": path, "run": ..., "tasks": n, "partitions": p}."""
-    if isinstance(paths, (str, bytes, os.PathLike)):
-        paths = [paths]
-    files = json.dumps([os.fsdecode(os.fspath(p)) for p in paths]).encode()
+    concatenation is cut into map tasks of about split_mib. The manifest
+    records the patterns among paths, for update and plan_update to look
+    for new files there. Returns {"plan": path, "run": ..., "tasks": n,
+    "partitions": p}."""
     out, err = _n.out_ptr(), _n.out_ptr()
-    _n.check(_n.lib.csvidx_plan(files, _keys.key_spec(key), _path(manifest, "manifest"), bool(no_header),
+    _n.check(_n.lib.csvidx_plan(_files_json(paths), _keys.key_spec(key), _path(manifest, "manifest"), bool(no_header),
                                 _text(delimiter, "delimiter"), _int(partitions, "partitions"),
                                 _int(split_mib, "split_mib"), _n.byref(out), _n.byref(err)), err)
     return _json(out)
+
+
+def plan_update(manifest, paths=None, *, split_mib=256):
+    """Plan an update of the index over many files whose manifest is
+    manifest, as ``csvidx plan --update`` does: the files among paths
+    (paths or patterns, a str or a list) that it does not list, in that
+    order, or with paths None those its build's patterns or list name now,
+    go after the others, and the plan's map and reduce tasks index them
+    into a new layer (with the last layers, when they are small beside
+    them), with the index's key, dialect and partitions; commit then
+    publishes it, if the manifest is still the one the plan adds to. The
+    files it lists must not have changed, and every new file must have
+    their header. Returns what plan returns and ``added``, the files the
+    plan adds; when there is none to add, no plan is written:
+    {"plan": None, "run": None, "tasks": 0, "partitions": 0, "added": []}."""
+    out, err = _n.out_ptr(), _n.out_ptr()
+    _n.check(_n.lib.csvidx_plan_update(_path(manifest, "manifest"), _files_json(paths), _int(split_mib, "split_mib"),
+                                       _n.byref(out), _n.byref(err)), err)
+    return _json(out)
+
+
+def _files_json(paths):
+    """paths (a path or pattern, or a collection of them) as the JSON array
+    of the C functions' files_json; None is None."""
+    if paths is None:
+        return None
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    return json.dumps([os.fsdecode(os.fspath(p)) for p in paths]).encode()
 
 
 def map_task(plan_path, task):
@@ -525,7 +608,7 @@ def reduce_task(plan_path, partition, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, th
 def commit(plan_path):
     """Check the outputs of the plan at plan_path and publish its manifest,
     as ``csvidx commit`` does. Returns {"manifest", "run", "files",
-    "partitions", "size"}."""
+    "partitions", "size", "layers"}."""
     out, err = _n.out_ptr(), _n.out_ptr()
     _n.check(_n.lib.csvidx_commit(_path(plan_path, "plan"), _n.byref(out), _n.byref(err)), err)
     return _json(out)

@@ -16,7 +16,7 @@ import struct
 from ._errors import CsvIdxError
 
 LIBRARY_NAME = "_libcsvidx.so"
-ABI_VERSION = 8  # must equal abiVersion in python/capi/main.go
+ABI_VERSION = 9  # must equal abiVersion in python/capi/main.go
 
 _c_int = ctypes.c_int
 _c_i64 = ctypes.c_int64
@@ -51,6 +51,8 @@ _SIGNATURES = {
     "csvidx_map": (_c_int, [_c_str, _c_i64, _out_ptr, _out_ptr]),
     "csvidx_reduce": (_c_int, [_c_str, _c_i64, _c_i64, _c_int, _c_str, _out_ptr, _out_ptr]),
     "csvidx_commit": (_c_int, [_c_str, _out_ptr, _out_ptr]),
+    "csvidx_plan_update": (_c_int, [_c_str, _c_str, _c_i64, _out_ptr, _out_ptr]),
+    "csvidx_update_many": (_c_int, [_c_str, _c_str, _c_i64, _c_int, _c_str, _out_ptr, _out_ptr]),
 }
 
 _BUILD_HINT = ("build it with python/build.sh (needs Go and gcc), or install the package "

@@ -2,9 +2,10 @@
 batches of lookups through it.
 
 build runs the four steps of csvidx plan, map, reduce and commit as one
-Dask graph: the plan here, then a task per map (a range of the files'
-concatenation), a task per partition's reduce once every map is done,
-and the commit. Each task calls the csvidx library in its worker's
+Dask graph, and update those of csvidx plan --update, which add new
+files to the index: the plan here, then a task per map (a range of the
+files' concatenation), a task per partition's reduce once every map is
+done, and the commit. Each task calls the csvidx library in its worker's
 process; each writes only files named after the plan's run and its own
 number, so a task that the scheduler runs again (after a worker died, or
 twice) does no harm. The files and the manifest's directory must be
@@ -15,6 +16,7 @@ system, or one machine).
     import csvidx.dask
     with LocalCluster(n_workers=4) as cluster, Client(cluster) as client:
         csvidx.dask.build("orders/*.csv", "order_id", "orders.idx", partitions=8, client=client)
+        csvidx.dask.update("orders.idx", client=client)  # later: the new files of orders/*.csv
         df = csvidx.dask.get("orders.idx", keys, client=client)
 
 Dask reaches Kubernetes, Slurm/PBS and YARN through its own deployers
@@ -25,7 +27,7 @@ import os
 
 from . import _api
 
-__all__ = ["build", "get"]
+__all__ = ["build", "get", "update"]
 
 
 def _abs(p):
@@ -59,9 +61,7 @@ def build(paths, key, out, *, partitions=None, client=None, split_mib=256, no_he
     files, the reduce tasks) defaults to the cluster's worker threads;
     split_mib is a map task's share of the files; mem_limit_mib and
     threads bound each reduce task. Returns what commit returns:
-    {"manifest", "run", "files", "partitions", "size"}."""
-    import dask  # pylint: disable=import-outside-toplevel
-
+    {"manifest", "run", "files", "partitions", "size", "layers"}."""
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     client = _client(client)
@@ -69,6 +69,39 @@ def build(paths, key, out, *, partitions=None, client=None, split_mib=256, no_he
         partitions = max(1, sum(client.nthreads().values())) if client is not None else (os.cpu_count() or 1)
     p = _api.plan([_abs(x) for x in paths], key, _abs(out), partitions=partitions, split_mib=split_mib,
                   no_header=no_header, delimiter=delimiter)
+    return _run(p, client, retries, mem_limit_mib, threads)
+
+
+def update(manifest, paths=None, *, client=None, split_mib=256, retries=3, mem_limit_mib=_api.DEFAULT_MEM_LIMIT_MIB,
+           threads=1):
+    """Add files to the index over many files whose manifest is manifest, on
+    the Dask cluster of client (as build picks it): plan_update here, then
+    the map and reduce tasks and the commit as build runs them. The files
+    are those among paths (paths, URLs or patterns; a str or a list) that
+    the index does not list, in that order, or with paths None those its
+    build's patterns or list name now; they go after the others, their
+    rows into a new layer of index files (see csvidx.plan_update).
+    split_mib, retries, mem_limit_mib and threads are build's. Returns what
+    build returns, and ``added``, the files added; when there is none to
+    add, nothing runs and it returns {"manifest": manifest, "added": []}."""
+    client = _client(client)
+    manifest = _abs(manifest)
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    files = None if paths is None else [_abs(x) for x in paths]
+    p = _api.plan_update(manifest, files, split_mib=split_mib)
+    if p["plan"] is None:
+        return {"manifest": manifest, "added": []}
+    return {**_run(p, client, retries, mem_limit_mib, threads), "added": p["added"]}
+
+
+def _run(p, client, retries, mem_limit_mib, threads):
+    """Run the plan p (what plan or plan_update returns) as one graph on
+    client (None: Dask's local scheduler): a task per map, a task per
+    partition's reduce once every map is done, then the commit, each tried
+    up to retries times more; return what commit returns."""
+    import dask  # pylint: disable=import-outside-toplevel
+
     plan_path, run = p["plan"], p["run"]
     maps = [dask.delayed(_map, pure=False)(plan_path, i, dask_key_name=f"csvidx-map-{run}-{i}")
             for i in range(p["tasks"])]

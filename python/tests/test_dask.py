@@ -3,7 +3,9 @@ reduce and commit as a Dask graph, on a LocalCluster of two worker
 processes, and looked up through its manifest; the oracle is the files'
 bytes as Python's csv module wrote them. A map task whose worker dies is
 run again by the scheduler, and the index is the same; an aborted run's
-outputs do not stop another's commit."""
+outputs do not stop another's commit. update adds files (the build's
+pattern's new ones, or those named) as a graph too, and the index answers
+as one built over all the files in the order they were added."""
 
 import os
 
@@ -109,3 +111,59 @@ def test_aborted_run(tmp_path, client):
     assert r["run"] != p["run"] and os.path.exists(p["plan"])
     with csvidx.Index(out) as idx:
         assert idx.get_bytes("u3") == _want(files, ["u3"])
+
+
+def test_update(tmp_path, client):
+    """csvidx.dask.update adds the files the build's pattern names now, then
+    files named, each as a layer (a map task whose worker dies run again),
+    then finds nothing to add; after each, every key's rows are the
+    files', in the order of their concatenation, as in a fresh build of
+    them in that order."""
+    files = _files(tmp_path, n=5)  # part-000..004 and the big part-005
+    out = tmp_path / "all.idx"
+    r = csvidx.dask.build(str(tmp_path / "part-*.csv"), "user", out, partitions=3, split_mib=1, client=client)
+    assert r["layers"] == 1
+
+    def more(i, name, rows):
+        data = [[str(i * 100000 + k), f"u{(i * 7 + k) % 53}", "plain" if k % 7 else 'a "quoted",\nnote']
+                for k in range(rows)]
+        return CSVFile(tmp_path / name, ["id", "user", "note"], data, 1)
+
+    new = [more(10, "part-010.csv", 40), more(11, "part-011.csv", 40)]
+    r = csvidx.dask.update(out, client=client)
+    assert r["added"] == [f.path for f in new] and r["files"] == 8 and r["partitions"] == 3 and r["layers"] == 2
+    files += new
+
+    # Fewer bytes than half the last layer's, so that it stays; in the order
+    # named, not sorted, and after the others although the second sorts
+    # before them.
+    named = [more(12, "zz-later.csv", 15), more(13, "part-0000.csv", 15)]
+    marker = tmp_path / "killed-once"
+
+    def die_once(plan_path, task):
+        if task == 0 and not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)
+        return csvidx._api.map_task(plan_path, task)
+
+    real = csvidx.dask._map
+    csvidx.dask._map = die_once
+    try:
+        r = csvidx.dask.update(str(out), [files[0].path] + [f.path for f in named], client=client)
+    finally:
+        csvidx.dask._map = real
+    assert marker.exists() and r["added"] == [f.path for f in named] and r["files"] == 10 and r["layers"] == 3
+    files += named
+
+    assert csvidx.dask.update(out, client=client) == {"manifest": str(out), "added": []}
+    assert csvidx.dask.update(out, files[3].path, client=client)["added"] == []
+
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    csvidx.dask.build([f.path for f in files], "user", fresh / "all.idx", partitions=2, client=client)
+    with csvidx.Index(out) as idx, csvidx.Index(fresh / "all.idx") as one:
+        for u in range(55):
+            key = f"u{u}"
+            assert idx.get_bytes(key) == one.get_bytes(key) == _want(files, [key]), key
+        assert idx.info["rows"] == one.info["rows"] == sum(len(f.rows) for f in files)
+    assert not [n for n in os.listdir(tmp_path) if n.endswith(".plan") or ".map-" in n]
