@@ -542,11 +542,12 @@ class Index:
 
 # --- the four steps of an index over many files (see csvidx.dask) ---
 
-def plan(paths, key, manifest, *, partitions=1, split_mib=256, no_header=False, delimiter=","):
+def plan(paths, key, manifest, *, partitions=0, split_mib=256, no_header=False, delimiter=","):
     """Plan a build of one index over the files paths (paths or patterns
     such as "orders/*.csv"), by key, whose manifest goes to manifest, as
     ``csvidx plan`` does: the files' headers are checked and their
-    concatenation is cut into map tasks of about split_mib. The manifest
+    concatenation is cut into map tasks of about split_mib, and into
+    partitions index files (0: one per GiB of the files). The manifest
     records the patterns among paths, for update and plan_update to look
     for new files there. Returns {"plan": path, "run": ..., "tasks": n,
     "partitions": p}."""
