@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -35,19 +36,35 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 			return ix.rows(&s, keys[0], func(r Span) error { return ix.emit(r, fn) })
 		}
 		ix.prefetch(keys)
-		var found []Span
-		for _, key := range keys {
-			err := ix.rows(&s, key, func(r Span) error {
-				found = append(found, r)
-				return nil
-			})
-			if err != nil {
-				return err
-			}
+		// Every key's candidates, then their rows in file order: each
+		// page of the CSV is read once, and released behind (releaser),
+		// however many keys and rows.
+		cs, err := ix.candidates(keys)
+		if err != nil {
+			return err
 		}
-		slices.SortFunc(found, func(a, b Span) int { return a.Start - b.Start })
-		for _, r := range found {
-			if err := ix.emit(r, fn); err != nil {
+		// Sorted by offset as pairs of no pointers: probes hold some, and
+		// moving them costs the collector's write barriers. (At one
+		// offset, one row: its key is at most one of the keys.)
+		order := make([]offsetAt, len(cs))
+		for i, c := range cs {
+			order[i] = offsetAt{c.off, i}
+		}
+		slices.SortFunc(order, func(a, b offsetAt) int { return cmp.Compare(a.off, b.off) })
+		var rel releaser
+		ahead := make([]uint64, 0, prefetchRows)
+		for k, o := range order {
+			if k%prefetchRows == 0 { // the next rows' first bytes, loaded together
+				ahead = ahead[:0]
+				for _, n := range order[k:min(len(order), k+prefetchRows)] {
+					ahead = append(ahead, n.off)
+				}
+				ix.touchRows(ahead)
+			}
+			c := &cs[o.i]
+			rel.next(ix, c.off)
+			err := ix.candidate(&s, c.p, c.off, c.h, c.key, c.shd, func(r Span) error { return ix.emit(r, fn) })
+			if err != nil {
 				return err
 			}
 		}
@@ -75,10 +92,12 @@ func (ix *Index) Count(key []byte) (n int64, err error) {
 		h := ix.hash(key)
 		count := func(Span) error { n++; return nil }
 		return ix.eachPart(func(p *part, shadow uint64) error {
+			var rel releaser
 			return p.offsets(h, p.locate(h), func(offs []uint64) error {
 				for _, off := range offs {
 					switch {
 					case p.h.Dense():
+						rel.next(ix, off)
 						if err := ix.candidate(&s, p, off, h, key, shadow, count); err != nil {
 							return err
 						}
@@ -162,6 +181,7 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 	at := p.locate(h)
 	cold := time.Since(start) > coldSearch
 	batches := 0
+	var rel releaser
 	return p.offsets(h, at, func(offs []uint64) error {
 		batches++
 		ask := cold && (len(offs) > 1 || batches > 1) // a single row: reading it asks as much
@@ -173,12 +193,45 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 				}
 				ix.touchRows(offs[i:min(len(offs), i+prefetchRows)])
 			}
+			rel.next(ix, off)
 			if err := ix.candidate(s, p, off, h, key, shadow, fn); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// An offsetAt is a candidate's offset and where it is in a slice of them.
+type offsetAt struct {
+	off uint64
+	i   int
+}
+
+// releaseRows is how many rows a lookup reads from the mapping between
+// releases of the pages behind it (see releaser): with the kernel's
+// fault-around, up to 64 KiB each, 16 MiB at the most.
+const releaseRows = 256
+
+// A releaser keeps a lookup's resident memory bounded whatever its key's
+// weight: every releaseRows rows, read in ascending offsets, it releases
+// the mapping's pages behind the row about to be read (mapping.Release).
+// A light key's lookup never releases anything.
+type releaser struct {
+	rows int
+	from int // the first byte not released: the first row's, at first
+}
+
+// next counts the row at off, about to be read, and releases the pages
+// behind it when it is time.
+func (r *releaser) next(ix *Index, off uint64) {
+	if r.rows == 0 {
+		r.from = int(off)
+	}
+	if r.rows++; r.rows%releaseRows == 0 && int(off) > r.from {
+		ix.csv.mapping().Release(r.from, int(off))
+		r.from = int(off)
+	}
 }
 
 // candidate reads the row at off, a candidate of p for key (whose hash is

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,5 +95,47 @@ func TestPopulate(t *testing.T) {
 	m.Populate(0, len(want))
 	if !bytes.Equal(m.Bytes()[:len(want)/4], want[:len(want)/4]) {
 		t.Fatal("the mapping's first quarter differs after Populate of a shrunk file")
+	}
+}
+
+// TestRelease: the pages released leave the process's resident memory,
+// those around them (a partial page at each end) stay, and the bytes read
+// afterwards are the file's still.
+func TestRelease(t *testing.T) {
+	want := bytes.Repeat([]byte("0123456789abcdef\n"), 500_000) // 8.5 MB
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := File(f, int64(len(want)), Random)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var sum byte
+	ps := os.Getpagesize()
+	for off := 0; off < len(want); off += ps {
+		sum += m.Bytes()[off] // every page mapped in
+	}
+	runtime.KeepAlive(sum)
+	before := rssKiB(t, m.Bytes())
+	if before < len(want)/1024*9/10 {
+		t.Skipf("only %d KiB of %d mapped in after reading every page", before, len(want)/1024)
+	}
+	from, to := 1000, len(want)-1000 // partial pages at both ends: kept
+	m.Release(from, to)
+	after := rssKiB(t, m.Bytes())
+	if after > 2*ps/1024+4 {
+		t.Errorf("%d KiB mapped in after releasing all but the ends (%d KiB before)", after, before)
+	}
+	m.Release(-5, 1<<40) // out of range: clamped
+	m.Release(10, 5)     // empty
+	if !bytes.Equal(m.Bytes(), want) {
+		t.Fatal("the mapping differs from the file after Release")
 	}
 }
