@@ -102,9 +102,7 @@ func (m *Manifest) concat(path string, hashes bool) (*source.Concat, partList, e
 	if err != nil {
 		return nil, nil, err
 	}
-	dir := dirOf(path)
-	parts := concatParts{l: l, dir: dir, size: m.Size, n: l.count()}
-	return source.NewConcat(path, parts, m.Run, check(l, path, hashes)), l, nil // named after the manifest, which errors name
+	return m.concatOn(l, path, layer{end: m.Size, parts: l.count()}, hashes, nil), l, nil
 }
 
 // newRun returns a name for a build, unlike any other's: the time, and

@@ -11,7 +11,6 @@ import (
 // parts parts, whose size is end. The first layer is the manifest's
 // Partitions, from the start; each of its Layers follows.
 type layer struct {
-	run        string
 	partitions []string
 	start, end int64
 	firstPart  int
@@ -21,12 +20,9 @@ type layer struct {
 // layers returns m's layers, the first (its Partitions) first.
 func (m *Manifest) layers() []layer {
 	n := m.partCount()
-	out := []layer{{run: m.Run, partitions: m.Partitions}}
-	if len(m.Layers) > 0 {
-		out[0].run = "" // named by an earlier run than m's
-	}
+	out := []layer{{partitions: m.Partitions}}
 	for _, l := range m.Layers {
-		out = append(out, layer{run: l.Run, partitions: l.Partitions, start: l.Start, firstPart: l.FirstPart})
+		out = append(out, layer{partitions: l.Partitions, start: l.Start, firstPart: l.FirstPart})
 	}
 	for k := range out {
 		out[k].end, out[k].parts = m.Size, n
@@ -56,12 +52,12 @@ func (m *Manifest) files() []string {
 }
 
 // concatOn returns the concatenation that layer ly of m, the manifest at
-// path, indexes (the first ly.parts parts of l), as concat does the whole,
-// each part checked against the hashes of its ends, those at URLs opened
-// by openURL when not nil.
-func (m *Manifest) concatOn(l partList, path string, ly layer, openURL func(string) (source.Source, error)) *source.Concat {
+// path, indexes: the first ly.parts parts of l, ly.end bytes. Each part is
+// checked as it is opened (see checkWith), with hashes against the hashes
+// of its ends, those at URLs opened by openURL when not nil.
+func (m *Manifest) concatOn(l partList, path string, ly layer, hashes bool, openURL func(string) (source.Source, error)) *source.Concat {
 	parts := concatParts{l: l, dir: dirOf(path), size: ly.end, n: ly.parts}
-	return source.NewConcat(path, parts, m.Run, checkWith(l, path, true, openURL))
+	return source.NewConcat(path, parts, m.Run, checkWith(l, path, hashes, openURL)) // named after the manifest, which errors name
 }
 
 // kept returns how many of layers an update that adds added bytes keeps:

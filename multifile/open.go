@@ -140,7 +140,7 @@ func (x *Index) open(k, j int) (*partition, error) {
 	}
 	ly := x.layers[k]
 	l := lazyList{x}
-	concat := x.m.concatOn(l, x.path, ly, x.opts.OpenURL)
+	concat := x.m.concatOn(l, x.path, ly, true, x.opts.OpenURL)
 	if x.opts.OpenURL != nil {
 		concat.FetchAhead() // its files at URLs fetch a lookup's rows ahead
 	}

@@ -181,17 +181,14 @@ func Update(ctx context.Context, path string, names []string, o *UpdateOptions) 
 	if err != nil {
 		return nil, err
 	}
-	old, err := ReadManifest(path)
-	if err != nil {
-		if p != nil {
-			p.removeRun(planPath)
-		}
-		return nil, err
-	}
 	if p == nil {
-		return &UpdateResult{Manifest: old}, nil
+		m, err := ReadManifest(path)
+		return &UpdateResult{Manifest: m}, err
 	}
-	r := &UpdateResult{Added: added, NewBytes: p.Size - old.Size, Indexed: p.Size - p.Tasks[0]}
+	r := &UpdateResult{Added: added, Indexed: p.Size - p.Tasks[0]}
+	for _, part := range p.Parts[len(p.Parts)-len(added):] { // the files added come last
+		r.NewBytes += partLen(part)
+	}
 	if err := runTasks(ctx, p, planPath, o.Resources); err != nil {
 		p.removeRun(planPath)
 		return nil, err

@@ -192,7 +192,7 @@ func TestUpdateFail(t *testing.T) {
 	if _, _, err := Build(ctx, names[:4], path, &index.BuildOptions{Key: "user"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	unchanged := func(what string) {
+	unchanged := func() {
 		t.Helper()
 		checkLayers(t, path)
 		checkAgainstOne(t, path, names[:4])
@@ -200,20 +200,20 @@ func TestUpdateFail(t *testing.T) {
 	if _, err := Update(ctx, path, nil, nil); err == nil || !strings.Contains(err.Error(), "name the files to add") {
 		t.Errorf("no names, no sources: %v", err)
 	}
-	unchanged("no names")
+	unchanged()
 	other := filepath.Join(dir, "other.csv")
 	os.WriteFile(other, []byte("id,name\n1,u1\n"), 0o644)
 	if _, err := Update(ctx, path, []string{other}, nil); err == nil || !strings.Contains(err.Error(), "header differs") || !strings.Contains(err.Error(), other) {
 		t.Errorf("another header: %v", err)
 	}
-	unchanged("another header")
+	unchanged()
 	data, _ := os.ReadFile(names[1])
 	os.WriteFile(names[1], append(data, "99,u1,late\n"...), 0o644)
 	if _, err := Update(ctx, path, names, nil); !errors.Is(err, index.ErrStale) || !strings.Contains(err.Error(), names[1]) {
 		t.Errorf("a listed file changed: %v, want ErrStale naming it", err)
 	}
 	os.WriteFile(names[1], data, 0o644)
-	unchanged("a listed file changed")
+	unchanged()
 
 	_, stale, _, err := PlanUpdate(ctx, path, names[:5], &PlanOptions{})
 	if err != nil {

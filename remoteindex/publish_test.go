@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/credentials"
-
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/multifile"
 	"github.com/csvidx/csvidx/source/remote"
@@ -28,7 +26,7 @@ func TestPublishManifest(t *testing.T) {
 	s, _, _ := served(t, data)
 	s.Put("b.csv", []byte("id,user,note\n9001,u1,late\n"))
 	s3 := remotetest.NewS3(t, "bucket")
-	c := remote.NewS3Client(&remote.S3Config{Endpoint: s3.URL, Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")})
+	c := s3Client(s3)
 	ctx := context.Background()
 	local := filepath.Join(t.TempDir(), "m.idx")
 	m, _, err := multifile.Build(ctx, []string{s.URLOf("a.csv"), s.URLOf("b.csv")}, local, &index.BuildOptions{Key: "user"}, nil)

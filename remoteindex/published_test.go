@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/credentials"
-
 	"github.com/csvidx/csvidx/index"
 	"github.com/csvidx/csvidx/multifile"
 	"github.com/csvidx/csvidx/source"
@@ -24,7 +22,7 @@ func TestPublishedNamesAsWritten(t *testing.T) {
 	t.Setenv("AWS_REGION", "us-east-1")
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDTEST")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
-	c := remote.NewS3Client(&remote.S3Config{Endpoint: s3.URL, Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")})
+	c := s3Client(s3)
 	ctx := context.Background()
 	for name, body := range map[string]string{"data/Orders 2026.csv": "id,user\n1,u1\n2,u2\n", "data/b.csv": "id,user\n3,u1\n"} {
 		if _, err := c.Put(ctx, "s3://bucket/"+name, strings.NewReader(body), int64(len(body)), remote.Precondition{}); err != nil {

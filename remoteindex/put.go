@@ -45,23 +45,14 @@ func Version(ctx context.Context, c *remote.Client, idxURL string) (string, erro
 func Put(ctx context.Context, c *remote.Client, local, idxURL, prev string) (string, error) {
 	var etag string
 	for _, f := range []struct{ path, url string }{{local, idxURL}, {local + ".fence", idxURL + ".fence"}} {
-		file, err := os.Open(f.path)
-		if errors.Is(err, os.ErrNotExist) && f.url != idxURL {
-			continue
-		} else if err != nil {
-			return "", err
-		}
-		st, err := file.Stat()
-		if err != nil {
-			file.Close()
-			return "", err
-		}
 		cond := remote.Precondition{IfNoneMatch: prev == "", IfMatch: prev}
 		if f.url != idxURL {
 			cond = remote.Precondition{}
 		}
-		tag, err := c.Put(ctx, f.url, file, st.Size(), cond)
-		file.Close()
+		tag, err := putFile(ctx, c, f.path, f.url, cond)
+		if errors.Is(err, os.ErrNotExist) && f.url != idxURL { // no fence
+			continue
+		}
 		if errors.Is(err, remote.ErrChanged) {
 			return "", fmt.Errorf("%w: another writer put an index there during this build; run the build again", err)
 		}

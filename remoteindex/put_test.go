@@ -23,7 +23,7 @@ func TestPut(t *testing.T) {
 	data, keys := testCSV(20000, 5)
 	_, local, dir := served(t, data)
 	s3 := remotetest.NewS3(t, "bucket")
-	c := remote.NewS3Client(&remote.S3Config{Endpoint: s3.URL, Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")})
+	c := s3Client(s3)
 	ctx := context.Background()
 	if _, err := c.Put(ctx, "s3://bucket/a.csv", bytes.NewReader([]byte(data)), int64(len(data)), remote.Precondition{}); err != nil {
 		t.Fatal(err)
@@ -95,4 +95,10 @@ func TestPut(t *testing.T) {
 	if _, err := Put(ctx, &remote.Client{}, again+".csvidx", h.URLOf("a.csv.csvidx"), ""); err == nil || !errors.As(err, new(*remote.StatusError)) {
 		t.Errorf("a put to a server that takes none: %v", err)
 	}
+}
+
+// s3Client returns a client of the S3 server s3, with its test
+// credentials.
+func s3Client(s3 *remotetest.S3) *remote.Client {
+	return remote.NewS3Client(&remote.S3Config{Endpoint: s3.URL, Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")})
 }

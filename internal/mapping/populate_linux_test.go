@@ -46,22 +46,31 @@ func rssKiB(t *testing.T, b []byte) int {
 	return 0
 }
 
-func TestPopulate(t *testing.T) {
-	want := bytes.Repeat([]byte("0123456789abcdef\n"), 100_000) // 1.7 MB
+// mappedFile writes data to a file and maps it with advice a; the file and
+// the mapping are closed when the test ends. It returns the mapping and
+// the file's path.
+func mappedFile(t *testing.T, data []byte, a Advice) (*Map, string) {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(p, want, 0o644); err != nil {
+	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	m, err := File(f, int64(len(want)), Sequential)
+	t.Cleanup(func() { f.Close() })
+	m, err := File(f, int64(len(data)), a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
+	t.Cleanup(func() { m.Close() })
+	return m, p
+}
+
+func TestPopulate(t *testing.T) {
+	want := bytes.Repeat([]byte("0123456789abcdef\n"), 100_000) // 1.7 MB
+	m, p := mappedFile(t, want, Sequential)
 	probe, err := unix.Mmap(-1, 0, os.Getpagesize(), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		t.Fatal(err)
@@ -103,20 +112,7 @@ func TestPopulate(t *testing.T) {
 // afterwards are the file's still.
 func TestRelease(t *testing.T) {
 	want := bytes.Repeat([]byte("0123456789abcdef\n"), 500_000) // 8.5 MB
-	p := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(p, want, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := File(f, int64(len(want)), Random)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m, _ := mappedFile(t, want, Random)
 	var sum byte
 	ps := os.Getpagesize()
 	for off := 0; off < len(want); off += ps {
