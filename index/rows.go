@@ -12,15 +12,17 @@ import (
 )
 
 // The rows of an open index, for a program that reads many of them (a
-// join): a handle per goroutine that finds a key's rows, the CSV's bytes
+// join): a handle per goroutine that finds a key's rows, or a batch's
+// (find.go), the CSV's bytes
 // and dialect, a scan of its rows from an offset, and reading ahead. Reads
 // run inside [Index.Guard].
 
 // Rows finds the rows of keys in an index, for one goroutine: it holds the
 // scanner that reads the candidate rows. Make one per goroutine.
 type Rows struct {
-	ix *Index
-	s  scan.Scanner
+	ix   *Index
+	s    scan.Scanner
+	find finding // Find's
 }
 
 // Rows returns a handle on ix's rows for one goroutine.

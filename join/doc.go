@@ -13,7 +13,11 @@
 // [New] reads LEFT's header, resolves LEFT's key and opens RIGHT's index
 // (join.go). [Join.Run] reads LEFT in batches on one goroutine and joins
 // them on a worker per core, each into its own buffer, the batches'
-// outputs written in LEFT's order (run.go, worker.go). For right and full
+// outputs written in LEFT's order (run.go, worker.go). A worker finds the
+// rows of a batch's keys at once (index.Rows.Find: the keys in the order
+// of their hashes, the rows' first bytes loaded together), a bounded
+// number of candidate rows at a time; a key with more rows than that
+// streams them (index.Rows.Each). For right and full
 // joins a bit per possible RIGHT row records which rows matched, in memory
 // or, past the memory limit, in a temporary file (bits.go). A join refuses
 // to write over its own input (output.go), and explains a missing index

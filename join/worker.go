@@ -61,6 +61,8 @@ type joinWorker struct {
 	prev      chan struct{} // closed when it has
 	rightRows *index.Rows   // finds RIGHT's rows
 	lines     [2][]byte     // the sides of a row, when re-encoded (see side)
+	keys      [][]byte      // the batch's keys to look up
+	from, to  int           // the keys whose rows the last Find found
 }
 
 func (r *joinRun) newWorker() (*joinWorker, error) {
@@ -87,22 +89,37 @@ func (w *joinWorker) work(work <-chan *joinBatch, free chan<- *joinBatch) error 
 // comes.
 func (w *joinWorker) join(b *joinBatch) error {
 	w.buf, w.rows, w.turn, w.prev = w.buf[:0], 0, false, b.prev
-	if err := w.prefetch(b); err != nil {
+	w.keys = w.keys[:0]
+	keyStart := 0
+	for _, end := range b.keyEnds {
+		if end >= 0 {
+			if key := b.keys[keyStart:end]; w.opts.Nulls || !bytes.Equal(key, w.null) {
+				w.keys = append(w.keys, key)
+			}
+			keyStart = end
+		}
+	}
+	if err := w.rightRows.Prefetch(w.keys); err != nil {
 		return err
 	}
-	start, keyStart := 0, 0
+	w.from, w.to = 0, 0
+	start, keyStart, probes := 0, 0, 0
 	for i, end := range b.ends {
 		rec := b.data[start:end]
 		start = end
 		var key []byte
-		has := b.keyEnds[i] >= 0
-		if has {
+		probe := false
+		if b.keyEnds[i] >= 0 {
 			key = b.keys[keyStart:b.keyEnds[i]]
 			keyStart = b.keyEnds[i]
+			probe = w.opts.Nulls || !bytes.Equal(key, w.null)
 		}
 		terminated := !b.open || i < len(b.ends)-1
-		if err := w.record(rec, terminated, key, has); err != nil {
+		if err := w.record(rec, terminated, key, probe, probes); err != nil {
 			return err
+		}
+		if probe {
+			probes++
 		}
 		if i%256 == 255 && w.ctx.Err() != nil {
 			return nil
@@ -111,32 +128,48 @@ func (w *joinWorker) join(b *joinBatch) error {
 	return w.flush()
 }
 
-// prefetch asks RIGHT's index to make the lookups of b's keys cheap to
-// make one at a time (index.Rows.Prefetch): a remote RIGHT's pages and rows
-// for the whole batch, in two round trips, not two a key.
-func (w *joinWorker) prefetch(b *joinBatch) error {
-	keys := make([][]byte, 0, len(b.ends))
-	keyStart := 0
-	for _, end := range b.keyEnds {
-		if end >= 0 {
-			keys = append(keys, b.keys[keyStart:end])
-			keyStart = end
+// findRows is how many candidate rows a worker finds at once (see
+// index.Rows.Find): the memory a batch's lookups take is bounded by it,
+// whatever its keys' weight. A variable, for tests.
+var findRows = 1 << 16
+
+// each calls fn with each of RIGHT's rows whose key is key, the batch's
+// probe'th: found with those of the keys after it (index.Rows.Find) when
+// RIGHT is mapped, else looked up alone.
+func (w *joinWorker) each(key []byte, probe int, fn func(index.Span) error) error {
+	data := w.ix.Data()
+	if data == nil {
+		return w.rightRows.Each(key, fn)
+	}
+	if probe >= w.to {
+		n, err := w.rightRows.Find(w.keys[probe:], findRows)
+		if err != nil {
+			return err
+		}
+		w.from, w.to = probe, probe+n
+		if n == 0 { // a key of more rows than that: they stream
+			return w.rightRows.Each(key, fn)
 		}
 	}
-	return w.rightRows.Prefetch(keys)
+	for _, f := range w.rightRows.Found(probe - w.from) {
+		if err := fn(index.Span{Start: f.Start, End: f.End, Terminated: f.Terminated, Bytes: data[f.Start:f.End]}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// record joins one LEFT record, rec, whose key is key if has.
-// terminated says whether it ends with its terminator.
-func (w *joinWorker) record(rec []byte, terminated bool, key []byte, has bool) error {
-	probe := has && (w.opts.Nulls || !bytes.Equal(key, w.null))
+// record joins one LEFT record, rec, whose key is key, which is looked
+// up if probe, as the batch's probe'th. terminated says whether it ends
+// with its terminator.
+func (w *joinWorker) record(rec []byte, terminated bool, key []byte, probe bool, n int) error {
 	if probe {
 		w.probed()
 	}
 	if w.opts.Mode == Semi || w.opts.Mode == Anti {
 		found := false
 		if probe {
-			err := w.rightRows.Each(key, func(index.Span) error { found = true; return errFound })
+			err := w.each(key, n, func(index.Span) error { found = true; return errFound })
 			if err != nil && !errors.Is(err, errFound) {
 				return err
 			}
@@ -150,7 +183,7 @@ func (w *joinWorker) record(rec []byte, terminated bool, key []byte, has bool) e
 	left := w.side(rec, terminated, w.delim, leftSide)
 	found := false
 	if probe {
-		err := w.rightRows.Each(key, func(sp index.Span) error {
+		err := w.each(key, n, func(sp index.Span) error {
 			found = true
 			if w.matched != nil {
 				w.matched.set(sp.Start)

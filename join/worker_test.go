@@ -58,8 +58,20 @@ func joinRef(mode Mode, left [][2]string, right [][2]string) []string {
 
 // TestJoinWorkers: with several workers and many batches, a heavy key whose
 // rows overflow a worker's buffer, and every mode, the join's output is the
-// reference's, line for line and in order.
+// reference's, line for line and in order: with the batch's rows found
+// at once, and with a limit on them that the heavy key's rows exceed
+// (they stream) and one that takes a key at a time.
 func TestJoinWorkers(t *testing.T) {
+	for _, limit := range []int{findRows, 1000, 1} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			defer func(n int) { findRows = n }(findRows)
+			findRows = limit
+			testJoinWorkers(t)
+		})
+	}
+}
+
+func testJoinWorkers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	r := rand.New(rand.NewPCG(30, 30))
 	var right [][2]string
