@@ -89,10 +89,11 @@ func main() {
 	runs := flag.Int("runs", 2, "times to run each query")
 	joinLeft := flag.String("join-left", "", "join this CSV (with a header) with -join-right by -key, instead")
 	joinRight := flag.String("join-right", "", "the right side of -join-left")
+	joinType := flag.String("join-type", "inner", "-join-left's join: inner or left")
 	flag.Parse()
 	var err error
 	if *joinLeft != "" {
-		err = join(*joinLeft, *joinRight, *column)
+		err = join(*joinLeft, *joinRight, *column, *joinType)
 	} else {
 		err = run(*csvPath, *column, *keysPath, *batchPath, *runs)
 	}
@@ -229,10 +230,14 @@ type joinReport struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// join runs the inner join of left and right on column once, writing the
-// rows as CSV to /dev/null, and prints how many it wrote and how long it
-// took.
-func join(left, right, column string) error {
+// join runs the join of left and right on column once, inner or left as
+// kind says, writing the rows as CSV to /dev/null, and prints how many it
+// wrote and how long it took.
+func join(left, right, column, kind string) error {
+	joins := map[string]string{"inner": "JOIN", "left": "LEFT JOIN"}
+	if joins[kind] == "" {
+		return fmt.Errorf("-join-type %q: give inner or left", kind)
+	}
 	for _, p := range []string{left, right} {
 		if _, err := os.Stat(p); err != nil {
 			return err
@@ -260,7 +265,7 @@ func join(left, right, column string) error {
 		return `read_csv('` + strings.ReplaceAll(p, "'", "''") + `', all_varchar=true, header=true, delim=',', quote='"', escape='"')`
 	}
 	col := quoteIdent(column)
-	q := `COPY (SELECT * FROM ` + read(left) + ` l JOIN ` + read(right) + ` r ON l.` + col + ` = r.` + col +
+	q := `COPY (SELECT * FROM ` + read(left) + ` l ` + joins[kind] + ` ` + read(right) + ` r ON l.` + col + ` = r.` + col +
 		`) TO '/dev/null' (FORMAT csv, HEADER)`
 	start := time.Now()
 	res, err := conn.ExecContext(ctx, q)

@@ -5,12 +5,15 @@
 // LEFT of orders against a RIGHT of -fanout orders by user_id (each LEFT
 // row matches about eight). Each case runs csvidx join (RIGHT indexed
 // first, untimed), DuckDB (scripts/duckdb -join-left: COPY of the join to
-// /dev/null) and hashjoin (xsv's design in Go, scripts/join/hashjoin),
-// warm, once each, and reports time, peak anonymous RSS, peak RSS and the
-// rows out, which must agree. It prints a table and writes the figures as
-// JSON (run.SaveResults).
+// /dev/null, its default threads), hashjoin (xsv's design in Go,
+// scripts/join/hashjoin; inner joins only) and, with -old, an older
+// csvidx, warm, -rounds times in turns, and reports the median time, the
+// peak anonymous RSS, the peak RSS and the rows out, which must agree.
+// -join inner,left times both kinds of join. It prints a table and writes
+// the figures as JSON (run.SaveResults).
 //
 //	go run ./scripts/join -left 1000000,10000000 -users 10000000 -work /data/join
+//	go run ./scripts/join -left 10000000,100000000 -users 1000000 -join inner,left -hash-max 0
 //
 // With -cold it measures instead where a join on a cold cache should read
 // RIGHT ahead (csvidx join --read-ahead): see cold.go.
@@ -42,18 +45,21 @@ import (
 	"github.com/csvidx/csvidx/scripts/internal/run"
 )
 
-// A measurement is one tool's run of one case.
+// A measurement is one tool's runs of one case: the median of their
+// times, and the most memory any took.
 type measurement struct {
-	Tool        string  `json:"tool"`
-	Seconds     float64 `json:"seconds"`
-	PeakAnonKiB int64   `json:"peak_anon_kib"` // RssAnon, polled every 5 ms
-	PeakRSSKiB  int64   `json:"peak_rss_kib"`  // ru_maxrss: file pages mapped included
-	Rows        int64   `json:"rows"`
+	Tool        string    `json:"tool"`
+	Seconds     float64   `json:"seconds"` // the median
+	Each        []float64 `json:"each_seconds"`
+	PeakAnonKiB int64     `json:"peak_anon_kib"` // RssAnon, polled every 5 ms
+	PeakRSSKiB  int64     `json:"peak_rss_kib"`  // ru_maxrss: file pages mapped included
+	Rows        int64     `json:"rows"`
 }
 
 // A joinCase is a LEFT joined with a RIGHT.
 type joinCase struct {
 	Name      string        `json:"name"`
+	Join      string        `json:"join"` // inner or left
 	LeftRows  int           `json:"left_rows"`
 	RightRows int           `json:"right_rows"`
 	Runs      []measurement `json:"runs"`
@@ -67,9 +73,10 @@ func main() {
 	fanout := flag.Int("fanout", 0, "rows of an orders RIGHT for the fan-out case (LEFT: the second -left size, or the first); 0: none")
 	skipHash := flag.Int("hash-max", 10_000_000, "run hashjoin only for LEFTs up to this many rows")
 	cold := flag.String("cold", "", "instead: for each of these counts of lookups (comma-separated), time a join of that many random users with the users RIGHT cold, read page by page and read ahead")
-	rounds := flag.Int("rounds", 3, "-cold and -modes: runs of each, in turns")
+	rounds := flag.Int("rounds", 3, "runs of each tool, in turns")
+	joins := flag.String("join", "inner", "the joins to time: inner, left, or both, comma-separated")
 	modes := flag.Bool("modes", false, "instead: time csvidx join inner and --full (a bit per RIGHT row, in memory and in a file) of the first -left size, in turns")
-	old := flag.String("old", "", "-modes: an older csvidx binary to time the same joins with")
+	old := flag.String("old", "", "an older csvidx binary to time the same joins with")
 	flag.Parse()
 	remove, err := s.Workspace("csvidx-join")
 	if err != nil {
@@ -139,16 +146,22 @@ func main() {
 		return
 	}
 	var cases []*joinCase
-	for _, n := range sizes {
-		c := &joinCase{Name: fmt.Sprintf("%s orders x %s users", count(n), count(*users)), LeftRows: n, RightRows: *users}
-		measureCase(c, s.Bin, duck, hash, orders(n), usersCSV, 0, n <= *skipHash)
-		cases = append(cases, c)
-	}
-	if *fanout > 0 {
-		n := sizes[min(1, len(sizes)-1)]
-		c := &joinCase{Name: fmt.Sprintf("%s orders x %s orders (fan-out)", count(n), count(*fanout)), LeftRows: n, RightRows: *fanout}
-		measureCase(c, s.Bin, duck, hash, orders(n), orders(*fanout), 1, n <= *skipHash && *fanout <= *skipHash)
-		cases = append(cases, c)
+	for _, kind := range strings.Split(*joins, ",") {
+		if kind != "inner" && kind != "left" {
+			log.Fatalf("-join %q: give inner, left or both", *joins)
+		}
+		tools := tools{bin: s.Bin, old: *old, duck: duck, hash: hash, kind: kind, rounds: *rounds}
+		for _, n := range sizes {
+			c := &joinCase{Name: fmt.Sprintf("%s orders x %s users, %s", count(n), count(*users), kind), Join: kind, LeftRows: n, RightRows: *users}
+			tools.measureCase(c, orders(n), usersCSV, 0, n <= *skipHash)
+			cases = append(cases, c)
+		}
+		if *fanout > 0 {
+			n := sizes[min(1, len(sizes)-1)]
+			c := &joinCase{Name: fmt.Sprintf("%s orders x %s orders (fan-out), %s", count(n), count(*fanout), kind), Join: kind, LeftRows: n, RightRows: *fanout}
+			tools.measureCase(c, orders(n), orders(*fanout), 1, n <= *skipHash && *fanout <= *skipHash)
+			cases = append(cases, c)
+		}
 	}
 	report(cases)
 	st, _ := os.Stat(usersCSV)
@@ -159,53 +172,112 @@ func main() {
 	fmt.Println("\nwrote", name)
 }
 
-// measureCase indexes right by user_id, its column rightCol (untimed), and times each tool's
-// join of left with it, warm; the tools must agree on the rows out.
-func measureCase(c *joinCase, bin, duck, hash, left, right string, rightCol int, withHash bool) {
-	if out, err := exec.Command(bin, "build", right, "--key", "user_id", "-q").CombinedOutput(); err != nil {
+// tools are the joins measureCase times.
+type tools struct {
+	bin, old   string // csvidx, and an older csvidx or ""
+	duck, hash string // scripts/duckdb and hashjoin, built
+	kind       string // inner or left
+	rounds     int
+}
+
+// measureCase indexes right by user_id, its column rightCol (untimed), and
+// times each tool's join of left with it, warm, t.rounds times in turns;
+// the tools must agree on the rows out.
+func (t tools) measureCase(c *joinCase, left, right string, rightCol int, withHash bool) {
+	if out, err := exec.Command(t.bin, "build", right, "--key", "user_id", "-q").CombinedOutput(); err != nil {
 		log.Fatalf("build %s: %v\n%s", right, err, out)
 	}
-	tools := []struct {
+	type tool struct {
 		name string
 		args []string
 		rows func(lines int64, stdout string) (int64, error)
-	}{
-		{"csvidx join", []string{bin, "join", left, right, "--key", "user_id"}, linesRows},
-		{"DuckDB", []string{duck, "-join-left", left, "-join-right", right, "-key", "user_id"}, duckRows},
-		{"hash join (Go map)", []string{hash, left, right, "1", strconv.Itoa(rightCol)}, linesRows},
+		csv  bool // it prints the rows: they go to /dev/null when timed
 	}
-	if !withHash {
-		tools = tools[:2]
-	}
-	for _, t := range tools {
-		if err := run.Warm(left, right); err != nil {
-			log.Fatal(err)
+	csvidx := func(bin string) []string {
+		args := []string{bin, "join", left, right, "--key", "user_id"}
+		if t.kind == "left" {
+			args = append(args, "--left")
 		}
-		m, err := measure(t.args, t.rows)
+		return args
+	}
+	list := []tool{
+		{"csvidx join", csvidx(t.bin), linesRows, true},
+		{"DuckDB", []string{t.duck, "-join-left", left, "-join-right", right, "-key", "user_id", "-join-type", t.kind}, duckRows, false},
+	}
+	if t.old != "" {
+		list = append(list, tool{"csvidx join, old", csvidx(t.old), linesRows, true})
+	}
+	if withHash && t.kind == "inner" {
+		list = append(list, tool{"hash join (Go map)", []string{t.hash, left, right, "1", strconv.Itoa(rightCol)}, linesRows, true})
+	}
+	c.Runs = make([]measurement, len(list))
+	// The rows each tool prints, counted through a pipe in a run of its
+	// own, untimed: timed, they go to /dev/null, as DuckDB's COPY writes
+	// its rows (a pipe and its reader would take a core's share of the
+	// time on this machine's two).
+	for i, tl := range list {
+		if !tl.csv {
+			continue
+		}
+		m, err := measure(tl.args, tl.rows, true)
 		if err != nil {
-			log.Fatalf("%s, %s: %v", c.Name, t.name, err)
+			log.Fatalf("%s, %s: %v", c.Name, tl.name, err)
 		}
-		m.Tool = t.name
-		c.Runs = append(c.Runs, m)
-		if m.Rows != c.Runs[0].Rows {
-			log.Fatalf("%s: %s gave %d rows, %s %d", c.Name, t.name, m.Rows, c.Runs[0].Tool, c.Runs[0].Rows)
+		c.Runs[i].Rows = m.Rows
+	}
+	if err := run.Warm(left, right, right+".csvidx"); err != nil {
+		log.Fatal(err)
+	}
+	err := run.Turns(t.rounds, len(list), func(_, i int) error {
+		tl := list[i]
+		m, err := measure(tl.args, tl.rows, !tl.csv)
+		if err != nil {
+			return fmt.Errorf("%s, %s: %v", c.Name, tl.name, err)
 		}
-		fmt.Fprintf(os.Stderr, "%s, %s: %.2f s, %d MiB anonymous, %d rows\n", c.Name, t.name, m.Seconds, m.PeakAnonKiB>>10, m.Rows)
+		r := &c.Runs[i]
+		r.Tool = tl.name
+		if !tl.csv {
+			r.Rows = m.Rows
+		}
+		r.Each = append(r.Each, m.Seconds)
+		r.Seconds = run.MedianOf(r.Each)
+		r.PeakAnonKiB, r.PeakRSSKiB = max(r.PeakAnonKiB, m.PeakAnonKiB), max(r.PeakRSSKiB, m.PeakRSSKiB)
+		fmt.Fprintf(os.Stderr, "%s, %s: %.2f s, %d MiB anonymous, %d rows\n", c.Name, tl.name, m.Seconds, m.PeakAnonKiB>>10, r.Rows)
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range c.Runs[1:] {
+		if r.Rows != c.Runs[0].Rows {
+			log.Fatalf("%s: %s gave %d rows, %s %d", c.Name, r.Tool, r.Rows, c.Runs[0].Tool, c.Runs[0].Rows)
+		}
 	}
 }
 
-// measure runs args, counting the newlines it writes (the rows: csvgen's
-// files hold none inside quotes) and polling its memory.
-func measure(args []string, rows func(lines int64, stdout string) (int64, error)) (measurement, error) {
+// measure runs args, polling its memory and, with count, counting the
+// newlines it writes (the rows: csvgen's files hold none inside quotes);
+// without, its output goes to /dev/null.
+func measure(args []string, rows func(lines int64, stdout string) (int64, error), count bool) (measurement, error) {
 	var m measurement
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return m, err
-	}
 	counted := make(chan lineCount, 1)
-	go func() { counted <- countLines(out) }()
+	if count {
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return m, err
+		}
+		go func() { counted <- countLines(out) }()
+	} else {
+		null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		if err != nil {
+			return m, err
+		}
+		defer null.Close()
+		cmd.Stdout = null
+		counted <- lineCount{}
+	}
 	start := time.Now()
 	peak, err := run.Poll(cmd)
 	m.Seconds = time.Since(start).Seconds()
@@ -293,10 +365,10 @@ func count(n int) string {
 
 // report prints the table.
 func report(cases []*joinCase) {
-	fmt.Printf("\n| case | tool | time | peak anonymous RSS | peak RSS | rows out |\n| --- | --- | ---: | ---: | ---: | ---: |\n")
+	fmt.Printf("\n| case | tool | time (median, each) | peak anonymous RSS | peak RSS | rows out |\n| --- | --- | ---: | ---: | ---: | ---: |\n")
 	for _, c := range cases {
 		for _, m := range c.Runs {
-			fmt.Printf("| %s | %s | %.2f s | %s | %s | %d |\n", c.Name, m.Tool, m.Seconds, mib(m.PeakAnonKiB), mib(m.PeakRSSKiB), m.Rows)
+			fmt.Printf("| %s | %s | %.2f s (%s) | %s | %s | %d |\n", c.Name, m.Tool, m.Seconds, run.Seconds(m.Each), mib(m.PeakAnonKiB), mib(m.PeakRSSKiB), m.Rows)
 		}
 	}
 	fmt.Println()
