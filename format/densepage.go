@@ -67,7 +67,18 @@ func (d *DensePage) reader() *bitReader {
 // readRun reads run i of the page at r's position, after a run of
 // fingerprint prev (i > 0), and appends its offsets to dst.
 func (d *DensePage) readRun(r *bitReader, i int, prev uint64, dst []uint64) (uint64, []uint64, error) {
-	fp := d.first
+	fp, n, err := d.readHead(r, i, prev)
+	if err != nil {
+		return 0, dst, err
+	}
+	dst, err = d.readOffsets(r, i, n, dst)
+	return fp, dst, err
+}
+
+// readHead reads the fingerprint and the count of run i of the page at
+// r's position, after a run of fingerprint prev (i > 0).
+func (d *DensePage) readHead(r *bitReader, i int, prev uint64) (fp uint64, n int, _ error) {
+	fp = d.first
 	switch {
 	case i == 0:
 	case i%restartEvery == 0:
@@ -77,21 +88,26 @@ func (d *DensePage) readRun(r *bitReader, i int, prev uint64, dst []uint64) (uin
 	}
 	c := r.gamma()
 	if r.bad || c > uint64(d.rows) || i > 0 && (fp <= prev || fp>>uint(d.fpBits) != 0) {
-		return 0, dst, fmt.Errorf("run %d: fingerprint %#x after %#x, %d rows", i, fp, prev, c)
+		return 0, 0, fmt.Errorf("run %d: fingerprint %#x after %#x, %d rows", i, fp, prev, c)
 	}
-	n := int(c)
+	return fp, int(c), nil
+}
+
+// readOffsets reads the n offsets of run i at r's position (after its
+// head) and appends them to dst.
+func (d *DensePage) readOffsets(r *bitReader, i, n int, dst []uint64) ([]uint64, error) {
 	if n == 1 {
 		dst = append(dst, r.raw(d.width))
 	} else {
 		var err error
 		if dst, err = d.readEF(r, n, dst); err != nil {
-			return 0, dst, fmt.Errorf("run %d: %w", i, err)
+			return dst, fmt.Errorf("run %d: %w", i, err)
 		}
 	}
 	if r.bad {
-		return 0, dst, fmt.Errorf("run %d runs past the stream", i)
+		return dst, fmt.Errorf("run %d runs past the stream", i)
 	}
-	return fp, dst, nil
+	return dst, nil
 }
 
 // Each calls fn with every run of the page, in order, checking the whole
@@ -145,19 +161,10 @@ func (d *DensePage) FirstKey() uint64 { return d.first << d.shift }
 // restart's runs, and checks them: their order, and that they end where the
 // next restart starts.
 func (d *DensePage) Lookup(fp uint64, dst []uint64) (_ []uint64, more bool, _ error) {
-	// The last restart whose fingerprint is at most fp.
 	r := d.reader()
-	lo, hi := 0, d.restarts()
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		r.pos = d.restartPos(mid)
-		if f := r.raw(d.fpBits); r.bad {
-			return dst, false, fmt.Errorf("restart %d at bit %d, beyond the stream's %d", mid, d.restartPos(mid), d.nbits)
-		} else if f <= fp {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
+	lo, err := d.restartBefore(r, fp)
+	if err != nil {
+		return dst, false, err
 	}
 	start, end := lo*restartEvery, min((lo+1)*restartEvery, d.runs)
 	r = d.reader()
@@ -166,18 +173,26 @@ func (d *DensePage) Lookup(fp uint64, dst []uint64) (_ []uint64, more bool, _ er
 	}
 	var prev uint64
 	for i := start; i < end; i++ {
-		n := len(dst)
-		got, out, err := d.readRun(r, i, prev, dst)
-		if err != nil {
-			return dst[:n], false, err
-		}
+		got, n, err := d.readHead(r, i, prev)
 		switch {
+		case err != nil:
+			return dst, false, err
 		case got == fp:
-			return out, i == d.runs-1 && d.more, nil
+			out, err := d.readOffsets(r, i, n, dst)
+			return out, i == d.runs-1 && d.more && err == nil, err
 		case got > fp:
-			return dst[:n], false, nil
+			return dst, false, nil
+		case n == 1: // a run before fp's: past its offset
+			r.skip(d.width)
+		default:
+			if _, err := d.readOffsets(r, i, n, dst); err != nil {
+				return dst, false, err
+			}
 		}
-		dst, prev = out[:n], got
+		prev = got
+	}
+	if r.bad {
+		return dst, false, fmt.Errorf("run %d runs past the stream", end-1)
 	}
 	if end < d.runs {
 		if r.pos != d.restartPos(lo+1) {
@@ -186,6 +201,54 @@ func (d *DensePage) Lookup(fp uint64, dst []uint64) (_ []uint64, more bool, _ er
 		return dst, false, nil // the next restart's fingerprint is beyond fp
 	}
 	return dst, true, nil
+}
+
+// restartBefore returns the last restart whose fingerprint is at most fp,
+// or 0 (the page's first run) when there is none. Fingerprints are hashes,
+// spread evenly: it guesses the restart from where fp lies between the
+// first run's fingerprint and the last restart's, then steps to it, which
+// reads two or three restarts where a binary search reads six.
+func (d *DensePage) restartBefore(r *bitReader, fp uint64) (int, error) {
+	n := d.restarts()
+	if n == 0 || fp < d.first {
+		return 0, nil
+	}
+	at := func(j int) (uint64, error) {
+		r.pos = d.restartPos(j)
+		if f := r.raw(d.fpBits); !r.bad {
+			return f, nil
+		}
+		return 0, fmt.Errorf("restart %d at bit %d, beyond the stream's %d", j, d.restartPos(j), d.nbits)
+	}
+	last, err := at(n)
+	if err != nil || fp >= last {
+		return n, err
+	}
+	j := 0 // restart j is at most fp, restart j+1 is beyond it, restart n is
+	if last > d.first {
+		j = min(n-1, int(float64(fp-d.first)/float64(last-d.first)*float64(n)))
+	}
+	for j > 0 { // down to the last at most fp
+		f, err := at(j)
+		if err != nil {
+			return 0, err
+		}
+		if f <= fp {
+			break
+		}
+		j--
+	}
+	for j+1 < n { // up to it
+		f, err := at(j + 1)
+		if err != nil {
+			return 0, err
+		}
+		if f > fp {
+			break
+		}
+		j++
+	}
+	return j, nil
 }
 
 // errOffsets means a run's offsets are not increasing or not below 2^W.

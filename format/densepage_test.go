@@ -1,8 +1,10 @@
 package format
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/csvidx/csvidx/internal/crcpage"
@@ -47,4 +49,68 @@ func FuzzDensePage(f *testing.F) {
 		_, _, _ = d.Lookup(fp%(1<<32), nil)
 		_, _, _ = d.Lookup(d.first, nil)
 	})
+}
+
+// TestRestartBefore: restartBefore, which guesses where a fingerprint lies
+// among a page's restarts, finds the restart a binary search finds: for
+// every restart's fingerprint, its neighbours, and fingerprints at random,
+// below the page's first and beyond its last, on pages of keys spread
+// evenly and of keys bunched at one end.
+func TestRestartBefore(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 43))
+	for round := range 20 {
+		n := 200 + r.IntN(5000)
+		recs := denseRecords(r, n, 1<<30, FingerprintBits(uint64(n)), 1+r.IntN(n))
+		if round%2 == 1 { // bunched: most fingerprints low, a few high
+			for i := range recs {
+				if i < len(recs)*9/10 {
+					recs[i].fp /= 1000
+				}
+			}
+			slices.SortFunc(recs, func(a, b denseRec) int { return cmp.Or(cmp.Compare(a.fp, b.fp), cmp.Compare(a.off, b.off)) })
+		}
+		sink, p := packDense(t, recs, 1<<30)
+		for i, pg := range sink.pages {
+			d, err := OpenDensePage(pg, uint64(i), p.fpBits, p.width)
+			if err != nil {
+				t.Fatal(err)
+			}
+			probes := []uint64{0, d.first - 1, d.first, d.first + 1, 1<<uint(p.fpBits) - 1}
+			for j := 1; j <= d.restarts(); j++ {
+				f := restartFP(d, j)
+				probes = append(probes, f-1, f, f+1)
+			}
+			for range 50 {
+				probes = append(probes, r.Uint64N(1<<uint(p.fpBits)))
+			}
+			for _, fp := range probes {
+				got, err := d.restartBefore(d.reader(), fp)
+				if want := binaryRestart(d, fp); err != nil || got != want {
+					t.Fatalf("round %d, page %d: restartBefore(%#x) = %d, %v; a binary search finds %d", round, i, fp, got, err, want)
+				}
+			}
+		}
+	}
+}
+
+// restartFP returns the fingerprint of d's restart j.
+func restartFP(d DensePage, j int) uint64 {
+	r := d.reader()
+	r.pos = d.restartPos(j)
+	return r.raw(d.fpBits)
+}
+
+// binaryRestart is restartBefore by binary search: the last restart whose
+// fingerprint is at most fp, or 0.
+func binaryRestart(d DensePage, fp uint64) int {
+	lo, hi := 0, d.restarts()
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if restartFP(d, mid) <= fp {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
