@@ -93,6 +93,37 @@ func (d *DensePage) readHead(r *bitReader, i int, prev uint64) (fp uint64, n int
 	return fp, int(c), nil
 }
 
+// readHeadFast is readHead for a run that is neither the page's first nor
+// a restart, from one load of the stream, when its Rice code and its
+// count's gamma code both lie in the 57 bits a load gives, as they nearly
+// always do. ok is false, and r has not moved, when they do not, or when
+// the run is not what readHead accepts: readHead then reads it (and says
+// what is wrong).
+func (d *DensePage) readHeadFast(r *bitReader, prev uint64) (fp uint64, n int, ok bool) {
+	v := r.peek()
+	if v&(1<<riceEscape-1) == 0 {
+		return 0, 0, false // an escape: the delta is written raw
+	}
+	q := bits.TrailingZeros64(v)
+	used := q + 1 + d.rice
+	if used >= 57 {
+		return 0, 0, false
+	}
+	delta := uint64(q)<<uint(d.rice) | v>>uint(q+1)&(1<<uint(d.rice)-1)
+	v >>= uint(used)
+	b := bits.TrailingZeros64(v) // 64 when no one is left in v
+	if used += 2*b + 1; used > 57 || r.pos+used > r.n {
+		return 0, 0, false
+	}
+	c := uint64(1)<<uint(b) | v>>uint(b+1)&(1<<uint(b)-1)
+	fp = prev + 1 + delta
+	if c > uint64(d.rows) || fp <= prev || fp>>uint(d.fpBits) != 0 {
+		return 0, 0, false
+	}
+	r.pos += used
+	return fp, int(c), true
+}
+
 // readOffsets reads the n offsets of run i at r's position (after its
 // head) and appends them to dst.
 func (d *DensePage) readOffsets(r *bitReader, i, n int, dst []uint64) ([]uint64, error) {
@@ -173,7 +204,14 @@ func (d *DensePage) Lookup(fp uint64, dst []uint64) (_ []uint64, more bool, _ er
 	}
 	var prev uint64
 	for i := start; i < end; i++ {
-		got, n, err := d.readHead(r, i, prev)
+		got, n, ok := uint64(0), 0, false
+		var err error
+		if i%restartEvery != 0 {
+			got, n, ok = d.readHeadFast(r, prev)
+		}
+		if !ok {
+			got, n, err = d.readHead(r, i, prev)
+		}
 		switch {
 		case err != nil:
 			return dst, false, err

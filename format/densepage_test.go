@@ -114,3 +114,51 @@ func binaryRestart(d DensePage, fp uint64) int {
 	}
 	return lo
 }
+
+// TestReadHeadFast: readHeadFast reads every run that is not a restart as
+// readHead does, or declines and leaves the reader where it was; over
+// pages of every shape the packer writes, it reads nearly all of them.
+func TestReadHeadFast(t *testing.T) {
+	r := rand.New(rand.NewPCG(44, 44))
+	fast, runs := 0, 0
+	for round := range 30 {
+		n := 100 + r.IntN(6000)
+		size := uint64(1) << (16 + r.IntN(30))
+		recs := denseRecords(r, n, size, FingerprintBits(uint64(n)), 1+r.IntN(n))
+		sink, p := packDense(t, recs, size)
+		for pg, page := range sink.pages {
+			d, err := OpenDensePage(page, uint64(pg), p.fpBits, p.width)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rd := d.reader()
+			var prev uint64
+			for i := range d.runs {
+				at := *rd
+				if i%restartEvery != 0 {
+					runs++
+					fp, c, ok := d.readHeadFast(rd, prev)
+					if !ok && rd.pos != at.pos {
+						t.Fatalf("round %d, page %d, run %d: declined, and moved the reader %d bits", round, pg, i, rd.pos-at.pos)
+					}
+					if ok {
+						fast++
+						slow := at
+						wantFP, wantC, err := d.readHead(&slow, i, prev)
+						if err != nil || fp != wantFP || c != wantC || rd.pos != slow.pos {
+							t.Fatalf("round %d, page %d, run %d: fast %#x, %d rows, at bit %d; readHead %#x, %d, at %d, %v",
+								round, pg, i, fp, c, rd.pos, wantFP, wantC, slow.pos, err)
+						}
+					}
+					*rd = at
+				}
+				if prev, _, err = d.readRun(rd, i, prev, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if fast < runs*9/10 {
+		t.Errorf("readHeadFast read %d of %d runs", fast, runs)
+	}
+}
