@@ -10,19 +10,27 @@
 // set size, /usr/bin/time, the CSV's mapped pages included) and its
 // output's bytes, against the issue's
 // targets (each at most sqlite3's time; a get's peak memory at most 32 MiB
-// plus its output); and writes the figures as JSON into -results.
+// plus its output); and writes the figures as JSON into -results. The
+// floor of an exact --count is measured in the same turns: a process that
+// maps the CSV and reads one byte of each of the heavy key's rows, and
+// one that reads 128 bytes of each with pread (scripts/heavy/touch), their
+// offsets found by encoding/csv.
 //
 //	go run ./scripts/heavy -rows 5000000
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/csv"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,6 +136,14 @@ func measureAll(s *run.Script, runs, heavyUsers int, heavy, keys string) (*resul
 	if err != nil {
 		return nil, err
 	}
+	touch := filepath.Join(s.Work, "touch")
+	if _, err := run.Output("go", "build", "-o", touch, "./scripts/heavy/touch"); err != nil {
+		return nil, err
+	}
+	offsets := filepath.Join(s.Work, "heavy-offsets.txt")
+	if err := writeOffsets(s.CSV, "user_id", heavy, offsets); err != nil {
+		return nil, err
+	}
 	r.Measures = []*measure{
 		{Name: "csvidx get, heavy key", Args: []string{s.Bin, "get", s.CSV, heavy}, Peer: "sqlite3, heavy key"},
 		{Name: "sqlite3, heavy key", Args: []string{sqlite, "-readonly", db, "SELECT * FROM t WHERE user_id='" + heavy + "'"}},
@@ -135,6 +151,8 @@ func measureAll(s *run.Script, runs, heavyUsers int, heavy, keys string) (*resul
 		{Name: "sqlite3 count(*), heavy key", Args: []string{sqlite, "-readonly", db, "SELECT count(*) FROM t WHERE user_id='" + heavy + "'"}},
 		{Name: "csvidx get --keys-file, 1000 keys", Args: []string{s.Bin, "get", s.CSV, "--keys-file", keys}, Peer: "sqlite3 IN (1000 keys)"},
 		{Name: "sqlite3 IN (1000 keys)", Args: []string{sqlite, "-readonly", db, "-init", batch, ".quit"}},
+		{Name: "touch the heavy key's rows (the floor of an exact count)", Args: []string{touch, s.CSV, offsets}, Peer: "sqlite3 count(*), heavy key"},
+		{Name: "pread 128 bytes of each of the heavy key's rows", Args: []string{touch, "-pread", s.CSV, offsets}, Peer: "sqlite3 count(*), heavy key"},
 		{Name: "hello-world process", Args: []string{hello}},
 	}
 	if rg, err := exec.LookPath("rg"); err == nil {
@@ -178,6 +196,41 @@ func measureAll(s *run.Script, runs, heavyUsers int, heavy, keys string) (*resul
 	return r, err
 }
 
+// writeOffsets writes to path the offset of each row of csvPath whose
+// column named column is key, one per line, as encoding/csv reads them.
+func writeOffsets(csvPath, column, key, path string) error {
+	f, err := os.Open(csvPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReaderSize(f, 1<<20))
+	r.FieldsPerRecord, r.ReuseRecord = -1, true
+	header, err := r.Read()
+	if err != nil {
+		return err
+	}
+	col := slices.Index(header, column)
+	if col < 0 {
+		return fmt.Errorf("%s: no column %q", csvPath, column)
+	}
+	var b strings.Builder
+	for {
+		off := r.InputOffset()
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if col < len(rec) && rec[col] == key {
+			fmt.Fprintln(&b, off)
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
 // outputAndPeak runs args under GNU time and returns its output and its
 // peak resident memory (KiB, the CSV's mapped pages included). Exit status
 // 1 (nothing found) is no error.
@@ -214,6 +267,11 @@ func check(r *results) error {
 		}
 	}
 	n := by["csvidx get, heavy key"].Lines
+	for _, name := range []string{"touch the heavy key's rows (the floor of an exact count)", "pread 128 bytes of each of the heavy key's rows"} {
+		if got := strings.Fields(by[name].out); len(got) != 2 || got[0] != fmt.Sprint(n) {
+			return fmt.Errorf("FAIL: %s: read %q offsets, want %d rows", name, got, n)
+		}
+	}
 	if got, want := strings.TrimSpace(by["csvidx get --count, heavy key"].out), fmt.Sprintf("%s\t%d", r.Heavy, n); got != want {
 		return fmt.Errorf("FAIL: get --count printed %q, want %q", got, want)
 	}
