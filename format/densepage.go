@@ -24,6 +24,8 @@ type DensePage struct {
 	rice   int
 	more   bool // the last run goes on on the next page
 	nbits  int
+	last   uint64 // the last restart's fingerprint, once read (lastRead)
+	lastOK bool
 }
 
 // OpenDensePage checks the fields of record page no (its CRC checked) and
@@ -258,9 +260,16 @@ func (d *DensePage) restartBefore(r *bitReader, fp uint64) (int, error) {
 		}
 		return 0, fmt.Errorf("restart %d at bit %d, beyond the stream's %d", j, d.restartPos(j), d.nbits)
 	}
-	last, err := at(n)
-	if err != nil || fp >= last {
-		return n, err
+	if !d.lastOK {
+		f, err := at(n)
+		if err != nil {
+			return n, err
+		}
+		d.last, d.lastOK = f, true
+	}
+	last := d.last
+	if fp >= last {
+		return n, nil
 	}
 	j := 0 // restart j is at most fp, restart j+1 is beyond it, restart n is
 	if last > d.first {

@@ -259,6 +259,13 @@ func (r *Reader) DensePageAt(pg uint64) (DensePage, error) {
 // a page that says it does not go on, or the next page begins above it. A
 // start the fence named that is not bracketed so is searched for again.
 func (r *Reader) denseOffsets(h, start uint64, fn func([]uint64) error) error {
+	return r.denseOffsetsOn(h, start, nil, nil, fn)
+}
+
+// denseOffsetsOn is denseOffsets, with record page start opened already
+// when open is not nil (a Cursor's), and buf to hold the offsets passed to
+// fn.
+func (r *Reader) denseOffsetsOn(h, start uint64, open *DensePage, buf []uint64, fn func([]uint64) error) error {
 	key := r.SearchKey(h)
 	fp := key >> uint(64-r.h.FPBits)
 	if r.h.Pages == 0 {
@@ -273,12 +280,15 @@ func (r *Reader) denseOffsets(h, start uint64, fn func([]uint64) error) error {
 		from, trusted = r.searchPages(key), true
 		return true
 	}
-	var buf []uint64
 	found, last := false, uint64(0) // a batch was passed on; its last offset
 	for pg := from; ; {
-		d, err := r.DensePageAt(pg)
-		if err != nil {
-			return err
+		d := open
+		if pg != start || open == nil {
+			pd, err := r.DensePageAt(pg)
+			if err != nil {
+				return err
+			}
+			d = &pd
 		}
 		k := d.FirstKey()
 		switch {
@@ -345,4 +355,54 @@ func (r *Reader) Offsets(h, at uint64, fn func([]uint64) error) error {
 // corrupt returns the *PageError of r that says what format and args say.
 func (r *Reader) corrupt(format string, args ...any) error {
 	return &PageError{Reader: r, Msg: fmt.Sprintf(format, args...)}
+}
+
+// A Cursor looks up hashes on a Reader one after another, for one
+// goroutine, keeping the record page it read last open: hashes looked up
+// in ascending order, several to a page, find their page without the
+// fence's search, opened already, the last restart's fingerprint read
+// (see DensePage.restartBefore).
+type Cursor struct {
+	r      *Reader
+	d      DensePage
+	pg     uint64
+	lo, hi uint64 // Locate names page pg for the keys in (lo, hi]
+	open   bool
+	buf    []uint64
+}
+
+// NewCursor returns a cursor on r.
+func (r *Reader) NewCursor() *Cursor { return &Cursor{r: r, buf: make([]uint64, 0, 64)} }
+
+// Offsets calls fn with the offsets of the candidate rows of hash h, as
+// r.Offsets(h, r.Locate(h), fn) does.
+func (c *Cursor) Offsets(h uint64, fn func([]uint64) error) error {
+	r := c.r
+	if !r.h.Dense() || r.h.Pages == 0 {
+		return r.Offsets(h, r.Locate(h), fn)
+	}
+	key := r.SearchKey(h)
+	if !c.open || key <= c.lo && c.pg > 0 || key > c.hi {
+		c.open = false
+		pg := r.Locate(h)
+		if pg >= r.h.Pages {
+			return r.denseOffsets(h, pg, fn)
+		}
+		d, err := r.DensePageAt(pg)
+		if err != nil {
+			return err
+		}
+		// Kept for the keys whose page it is, as a search of the pages'
+		// first keys finds it: those above its first key, up to the
+		// next page's.
+		c.d, c.pg, c.lo, c.hi = d, pg, d.FirstKey(), ^uint64(0)
+		if pg+1 < r.h.Pages {
+			c.hi = r.FirstKeyAt(pg + 1)
+		}
+		c.open = (pg == 0 || key > c.lo) && key <= c.hi
+		if !c.open { // the fence named another page: the search decides
+			return r.denseOffsets(h, pg, fn)
+		}
+	}
+	return r.denseOffsetsOn(h, c.pg, &c.d, c.buf[:0], fn)
 }

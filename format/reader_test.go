@@ -874,3 +874,35 @@ func TestCheckPageLeavesThePageBefore(t *testing.T) {
 		t.Fatal("CheckPage(1), a damaged page: nil")
 	}
 }
+
+// TestCursorOracle: a Cursor's Offsets gives the oracle's offsets, as
+// Offsets from Locate's answer does, for the probes in ascending order (a
+// page read once for several hashes), in random order and repeated, on
+// files of both versions, through no fence, right ones and a wrong one.
+func TestCursorOracle(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 2))
+	for name, f := range testFiles(t, r) {
+		t.Run(name, func(t *testing.T) {
+			probes := f.probes(r, 1500)
+			sorted := slices.Clone(probes)
+			slices.Sort(sorted)
+			repeated := append(slices.Clone(sorted[:len(sorted)/2]), sorted...)
+			for rname, rd := range f.readers(r) {
+				for oname, order := range map[string][]uint64{"ascending": sorted, "random": probes, "twice": repeated} {
+					c := rd.NewCursor()
+					for _, h := range order {
+						want, _ := f.want(h)
+						var got []uint64
+						err := c.Offsets(h, func(b []uint64) error { got = append(got, b...); return nil })
+						if err != nil {
+							t.Fatalf("%s, %s: Offsets(%#x): %v", rname, oname, h, err)
+						}
+						if !slices.Equal(got, want) {
+							t.Fatalf("%s, %s: Offsets(%#x) = %d offsets %v, want %d %v", rname, oname, h, len(got), head(got), len(want), head(want))
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,8 @@ package index
 import (
 	"errors"
 	"slices"
+
+	"github.com/csvidx/csvidx/format"
 )
 
 // Finding the rows of many keys at once, for a join: the keys are looked
@@ -41,6 +43,9 @@ type finding struct {
 	cands  []findCandidate
 	found  []Found
 	runs   [][2]int32 // key i's rows are found[runs[i][0]:runs[i][1]]
+	// cursors look up the keys, in the order of their hashes, on the
+	// main index and the tail: a page several keys share is read once.
+	cursors [2]*format.Cursor
 }
 
 // errTooMany stops the gathering of a batch's candidates at its limit.
@@ -143,7 +148,14 @@ func (r *Rows) gatherKey(ha hashAt, limit int) error {
 	before := len(f.cands)
 	err := ix.eachPart(func(p *part, _ uint64) error {
 		tail := p != ix.main
-		return p.offsets(ha.h, p.locate(ha.h), func(offs []uint64) error {
+		c := &f.cursors[0]
+		if tail {
+			c = &f.cursors[1]
+		}
+		if *c == nil {
+			*c = p.r.NewCursor()
+		}
+		return p.cursorOffsets(*c, ha.h, func(offs []uint64) error {
 			if len(f.cands)+len(offs) > limit {
 				return errTooMany
 			}

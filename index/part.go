@@ -123,6 +123,11 @@ func (p *part) offsets(h, at uint64, fn func([]uint64) error) error {
 	return p.reading(p.r.Offsets(h, at, fn))
 }
 
+// cursorOffsets is offsets of h through c, a cursor on p's reader.
+func (p *part) cursorOffsets(c *format.Cursor, h uint64, fn func([]uint64) error) error {
+	return p.reading(c.Offsets(h, fn))
+}
+
 // reading returns err, or for a *format.PageError of p's pages, the error
 // of an index that must be rebuilt, with what the page error says.
 func (p *part) reading(err error) error {
