@@ -27,7 +27,7 @@ type joinRun struct {
 	null       []byte   // the key whose fields are all empty
 	emptyLeft  []byte   // LEFT's fields, empty
 	emptyRight []byte   // RIGHT's fields, empty
-	matched    *rowBits // the RIGHT rows a LEFT row matched, for Right and Full
+	matched    *rowBits // the RIGHT rows a LEFT row matched, for the modes that keep them (keepsRight)
 	workers    int
 	ahead      int64     // each worker's lookups after which RIGHT is read ahead, or 0 for never
 	aheadOnce  sync.Once // reads RIGHT ahead once, whichever worker gets there first
@@ -68,7 +68,7 @@ func (r *joinRun) run() error {
 	if err != nil {
 		return err
 	}
-	if r.first != nil {
+	if r.first != nil || (r.opts.Mode == RightSemi || r.opts.Mode == RightAnti) && !r.opts.NoHeader {
 		w.writeHeader(r.first, r.firstEnd, r.names)
 		if err := w.flush(); err != nil {
 			return err
@@ -80,13 +80,13 @@ func (r *joinRun) run() error {
 		}
 	}
 	if r.matched != nil {
-		return r.matched.guard(w.unmatchedRight)
+		return r.matched.guard(w.rightAfterLeft)
 	}
 	return nil
 }
 
 // setUp makes what every row takes: the empty sides, the null key and, for
-// Right and Full, the bitmap.
+// the modes that print RIGHT's rows after LEFT's (keepsRight), the bitmap.
 func (r *joinRun) setUp() error {
 	r.emptyLeft = bytes.Repeat([]byte{r.delim}, max(r.leftFields, 1)-1)
 	r.emptyRight = bytes.Repeat([]byte{r.delim}, max(r.right.fields, 1)-1)
@@ -95,7 +95,7 @@ func (r *joinRun) setUp() error {
 	} else {
 		r.null = []byte{}
 	}
-	if r.opts.Mode == Right || r.opts.Mode == Full {
+	if r.opts.Mode.keepsRight() {
 		res := r.opts.Resources
 		dir := res.TmpDir
 		if dir == "" {

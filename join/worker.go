@@ -166,6 +166,12 @@ func (w *joinWorker) record(rec []byte, terminated bool, key []byte, probe bool,
 	if probe {
 		w.probed()
 	}
+	if w.opts.Mode == RightSemi || w.opts.Mode == RightAnti { // rows are printed after LEFT ends
+		if !probe {
+			return nil
+		}
+		return w.each(key, n, func(sp index.Span) error { w.matched.set(sp.Start); return nil })
+	}
 	if w.opts.Mode == Semi || w.opts.Mode == Anti {
 		found := false
 		if probe {
@@ -232,17 +238,26 @@ func (w *joinWorker) flush() error {
 	return nil
 }
 
-// unmatchedRight writes the RIGHT rows no LEFT row matched, in RIGHT's
-// order, with LEFT's fields empty: those that start in the part of RIGHT
+// rightAfterLeft writes, once LEFT has ended, the RIGHT rows the bitmap
+// selects, in RIGHT's order: for RightSemi those a LEFT row matched, each
+// once and verbatim (see writeRight); for RightAnti those no LEFT row
+// matched, verbatim; for Right and Full those no LEFT row matched, with
+// LEFT's fields empty. The rows are those that start in the part of RIGHT
 // its index covers, as they are now (a last row the index saw without its
 // terminator may have been completed since, as get prints it). A row
 // without the key was never matched.
-func (w *joinWorker) unmatchedRight() error {
+func (w *joinWorker) rightAfterLeft() error {
+	semi := w.opts.Mode == RightSemi
 	err := w.ix.EachRecord(w.ctx, w.right.start, func(sp index.Span, has bool) error {
-		if has && w.matched.get(sp.Start) {
+		if (has && w.matched.get(sp.Start)) != semi {
 			return nil
 		}
-		w.writeRow(w.emptyLeft, w.side(sp.Bytes, sp.Terminated, w.right.delim, rightSide))
+		if w.opts.Mode.oneSide() {
+			w.writeRight(sp.Bytes, sp.Terminated)
+			w.rows++
+		} else {
+			w.writeRow(w.emptyLeft, w.side(sp.Bytes, sp.Terminated, w.right.delim, rightSide))
+		}
 		return w.spill()
 	})
 	if err != nil {
@@ -307,10 +322,31 @@ func (w *joinWorker) writeRecord(rec []byte, terminated bool) {
 	}
 }
 
+// writeRight adds RIGHT's record rec as writeRecord adds LEFT's: as it
+// is, with a '\n' after an unterminated last record, re-encoded when it ends
+// inside a quoted field that never closes; and re-encoded, with a '\n', when
+// RIGHT's delimiter is not the output's.
+func (w *joinWorker) writeRight(rec []byte, terminated bool) {
+	if w.right.delim == w.delim {
+		w.writeRecord(rec, terminated)
+		return
+	}
+	w.buf = append(w.buf, w.side(rec, terminated, w.right.delim, rightSide)...)
+	w.buf = append(w.buf, '\n')
+}
+
 // writeHeader adds the output's header: LEFT's header record first, whose
-// names are names, verbatim for Semi and Anti; else its names then
-// RIGHT's (its column numbers when it has no header), with their prefixes.
+// names are names, verbatim for Semi and Anti; RIGHT's header alone for
+// RightSemi and RightAnti, as writeRight adds its rows (nothing when RIGHT
+// has none); else LEFT's names then RIGHT's (its column numbers when it
+// has no header), with their prefixes.
 func (w *joinWorker) writeHeader(first []byte, firstTerminated bool, names [][]byte) {
+	if w.opts.Mode == RightSemi || w.opts.Mode == RightAnti {
+		if w.right.header != nil {
+			w.writeRight(w.right.header, w.right.headerTerminated)
+		}
+		return
+	}
 	if w.opts.Mode == Semi || w.opts.Mode == Anti {
 		w.writeRecord(first, firstTerminated)
 		return

@@ -22,8 +22,11 @@ func joinRef(mode Mode, left [][2]string, right [][2]string) []string {
 		byKey[r[0]] = append(byKey[r[0]], i)
 	}
 	out := []string{"k,v,k,w"}
-	if mode == Semi || mode == Anti {
+	switch mode {
+	case Semi, Anti:
 		out = []string{"k,v"}
+	case RightSemi, RightAnti:
+		out = []string{"k,w"}
 	}
 	matched := map[int]bool{}
 	for _, l := range left {
@@ -37,6 +40,11 @@ func joinRef(mode Mode, left [][2]string, right [][2]string) []string {
 				out = append(out, l[0]+","+l[1])
 			}
 			continue
+		case RightSemi, RightAnti:
+			for _, i := range rows {
+				matched[i] = true
+			}
+			continue
 		}
 		for _, i := range rows {
 			matched[i] = true
@@ -46,11 +54,12 @@ func joinRef(mode Mode, left [][2]string, right [][2]string) []string {
 			out = append(out, l[0]+","+l[1]+",,")
 		}
 	}
-	if mode == Right || mode == Full {
-		for i, r := range right {
-			if !matched[i] {
-				out = append(out, ",,"+r[0]+","+r[1])
-			}
+	for i, r := range right {
+		switch {
+		case (mode == Right || mode == Full) && !matched[i]:
+			out = append(out, ",,"+r[0]+","+r[1])
+		case mode == RightSemi && matched[i], mode == RightAnti && !matched[i]:
+			out = append(out, r[0]+","+r[1])
 		}
 	}
 	return out
@@ -107,11 +116,12 @@ func testJoinWorkers(t *testing.T) {
 		res  index.Resources
 	}
 	var configs []config
-	for _, mode := range []Mode{Inner, Left, Semi, Anti, Right, Full} {
+	for _, mode := range []Mode{Inner, Left, Semi, Anti, Right, Full, RightSemi, RightAnti} {
 		configs = append(configs, config{mode, index.Resources{}})
 	}
-	// The bitmap of --right and --full in a file, past a limit of a byte.
-	configs = append(configs, config{Right, index.Resources{MemLimit: 1}}, config{Full, index.Resources{MemLimit: 1, TmpDir: t.TempDir()}})
+	// The bitmap of RIGHT's rows in a file, past a limit of a byte.
+	configs = append(configs, config{Right, index.Resources{MemLimit: 1}}, config{Full, index.Resources{MemLimit: 1, TmpDir: t.TempDir()}},
+		config{RightSemi, index.Resources{MemLimit: 1}}, config{RightAnti, index.Resources{MemLimit: 1}})
 	for _, c := range configs {
 		mode := c.mode
 		j, err := New(strings.NewReader(lb.String()), rp, &Options{Mode: mode, Key: "k", Resources: c.res})
@@ -215,6 +225,16 @@ func TestJoinOptions(t *testing.T) {
 		{"another delimiter", "k;v\n2;x\n", rp, Options{Key: "k", Delimiter: ';'}, "k;v;k;w\n2;x;2;\"b;c\"\n"},
 		{"RightIndex", "w\na\n", rp, Options{Key: "w", RightIndex: ip}, "w,k,w\na,1,a\n"},
 		{"RightIndexDir", "w\nb\n", np, Options{Key: "0", NoHeader: true, RightKey: "1", RightIndexDir: idxDir}, "b,2,b\n"},
+		// RIGHT's rows alone: its header, prefixes or not, and rows as
+		// written in LEFT's delimiter; re-encoded in another; each matched
+		// row once; none of RIGHT's header with NoHeader, nor when it has
+		// none; a row with an empty key is matched only with Nulls.
+		{"right-semi", "k,v\n2,x\n2,y\n3,z\n", rp, Options{Mode: RightSemi, Key: "k", PrefixLeft: "l.", PrefixRight: "r."}, "k,w\n2,\"b;c\"\n"},
+		{"right-anti", "k,v\n2,x\n,y\n", rp, Options{Mode: RightAnti, Key: "k"}, "k,w\n1,a\n,empty\n"},
+		{"right-anti, Nulls", "k,v\n2,x\n,y\n", rp, Options{Mode: RightAnti, Key: "k", Nulls: true}, "k,w\n1,a\n"},
+		{"right-semi, another delimiter", "k;v\n2;x\n1;y\n", rp, Options{Mode: RightSemi, Key: "k", Delimiter: ';'}, "k;w\n1;a\n2;\"b;c\"\n"},
+		{"right-semi, no header", "2,x\n", rp, Options{Mode: RightSemi, Key: "0", NoHeader: true, RightKey: "k"}, "2,\"b;c\"\n"},
+		{"right-anti, RIGHT without a header", "k,v\n2,x\n", np, Options{Mode: RightAnti, Key: "k", RightKey: "0"}, "1,a\n"},
 	} {
 		j, err := New(strings.NewReader(c.left), c.right, &c.opts)
 		if err != nil {
@@ -226,6 +246,48 @@ func TestJoinOptions(t *testing.T) {
 		j.Close()
 		if err != nil || out.String() != c.want {
 			t.Errorf("%s: %q, %v; want %q", c.name, out.String(), err, c.want)
+		}
+	}
+}
+
+// TestJoinRightRowsVerbatim: RightSemi and RightAnti print RIGHT's header
+// and rows as written, terminators (CRLF) included; a row without the key
+// (too short) is never matched; an unterminated last row gets a '\n', and
+// is re-encoded when it ends inside a quote that never closes; in another
+// delimiter than LEFT's, every row is re-encoded in LEFT's.
+func TestJoinRightRowsVerbatim(t *testing.T) {
+	for _, c := range []struct {
+		name, right, left  string
+		delim              byte
+		semi, anti         string
+		semiRows, antiRows int64
+	}{
+		{"CRLF, a short row, an unclosed last row", "a,k,b\r\n\"x\",1,p\r\nshort\r\ny,2,q\r\nz,3,\"op\r\nen", "k\n1\n3\n", ',',
+			"a,k,b\r\n\"x\",1,p\r\nz,3,\"op\r\nen\"\n", "a,k,b\r\nshort\r\ny,2,q\r\n", 2, 2},
+		{"an unterminated last row", "a,k\n\"x\",1\nz,3", "k\n3\n", ',', "a,k\nz,3\n", "a,k\n\"x\",1\n", 1, 1},
+		{"another delimiter", "a,k\r\n\"x;\",1\r\nshort\r\n\"y\",2\n", "k\n1\n", ';', "a;k\n\"x;\";1\n", "a;k\nshort\ny;2\n", 1, 2},
+	} {
+		rp := writeCSV(t, c.right)
+		build(t, rp, &index.BuildOptions{Key: "k"})
+		for mode, want := range map[Mode]string{RightSemi: c.semi, RightAnti: c.anti} {
+			wantRows := c.semiRows
+			if mode == RightAnti {
+				wantRows = c.antiRows
+			}
+			left := c.left
+			if c.delim != ',' {
+				left = strings.ReplaceAll(left, ",", string(c.delim))
+			}
+			j, err := New(strings.NewReader(left), rp, &Options{Mode: mode, Key: "k", Delimiter: c.delim})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			rows, err := j.Run(context.Background(), &out)
+			j.Close()
+			if err != nil || out.String() != want || rows != wantRows {
+				t.Errorf("%s, mode %d: %q, %d rows, %v; want %q", c.name, mode, out.String(), rows, err, want)
+			}
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 type joinOptions struct {
-	modes       [6]bool // --inner ... --full, in join.Mode's order
+	modes       [len(joinModes)]bool // --inner ... --right-anti, in join.Mode's order
 	key         string
 	rightKey    string
 	delimiter   string
@@ -28,13 +28,15 @@ type joinOptions struct {
 }
 
 // joinModes are the mode flags, in join.Mode's order.
-var joinModes = [6]struct{ name, usage string }{
+var joinModes = [...]struct{ name, usage string }{
 	{"inner", "print each LEFT row with each RIGHT row of its key (the default)"},
 	{"left", "also print the LEFT rows without a match, with RIGHT's fields empty"},
 	{"semi", "print the LEFT rows that have a match, as they are"},
 	{"anti", "print the LEFT rows that have no match, as they are"},
 	{"right", "inner, then the RIGHT rows no LEFT row matched, with LEFT's fields empty"},
 	{"full", "left, then the RIGHT rows no LEFT row matched"},
+	{"right-semi", "print each RIGHT row some LEFT row matched, once and as it is, after LEFT ends"},
+	{"right-anti", "print the RIGHT rows no LEFT row matched, as they are, after LEFT ends"},
 }
 
 func newJoinCommand(g *globals, s streams) *cobra.Command {
@@ -55,13 +57,21 @@ with \n, and the header is printed even when nothing matches. With
 --no-header, LEFT's first record is data and no header is printed; a RIGHT
 without a header gives its column numbers as names.
 
+--semi and --anti print LEFT's header and rows alone, as written (an
+unterminated last row gets a \n). --right-semi and --right-anti print
+RIGHT's header and rows alone, each row once, in RIGHT's order, after LEFT
+ends: as written when RIGHT's delimiter is LEFT's, else re-encoded in
+LEFT's, as --right prints them. Their header is RIGHT's, even for an empty
+LEFT; none with --no-header, or when RIGHT has none.
+
 Keys are compared byte for byte, as get compares them; a composite key is
 matched field by field. A LEFT row whose key fields are all empty matches
-nothing, unless --nulls. --right and --full print the unmatched RIGHT rows
-after LEFT ends, keeping a bitmap of RIGHT's rows: a bit per (key's last
-column + 1) bytes of RIGHT, 2 at least (1/16 of RIGHT for a key in its
-first column), in memory up to --mem-limit-mib, else in a temporary file
-in --tmp-dir that vanishes when the join ends.
+nothing, unless --nulls; a RIGHT row too short for the key matches nothing.
+--right, --full, --right-semi and --right-anti print RIGHT's rows after
+LEFT ends, keeping a bitmap of the RIGHT rows LEFT's matched: a bit per
+(key's last column + 1) bytes of RIGHT, 2 at least (1/16 of RIGHT for a
+key in its first column), in memory up to --mem-limit-mib, else in a
+temporary file in --tmp-dir that vanishes when the join ends.
 
 On a cold cache each lookup reads a page of RIGHT at random. Once the
 lookups reach 2.5% of RIGHT's pages (its CSV's and its index's), the join
@@ -75,7 +85,8 @@ error.`,
   csvidx join orders.csv users.csv --key user_id > orders-with-users.csv
   csvidx join --left orders.csv users.csv --key user_id -r user_
   csvidx get orders.csv --header 1198 | csvidx join - users.csv --key user_id
-  csvidx join --anti a.tsv b.csv --key id     # a .tsv LEFT is tab-separated`,
+  csvidx join --anti a.tsv b.csv --key id     # a .tsv LEFT is tab-separated
+  csvidx join --right-anti orders.csv users.csv --key user_id   # users without orders`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return fmt.Errorf("join needs LEFT and RIGHT, two files (LEFT may be - for standard input); got %d arguments (see csvidx join --help)", len(args))
@@ -90,7 +101,11 @@ error.`,
 	for i, m := range joinModes {
 		f.BoolVar(&o.modes[i], m.name, false, m.usage)
 	}
-	cmd.MarkFlagsMutuallyExclusive("inner", "left", "semi", "anti", "right", "full")
+	names := make([]string, len(joinModes))
+	for i, m := range joinModes {
+		names[i] = m.name
+	}
+	cmd.MarkFlagsMutuallyExclusive(names...)
 	f.StringVar(&o.key, "key", "", "LEFT's key `COLUMNS`: a header name or 0-based number, or several for a composite key (user_id,status)")
 	f.StringVar(&o.rightKey, "right-key", "", "RIGHT's key `COLUMNS`, which picks its index (default: --key)")
 	f.StringVarP(&o.delimiter, "delimiter", "d", "", "LEFT's field separator, one byte ('\\t' for TSV); the output's too (default: a tab for a .tsv or .tab LEFT, else ,)")
