@@ -21,7 +21,8 @@
 // streams them (index.Rows.Each). For the joins that print RIGHT's rows
 // after LEFT's (right, full, right semi, right anti) a bit per possible
 // RIGHT row records which rows matched, in memory or, past the memory
-// limit, in a temporary file (bits.go). A join refuses
-// to write over its own input (output.go), and explains a missing index
-// from RIGHT's header (rightkey.go).
+// limit, in a temporary file (bits.go). A join that prints the key once
+// cuts RIGHT's key columns out of its rows as written (coalesce.go). A
+// join refuses to write over its own input (output.go), and explains a
+// missing index from RIGHT's header (rightkey.go).
 package join

@@ -69,6 +69,13 @@ type Options struct {
 	// PrefixLeft and PrefixRight are put before each header name of LEFT
 	// and of RIGHT.
 	PrefixLeft, PrefixRight string
+	// Coalesce prints the key once, as SQL's USING does: RIGHT's key
+	// columns are left out of the output, its header and every row. A
+	// RIGHT row that no LEFT row matched (Right, Full) keeps its key in
+	// LEFT's key columns, the rest of LEFT's fields empty. It takes a mode
+	// that prints both sides: not Semi, Anti, RightSemi or RightAnti. With
+	// an empty LEFT (not even a header), RIGHT's rows are printed whole.
+	Coalesce bool
 	// ReadAhead says when the join asks the kernel to read all of RIGHT
 	// and its index (see JoinReadAhead).
 	ReadAhead ReadAhead
@@ -136,6 +143,9 @@ func New(left io.Reader, rightPath string, opts *Options) (_ *Join, err error) {
 	}
 	if j.opts.Mode < Inner || j.opts.Mode > RightAnti {
 		return nil, fmt.Errorf("join mode %d", j.opts.Mode)
+	}
+	if j.opts.Coalesce && j.opts.Mode.oneSide() {
+		return nil, ErrCoalesceOneSide
 	}
 	if err := j.opts.Resources.Validate(); err != nil {
 		return nil, err
@@ -309,6 +319,11 @@ func (j *Join) Close() error { return j.ix.Close() }
 // columns.
 var ErrLeftKey = errors.New("the join key")
 
+// ErrCoalesceOneSide means Coalesce was asked of a mode that prints one
+// side's rows alone (Semi, Anti, RightSemi, RightAnti): there is no second
+// key to leave out.
+var ErrCoalesceOneSide = errors.New("the key is printed once (Coalesce) only by joins that print both sides' fields")
+
 // Run reads the rest of LEFT once, joins each record with RIGHT's rows of
 // the same key as opts.Mode says, and writes the result to w as CSV in
 // LEFT's dialect: LEFT's header then RIGHT's (with their prefixes), and
@@ -316,7 +331,9 @@ var ErrLeftKey = errors.New("the join key")
 // with '\n'. Rows come in LEFT's order, and for each LEFT row its matches
 // in RIGHT's file order; for Right and Full, the RIGHT rows no LEFT
 // row matched follow in RIGHT's order. Fields are copied as written; a
-// RIGHT row is re-encoded only when RIGHT's delimiter is not LEFT's.
+// RIGHT row is re-encoded only when RIGHT's delimiter is not LEFT's. With
+// Coalesce, RIGHT's key columns are left out, and an unmatched RIGHT row's
+// key goes in LEFT's key columns (see coalesce.go).
 //
 // Semi and Anti print LEFT's header and rows alone, verbatim (their bytes
 // through their terminators; an unterminated last row gets a '\n', and is

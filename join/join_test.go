@@ -127,6 +127,8 @@ func TestJoinNewErrors(t *testing.T) {
 	}{
 		{"mode past RightAnti", strings.NewReader("k\n1\n"), Options{Mode: RightAnti + 1, Key: "k"}, nil, "join mode 8"},
 		{"negative mode", strings.NewReader("k\n1\n"), Options{Mode: -1, Key: "k"}, nil, "join mode -1"},
+		{"coalesce, semi", strings.NewReader("k\n1\n"), Options{Mode: Semi, Key: "k", Coalesce: true}, is(ErrCoalesceOneSide), "only by joins that print both sides"},
+		{"coalesce, right anti", strings.NewReader("k\n1\n"), Options{Mode: RightAnti, Key: "k", Coalesce: true}, is(ErrCoalesceOneSide), "only by joins that print both sides"},
 		{"quote delimiter", strings.NewReader("k\n1\n"), Options{Key: "k", Delimiter: '"'}, nil, "delimiter '\"' is not allowed"},
 		{"newline delimiter", strings.NewReader("k\n1\n"), Options{Key: "k", Delimiter: '\n'}, nil, "delimiter '\\n' is not allowed"},
 		{"CR delimiter", strings.NewReader("k\n1\n"), Options{Key: "k", Delimiter: '\r'}, nil, "delimiter '\\r' is not allowed"},

@@ -22,12 +22,13 @@ type joinRun struct {
 	ctx        context.Context
 	cancel     context.CancelCauseFunc
 	out        *bufio.Writer
-	rows       int64    // data rows written
-	leftFields int      // in LEFT's header, or its first record
-	null       []byte   // the key whose fields are all empty
-	emptyLeft  []byte   // LEFT's fields, empty
-	emptyRight []byte   // RIGHT's fields, empty
-	matched    *rowBits // the RIGHT rows a LEFT row matched, for the modes that keep them (keepsRight)
+	rows       int64      // data rows written
+	leftFields int        // in LEFT's header, or its first record
+	null       []byte     // the key whose fields are all empty
+	emptyLeft  []byte     // LEFT's fields, empty
+	emptyRight []byte     // RIGHT's fields in the output, empty
+	co         coalescing // printing the key once (Options.Coalesce)
+	matched    *rowBits   // the RIGHT rows a LEFT row matched, for the modes that keep them (keepsRight)
 	workers    int
 	ahead      int64     // each worker's lookups after which RIGHT is read ahead, or 0 for never
 	aheadOnce  sync.Once // reads RIGHT ahead once, whichever worker gets there first
@@ -88,8 +89,15 @@ func (r *joinRun) run() error {
 // setUp makes what every row takes: the empty sides, the null key and, for
 // the modes that print RIGHT's rows after LEFT's (keepsRight), the bitmap.
 func (r *joinRun) setUp() error {
+	rightFields := r.right.fields
+	if r.opts.Coalesce && r.cols != nil { // an empty LEFT has no key columns to hold RIGHT's key
+		r.co, rightFields = newCoalescing(r.ix.KeyColumns(), r.cols, r.leftFields, r.right.fields)
+	}
 	r.emptyLeft = bytes.Repeat([]byte{r.delim}, max(r.leftFields, 1)-1)
-	r.emptyRight = bytes.Repeat([]byte{r.delim}, max(r.right.fields, 1)-1)
+	r.emptyRight = bytes.Repeat([]byte{r.delim}, max(rightFields, 1)-1)
+	if rightFields == 0 {
+		r.emptyRight = nil // no RIGHT field at all: its key's alone, printed once (see writeLine)
+	}
 	if len(r.cols) > 1 {
 		r.null = scan.AppendComposite(nil, make([][]byte, len(r.cols)))
 	} else {

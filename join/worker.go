@@ -61,6 +61,10 @@ type joinWorker struct {
 	prev      chan struct{} // closed when it has
 	rightRows *index.Rows   // finds RIGHT's rows
 	lines     [2][]byte     // the sides of a row, when re-encoded (see side)
+	bounds    []int         // a RIGHT row's fields, printing the key once (see dropKey)
+	kept      [][]byte      // a RIGHT row's fields but the key's, when re-encoded
+	keyVals   [][]byte      // the key's fields of a RIGHT row no LEFT row matched
+	keyBuf    []byte        // those fields, when re-encoded
 	keys      [][]byte      // the batch's keys to look up
 	from, to  int           // the keys whose rows the last Find found
 }
@@ -194,7 +198,7 @@ func (w *joinWorker) record(rec []byte, terminated bool, key []byte, probe bool,
 			if w.matched != nil {
 				w.matched.set(sp.Start)
 			}
-			w.writeRow(left, w.side(sp.Bytes, sp.Terminated, w.right.delim, rightSide))
+			w.writeRow(left, w.rightPart(sp.Bytes, sp.Terminated))
 			return w.spill() // a heavy key streams its rows
 		})
 		if err != nil {
@@ -252,10 +256,13 @@ func (w *joinWorker) rightAfterLeft() error {
 		if (has && w.matched.get(sp.Start)) != semi {
 			return nil
 		}
-		if w.opts.Mode.oneSide() {
+		switch {
+		case w.opts.Mode.oneSide():
 			w.writeRight(sp.Bytes, sp.Terminated)
 			w.rows++
-		} else {
+		case w.co.on:
+			w.writeRow(w.coalesced(sp.Bytes, sp.Terminated))
+		default:
 			w.writeRow(w.emptyLeft, w.side(sp.Bytes, sp.Terminated, w.right.delim, rightSide))
 		}
 		return w.spill()
@@ -277,12 +284,19 @@ func (w *joinWorker) side(rec []byte, terminated bool, delim byte, which int) []
 	if terminated {
 		rec = trimTerminator(rec)
 	}
-	if delim == w.delim && (len(rec) == 0 || rec[len(rec)-1] != '\r') && (terminated || !scan.Unclosed(rec, 0, delim)) {
+	if w.asWritten(rec, terminated, delim) {
 		return rec
 	}
 	fields, _, _ := scan.Fields(rec, 0, delim)
 	w.lines[which] = scan.AppendRecord(w.lines[which][:0], fields, w.delim)
 	return w.lines[which]
+}
+
+// asWritten reports whether rec, a record without its terminator of a file
+// of delimiter delim, terminated or not, is valid as written in the
+// output's dialect, as the output's row or its last fields (see side).
+func (w *joinWorker) asWritten(rec []byte, terminated bool, delim byte) bool {
+	return delim == w.delim && !endsCR(rec) && (terminated || !scan.Unclosed(rec, 0, delim))
 }
 
 // The sides of a row, for side's buffers.
@@ -299,11 +313,17 @@ func (w *joinWorker) writeRow(left, right []byte) {
 
 // writeLine adds a line of the output to the buffer: left's fields, then
 // right's. With no LEFT fields at all (an empty LEFT), a line is right's
-// fields alone.
+// fields alone. Printing the key once, right is nil when the RIGHT row (or
+// header) has no field but its key's: the line is left's fields alone.
 func (w *joinWorker) writeLine(left, right []byte) {
 	if w.leftFields > 0 {
+		if len(left) == 0 && right == nil && w.co.on {
+			left = []byte(`""`) // one empty field, not a blank line, which is no record
+		}
 		w.buf = append(w.buf, left...)
-		w.buf = append(w.buf, w.delim)
+		if right != nil || !w.co.on {
+			w.buf = append(w.buf, w.delim)
+		}
 	}
 	w.buf = append(w.buf, right...)
 	w.buf = append(w.buf, '\n')
@@ -358,11 +378,11 @@ func (w *joinWorker) writeHeader(first []byte, firstTerminated bool, names [][]b
 	var right []byte
 	switch {
 	case w.right.names == nil:
-		right = scan.AppendRecord(nil, prefixed(w.opts.PrefixRight, columnNames(w.right.fields)), w.delim)
+		right = w.rightNames(prefixed(w.opts.PrefixRight, columnNames(w.right.fields)))
 	case w.opts.PrefixRight != "":
-		right = scan.AppendRecord(nil, prefixed(w.opts.PrefixRight, w.right.names), w.delim)
+		right = w.rightNames(prefixed(w.opts.PrefixRight, w.right.names))
 	default:
-		right = w.side(w.right.header, w.right.headerTerminated, w.right.delim, rightSide)
+		right = w.rightPart(w.right.header, w.right.headerTerminated)
 	}
 	w.writeLine(left, right)
 }

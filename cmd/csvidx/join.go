@@ -20,6 +20,7 @@ type joinOptions struct {
 	delimiter   string
 	noHeader    bool
 	nulls       bool
+	coalesce    bool
 	prefixLeft  string
 	prefixRight string
 	readAhead   string
@@ -57,6 +58,12 @@ with \n, and the header is printed even when nothing matches. With
 --no-header, LEFT's first record is data and no header is printed; a RIGHT
 without a header gives its column numbers as names.
 
+--coalesce prints the key once, as SQL's USING and csvjoin do: RIGHT's key
+columns are left out of the header and of every row. A RIGHT row no LEFT
+row matched (--right, --full) keeps its key in LEFT's key columns, as
+COALESCE(left.key, right.key) would, LEFT's other fields empty. Fields are
+still copied as written: a RIGHT row is only cut around its key's fields.
+
 --semi and --anti print LEFT's header and rows alone, as written (an
 unterminated last row gets a \n). --right-semi and --right-anti print
 RIGHT's header and rows alone, each row once, in RIGHT's order, after LEFT
@@ -86,7 +93,8 @@ error.`,
   csvidx join --left orders.csv users.csv --key user_id -r user_
   csvidx get orders.csv --header 1198 | csvidx join - users.csv --key user_id
   csvidx join --anti a.tsv b.csv --key id     # a .tsv LEFT is tab-separated
-  csvidx join --right-anti orders.csv users.csv --key user_id   # users without orders`,
+  csvidx join --right-anti orders.csv users.csv --key user_id   # users without orders
+  csvidx join --full --coalesce a.csv b.csv --key id            # one id column`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return fmt.Errorf("join needs LEFT and RIGHT, two files (LEFT may be - for standard input); got %d arguments (see csvidx join --help)", len(args))
@@ -111,6 +119,7 @@ error.`,
 	f.StringVarP(&o.delimiter, "delimiter", "d", "", "LEFT's field separator, one byte ('\\t' for TSV); the output's too (default: a tab for a .tsv or .tab LEFT, else ,)")
 	f.BoolVar(&o.noHeader, "no-header", false, "LEFT has no header record: its first record is data")
 	f.BoolVar(&o.nulls, "nulls", false, "let a LEFT key whose fields are all empty match")
+	f.BoolVar(&o.coalesce, "coalesce", false, "print the key once: leave RIGHT's key columns out (an unmatched RIGHT row's key goes in LEFT's)")
 	f.StringVarP(&o.prefixLeft, "prefix-left", "l", "", "put `TEXT` before each of LEFT's header names")
 	f.StringVarP(&o.prefixRight, "prefix-right", "r", "", "put `TEXT` before each of RIGHT's header names")
 	f.Int64Var(&o.gapKiB, "gap-kib", 0, "for a RIGHT at a URL: read its rows less than `KiB` apart by one GET (default 64, 1024 for s3)")
@@ -155,8 +164,12 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	for i, on := range o.modes {
 		if on {
 			opts.Mode = join.Mode(i)
+			if o.coalesce && i != int(join.Inner) && i != int(join.Left) && i != int(join.Right) && i != int(join.Full) {
+				return fmt.Errorf("--coalesce does not go with --%s, which prints one side's rows alone: there is no second key to leave out", joinModes[i].name)
+			}
 		}
 	}
+	opts.Coalesce = o.coalesce
 	var left io.Reader
 	if leftPath == "-" {
 		if err := beforeStdin(rightPath); err != nil {
