@@ -363,7 +363,35 @@ func (j *Join) Run(ctx context.Context, w io.Writer) (rows int64, err error) {
 	if err == nil {
 		err = r.out.Flush()
 	}
-	return r.rows, err
+	return r.rows.Load(), err
+}
+
+// Progress is how far a join has got, for a progress bar: counters that
+// [Join.Run] advances a batch of LEFT's records, or an output buffer, at a
+// time.
+type Progress struct {
+	// LeftBytes is how far LEFT has been read, from its first byte (its
+	// header included): through the last record handed to the workers.
+	LeftBytes int64
+	// LeftRows is the number of LEFT's data records read.
+	LeftRows int64
+	// Rows is the number of data rows written.
+	Rows int64
+	// RightBytes is how far the pass through RIGHT that follows LEFT's end
+	// (Right, Full, RightSemi, RightAnti) has got, of RightTotal bytes;
+	// RightTotal is 0 until that pass begins.
+	RightBytes, RightTotal int64
+}
+
+// Progress returns how far the join has got. It may be called from any
+// goroutine while Run runs, or after; it reads a few counters and takes
+// no lock.
+func (j *Join) Progress() Progress {
+	r := j.run
+	return Progress{
+		LeftBytes: r.leftRead.Load(), LeftRows: r.leftRows.Load(), Rows: r.rows.Load(),
+		RightBytes: r.rightRead.Load(), RightTotal: r.rightTotal.Load(),
+	}
 }
 
 // trimTerminator returns rec without its final '\n' or "\r\n".

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/csvidx/csvidx/scan"
 )
@@ -22,13 +23,17 @@ type joinRun struct {
 	ctx        context.Context
 	cancel     context.CancelCauseFunc
 	out        *bufio.Writer
-	rows       int64      // data rows written
-	leftFields int        // in LEFT's header, or its first record
-	null       []byte     // the key whose fields are all empty
-	emptyLeft  []byte     // LEFT's fields, empty
-	emptyRight []byte     // RIGHT's fields in the output, empty
-	co         coalescing // printing the key once (Options.Coalesce)
-	matched    *rowBits   // the RIGHT rows a LEFT row matched, for the modes that keep them (keepsRight)
+	rows       atomic.Int64 // data rows written
+	leftRead   atomic.Int64 // LEFT's bytes read, through the last record handed to the workers
+	leftRows   atomic.Int64 // LEFT's data records handed to the workers
+	rightRead  atomic.Int64 // RIGHT's bytes gone through after LEFT's end (see rightAfterLeft)
+	rightTotal atomic.Int64 // of these many; 0 until then
+	leftFields int          // in LEFT's header, or its first record
+	null       []byte       // the key whose fields are all empty
+	emptyLeft  []byte       // LEFT's fields, empty
+	emptyRight []byte       // RIGHT's fields in the output, empty
+	co         coalescing   // printing the key once (Options.Coalesce)
+	matched    *rowBits     // the RIGHT rows a LEFT row matched, for the modes that keep them (keepsRight)
 	workers    int
 	ahead      int64     // each worker's lookups after which RIGHT is read ahead, or 0 for never
 	aheadOnce  sync.Once // reads RIGHT ahead once, whichever worker gets there first
@@ -177,6 +182,7 @@ func (r *joinRun) readBatches(work, free chan *joinBatch) error {
 			return nil
 		}
 		b.reset(prev)
+		var end int64 // where the batch's last record ends in LEFT
 		for b.room() {
 			more, err := r.rs.Next()
 			if err != nil {
@@ -188,13 +194,17 @@ func (r *joinRun) readBatches(work, free chan *joinBatch) error {
 				break
 			}
 			key, has := r.rs.Scanner().Key()
-			b.add(r.rs.Record(), key, has)
+			rec := r.rs.Record()
+			b.add(rec, key, has)
 			b.open = !r.rs.Scanner().Terminated() // only LEFT's last record can be
+			end = r.rs.Offset() + int64(len(rec))
 		}
 		if len(b.ends) == 0 { // LEFT ended
 			free <- b
 			return nil
 		}
+		r.leftRead.Store(end)
+		r.leftRows.Add(int64(len(b.ends)))
 		prev = b.done
 		select { // the workers may all have stopped on an error: none takes b then
 		case work <- b:

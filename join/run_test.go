@@ -129,3 +129,66 @@ func TestJoinLeftReadError(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinProgress: Progress, read from another goroutine while a join
+// runs, never goes back; at the end it counts LEFT's bytes (a BOM and the
+// header included) and data records, the rows written, and for the modes
+// that go through RIGHT after LEFT, all of RIGHT's bytes after its header.
+func TestJoinProgress(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var rb, lb strings.Builder
+	rb.WriteString("k,w\n")
+	for i := range 5000 {
+		fmt.Fprintf(&rb, "%d,%d\n", i, i)
+	}
+	lb.WriteString("\xef\xbb\xbfk\n")
+	for i := range 100000 {
+		fmt.Fprintf(&lb, "%d\n", 2+i%7000) // RIGHT's 0 and 1 unmatched
+	}
+	lb.WriteString("3") // an unterminated last record
+	rp := writeCSV(t, rb.String())
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	for _, mode := range []Mode{Inner, Full, RightAnti} {
+		j, err := New(strings.NewReader(lb.String()), rp, &Options{Mode: mode, Key: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		seen := make(chan error, 1)
+		go func() {
+			var last Progress
+			for {
+				p := j.Progress()
+				if p.LeftBytes < last.LeftBytes || p.LeftRows < last.LeftRows || p.Rows < last.Rows || p.RightBytes < last.RightBytes || p.RightTotal < last.RightTotal {
+					seen <- fmt.Errorf("%+v after %+v", p, last)
+					return
+				}
+				last = p
+				select {
+				case <-done:
+					seen <- nil
+					return
+				default:
+				}
+			}
+		}()
+		rows, err := j.Run(context.Background(), io.Discard)
+		close(done)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-seen; err != nil {
+			t.Errorf("mode %d: the progress went back: %v", mode, err)
+		}
+		p := j.Progress()
+		j.Close()
+		want := Progress{LeftBytes: int64(lb.Len()), LeftRows: 100001, Rows: rows}
+		if mode != Inner {
+			want.RightBytes = int64(rb.Len() - len("k,w\n"))
+			want.RightTotal = want.RightBytes
+		}
+		if p != want || rows == 0 {
+			t.Errorf("mode %d: progress at the end %+v, want %+v", mode, p, want)
+		}
+	}
+}

@@ -237,10 +237,14 @@ func (w *joinWorker) flush() error {
 	if _, err := w.out.Write(w.buf); err != nil { // the reader went away (head), or the disk is full
 		return err
 	}
-	w.joinRun.rows += w.rows
+	w.joinRun.rows.Add(w.rows)
 	w.buf, w.rows = w.buf[:0], 0
 	return nil
 }
+
+// progressEvery is how many of RIGHT's records the pass through it after
+// LEFT's end goes through between two updates of its progress.
+const progressEvery = 1024
 
 // rightAfterLeft writes, once LEFT has ended, the RIGHT rows the bitmap
 // selects, in RIGHT's order: for RightSemi those a LEFT row matched, each
@@ -252,7 +256,12 @@ func (w *joinWorker) flush() error {
 // without the key was never matched.
 func (w *joinWorker) rightAfterLeft() error {
 	semi := w.opts.Mode == RightSemi
+	w.rightTotal.Store(max(1, int64(w.ix.Covered()-w.right.start)))
+	n := 0
 	err := w.ix.EachRecord(w.ctx, w.right.start, func(sp index.Span, has bool) error {
+		if n++; n%progressEvery == 0 {
+			w.rightRead.Store(int64(sp.End - w.right.start))
+		}
 		if (has && w.matched.get(sp.Start)) != semi {
 			return nil
 		}
@@ -270,6 +279,7 @@ func (w *joinWorker) rightAfterLeft() error {
 	if err != nil {
 		return err
 	}
+	w.rightRead.Store(w.rightTotal.Load())
 	return w.flush()
 }
 

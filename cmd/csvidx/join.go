@@ -21,6 +21,7 @@ type joinOptions struct {
 	noHeader    bool
 	nulls       bool
 	coalesce    bool
+	quiet       bool
 	prefixLeft  string
 	prefixRight string
 	readAhead   string
@@ -80,6 +81,12 @@ LEFT ends, keeping a bitmap of the RIGHT rows LEFT's matched: a bit per
 key in its first column), in memory up to --mem-limit-mib, else in a
 temporary file in --tmp-dir that vanishes when the join ends.
 
+On a terminal, a join that runs for more than a second shows its progress
+on standard error: how far LEFT has been read (of its size when it is a
+file), the rows written and the rate; then, for the modes that print
+RIGHT's rows after LEFT's, how far they have got through RIGHT. Not when
+standard output is the terminal too, nor with --quiet.
+
 On a cold cache each lookup reads a page of RIGHT at random. Once the
 lookups reach 2.5% of RIGHT's pages (its CSV's and its index's), the join
 reads both through, in order, in the background, which costs less from
@@ -122,6 +129,7 @@ error.`,
 	f.BoolVar(&o.coalesce, "coalesce", false, "print the key once: leave RIGHT's key columns out (an unmatched RIGHT row's key goes in LEFT's)")
 	f.StringVarP(&o.prefixLeft, "prefix-left", "l", "", "put `TEXT` before each of LEFT's header names")
 	f.StringVarP(&o.prefixRight, "prefix-right", "r", "", "put `TEXT` before each of RIGHT's header names")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "draw no progress bar (warnings and errors are still printed)")
 	f.Int64Var(&o.gapKiB, "gap-kib", 0, "for a RIGHT at a URL: read its rows less than `KiB` apart by one GET (default 64, 1024 for s3)")
 	f.StringVar(&o.readAhead, "read-ahead", "auto", "read RIGHT and its index whole, in order: `auto` (once the lookups reach 2.5% of their pages), always, never")
 	o.res.addJoinFlags(f)
@@ -216,7 +224,12 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	if n := j.RightBehind(); n > 0 {
 		fmt.Fprintf(s.err, "csvidx: warning: %d bytes at the end of %s are not indexed and take no part in the join; csvidx update will add them\n", n, oneLine(rightPath))
 	}
+	stopBar := func() {}
+	if joinBarOn(s.out, s.err, o.quiet) {
+		stopBar = startJoinBar(s.err, j, regularSize(left))
+	}
 	rows, err := j.Run(cmd.Context(), s.out)
+	stopBar() // before any message: the bar is gone
 	if remoteJoinNote != nil && err == nil {
 		if note := remoteJoinNote(rightPath); note != "" {
 			fmt.Fprintf(s.err, "csvidx: note: %s\n", note)
@@ -231,6 +244,19 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 		return errNoMatch
 	}
 	return nil
+}
+
+// regularSize returns the size of r when it is a regular file, else 0.
+func regularSize(r io.Reader) int64 {
+	f, ok := r.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	return st.Size()
 }
 
 // openRight, set by the remote build, opens the index of a RIGHT at a URL
