@@ -93,7 +93,7 @@ func TestJoinCompressedRight(t *testing.T) {
 // what it writes with plain.
 func same(t *testing.T, left, plain, comp string) {
 	t.Helper()
-	for _, mode := range []Mode{Inner, Left, Semi, Anti, Right, Full} {
+	for _, mode := range []Mode{Inner, Left, Semi, Anti, Right, Full, RightSemi, RightAnti} {
 		var outs [2]bytes.Buffer
 		for i, right := range []string{plain, comp} {
 			j, err := New(strings.NewReader(left), right, &Options{Mode: mode, Key: "k"})

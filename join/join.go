@@ -21,15 +21,25 @@ import (
 // Mode says which rows a join prints.
 type Mode int
 
-// The join modes, as xsv and qsv name them.
+// The join modes, as xsv and qsv name them; RightSemi and RightAnti as
+// DuckDB and polars do.
 const (
-	Inner Mode = iota // each LEFT row with each matching RIGHT row
-	Left              // and each LEFT row without a match, with RIGHT's fields empty
-	Semi              // each LEFT row that has a match, verbatim
-	Anti              // each LEFT row that has none, verbatim
-	Right             // inner, then each RIGHT row no LEFT row matched, with LEFT's fields empty
-	Full              // left, then each RIGHT row no LEFT row matched
+	Inner     Mode = iota // each LEFT row with each matching RIGHT row
+	Left                  // and each LEFT row without a match, with RIGHT's fields empty
+	Semi                  // each LEFT row that has a match, verbatim
+	Anti                  // each LEFT row that has none, verbatim
+	Right                 // inner, then each RIGHT row no LEFT row matched, with LEFT's fields empty
+	Full                  // left, then each RIGHT row no LEFT row matched
+	RightSemi             // each RIGHT row some LEFT row matched, once, verbatim, after LEFT ends
+	RightAnti             // each RIGHT row no LEFT row matched, verbatim, after LEFT ends
 )
+
+// keepsRight reports whether m keeps a bitmap of the RIGHT rows that LEFT
+// rows matched, and goes through RIGHT once LEFT has ended.
+func (m Mode) keepsRight() bool { return m == Right || m == Full || m == RightSemi || m == RightAnti }
+
+// oneSide reports whether m prints the rows of one side only, verbatim.
+func (m Mode) oneSide() bool { return m == Semi || m == Anti || m == RightSemi || m == RightAnti }
 
 // Options say how to join a stream of CSV records, LEFT, with an
 // indexed CSV, RIGHT.
@@ -59,14 +69,21 @@ type Options struct {
 	// PrefixLeft and PrefixRight are put before each header name of LEFT
 	// and of RIGHT.
 	PrefixLeft, PrefixRight string
+	// Coalesce prints the key once, as SQL's USING does: RIGHT's key
+	// columns are left out of the output, its header and every row. A
+	// RIGHT row that no LEFT row matched (Right, Full) keeps its key in
+	// LEFT's key columns, the rest of LEFT's fields empty. It takes a mode
+	// that prints both sides: not Semi, Anti, RightSemi or RightAnti. With
+	// an empty LEFT (not even a header), RIGHT's rows are printed whole.
+	Coalesce bool
 	// ReadAhead says when the join asks the kernel to read all of RIGHT
 	// and its index (see JoinReadAhead).
 	ReadAhead ReadAhead
 	// Resources bound the join: Threads is its workers (0: one per core);
-	// MemLimit bounds the bitmap of RIGHT's rows that Right and
-	// Full keep, beyond which it lives in a temporary file in TmpDir
-	// (default: the directory of RIGHT's index). The join's other memory
-	// is a few MiB per worker, whatever the files' sizes.
+	// MemLimit bounds the bitmap of RIGHT's rows that Right, Full,
+	// RightSemi and RightAnti keep, beyond which it lives in a temporary
+	// file in TmpDir (default: the directory of RIGHT's index). The join's
+	// other memory is a few MiB per worker, whatever the files' sizes.
 	Resources index.Resources
 	// OpenRight, when set, opens RIGHT's index in place of index.Open: the
 	// remote build opens a remote RIGHT's remote index (see package
@@ -124,8 +141,11 @@ func New(left io.Reader, rightPath string, opts *Options) (_ *Join, err error) {
 	if err := scan.CheckDelimiter(j.delim); err != nil {
 		return nil, err
 	}
-	if j.opts.Mode < Inner || j.opts.Mode > Full {
+	if j.opts.Mode < Inner || j.opts.Mode > RightAnti {
 		return nil, fmt.Errorf("join mode %d", j.opts.Mode)
+	}
+	if j.opts.Coalesce && j.opts.Mode.oneSide() {
+		return nil, ErrCoalesceOneSide
 	}
 	if err := j.opts.Resources.Validate(); err != nil {
 		return nil, err
@@ -299,6 +319,11 @@ func (j *Join) Close() error { return j.ix.Close() }
 // columns.
 var ErrLeftKey = errors.New("the join key")
 
+// ErrCoalesceOneSide means Coalesce was asked of a mode that prints one
+// side's rows alone (Semi, Anti, RightSemi, RightAnti): there is no second
+// key to leave out.
+var ErrCoalesceOneSide = errors.New("the key is printed once (Coalesce) only by joins that print both sides' fields")
+
 // Run reads the rest of LEFT once, joins each record with RIGHT's rows of
 // the same key as opts.Mode says, and writes the result to w as CSV in
 // LEFT's dialect: LEFT's header then RIGHT's (with their prefixes), and
@@ -306,10 +331,23 @@ var ErrLeftKey = errors.New("the join key")
 // with '\n'. Rows come in LEFT's order, and for each LEFT row its matches
 // in RIGHT's file order; for Right and Full, the RIGHT rows no LEFT
 // row matched follow in RIGHT's order. Fields are copied as written; a
-// RIGHT row is re-encoded only when RIGHT's delimiter is not LEFT's. It
-// returns the number of data rows written. Memory does not grow with
-// either file, but for Right and Full's bitmap of RIGHT's rows.
-// Run may be called once.
+// RIGHT row is re-encoded only when RIGHT's delimiter is not LEFT's. With
+// Coalesce, RIGHT's key columns are left out, and an unmatched RIGHT row's
+// key goes in LEFT's key columns (see coalesce.go).
+//
+// Semi and Anti print LEFT's header and rows alone, verbatim (their bytes
+// through their terminators; an unterminated last row gets a '\n', and is
+// re-encoded if it ends inside a quote that never closes). RightSemi and
+// RightAnti print RIGHT's header (none with NoHeader, or when RIGHT has
+// none) and rows alone, once LEFT has ended, in RIGHT's order, each once:
+// verbatim as Semi prints LEFT's when RIGHT's delimiter is LEFT's, else
+// re-encoded in LEFT's dialect, as Right prints them. A RIGHT row without
+// the key, or whose key's fields are all empty (unless Nulls), is never
+// matched: RightAnti prints it.
+//
+// It returns the number of data rows written. Memory does not grow with
+// either file, but for the bitmap of RIGHT's rows that Right, Full,
+// RightSemi and RightAnti keep. Run may be called once.
 func (j *Join) Run(ctx context.Context, w io.Writer) (rows int64, err error) {
 	r := j.run
 	if r == nil || r.out != nil {
@@ -325,7 +363,35 @@ func (j *Join) Run(ctx context.Context, w io.Writer) (rows int64, err error) {
 	if err == nil {
 		err = r.out.Flush()
 	}
-	return r.rows, err
+	return r.rows.Load(), err
+}
+
+// Progress is how far a join has got, for a progress bar: counters that
+// [Join.Run] advances a batch of LEFT's records, or an output buffer, at a
+// time.
+type Progress struct {
+	// LeftBytes is how far LEFT has been read, from its first byte (its
+	// header included): through the last record handed to the workers.
+	LeftBytes int64
+	// LeftRows is the number of LEFT's data records read.
+	LeftRows int64
+	// Rows is the number of data rows written.
+	Rows int64
+	// RightBytes is how far the pass through RIGHT that follows LEFT's end
+	// (Right, Full, RightSemi, RightAnti) has got, of RightTotal bytes;
+	// RightTotal is 0 until that pass begins.
+	RightBytes, RightTotal int64
+}
+
+// Progress returns how far the join has got. It may be called from any
+// goroutine while Run runs, or after; it reads a few counters and takes
+// no lock.
+func (j *Join) Progress() Progress {
+	r := j.run
+	return Progress{
+		LeftBytes: r.leftRead.Load(), LeftRows: r.leftRows.Load(), Rows: r.rows.Load(),
+		RightBytes: r.rightRead.Load(), RightTotal: r.rightTotal.Load(),
+	}
 }
 
 // trimTerminator returns rec without its final '\n' or "\r\n".

@@ -125,8 +125,10 @@ func TestJoinNewErrors(t *testing.T) {
 		ok   func(error) bool // nil: any error
 		msg  string           // the error's message, or a part of it
 	}{
-		{"mode past Full", strings.NewReader("k\n1\n"), Options{Mode: Full + 1, Key: "k"}, nil, "join mode 6"},
+		{"mode past RightAnti", strings.NewReader("k\n1\n"), Options{Mode: RightAnti + 1, Key: "k"}, nil, "join mode 8"},
 		{"negative mode", strings.NewReader("k\n1\n"), Options{Mode: -1, Key: "k"}, nil, "join mode -1"},
+		{"coalesce, semi", strings.NewReader("k\n1\n"), Options{Mode: Semi, Key: "k", Coalesce: true}, is(ErrCoalesceOneSide), "only by joins that print both sides"},
+		{"coalesce, right anti", strings.NewReader("k\n1\n"), Options{Mode: RightAnti, Key: "k", Coalesce: true}, is(ErrCoalesceOneSide), "only by joins that print both sides"},
 		{"quote delimiter", strings.NewReader("k\n1\n"), Options{Key: "k", Delimiter: '"'}, nil, "delimiter '\"' is not allowed"},
 		{"newline delimiter", strings.NewReader("k\n1\n"), Options{Key: "k", Delimiter: '\n'}, nil, "delimiter '\\n' is not allowed"},
 		{"CR delimiter", strings.NewReader("k\n1\n"), Options{Key: "k", Delimiter: '\r'}, nil, "delimiter '\\r' is not allowed"},
@@ -214,20 +216,22 @@ func TestJoinLeftKeyError(t *testing.T) {
 // only --right and --full print rows, RIGHT's unmatched ones with no LEFT
 // fields at all. A LEFT of a header alone prints the header, and for
 // --right and --full every RIGHT row with LEFT's fields empty.
+// --right-semi and --right-anti print RIGHT's header whatever LEFT is
+// (but with NoHeader), and --right-anti every RIGHT row.
 func TestJoinEmptyLeft(t *testing.T) {
 	rp := writeCSV(t, "k,v\n1,a\n2,b\n")
 	build(t, rp, &index.BuildOptions{Key: "k"})
 	for _, c := range []struct {
 		left     string
 		noHeader bool
-		want     [6]string // by mode
+		want     [8]string // by mode
 	}{
-		{"", false, [6]string{Inner: "", Left: "", Semi: "", Anti: "", Right: "1,a\n2,b\n", Full: "1,a\n2,b\n"}},
-		{"", true, [6]string{Right: "1,a\n2,b\n", Full: "1,a\n2,b\n"}},
-		{"k\n", false, [6]string{Inner: "k,k,v\n", Left: "k,k,v\n", Semi: "k\n", Anti: "k\n", Right: "k,k,v\n,1,a\n,2,b\n", Full: "k,k,v\n,1,a\n,2,b\n"}},
-		{"k", false, [6]string{Inner: "k,k,v\n", Left: "k,k,v\n", Semi: "k\n", Anti: "k\n", Right: "k,k,v\n,1,a\n,2,b\n", Full: "k,k,v\n,1,a\n,2,b\n"}},
+		{"", false, [8]string{Inner: "", Left: "", Semi: "", Anti: "", Right: "1,a\n2,b\n", Full: "1,a\n2,b\n", RightSemi: "k,v\n", RightAnti: "k,v\n1,a\n2,b\n"}},
+		{"", true, [8]string{Right: "1,a\n2,b\n", Full: "1,a\n2,b\n", RightAnti: "1,a\n2,b\n"}},
+		{"k\n", false, [8]string{Inner: "k,k,v\n", Left: "k,k,v\n", Semi: "k\n", Anti: "k\n", Right: "k,k,v\n,1,a\n,2,b\n", Full: "k,k,v\n,1,a\n,2,b\n", RightSemi: "k,v\n", RightAnti: "k,v\n1,a\n2,b\n"}},
+		{"k", false, [8]string{Inner: "k,k,v\n", Left: "k,k,v\n", Semi: "k\n", Anti: "k\n", Right: "k,k,v\n,1,a\n,2,b\n", Full: "k,k,v\n,1,a\n,2,b\n", RightSemi: "k,v\n", RightAnti: "k,v\n1,a\n2,b\n"}},
 	} {
-		for mode := Inner; mode <= Full; mode++ {
+		for mode := Inner; mode <= RightAnti; mode++ {
 			key := "k"
 			if c.noHeader {
 				key = "0"
@@ -240,7 +244,7 @@ func TestJoinEmptyLeft(t *testing.T) {
 			rows, err := j.Run(context.Background(), &out)
 			j.Close()
 			wantRows := int64(strings.Count(c.want[mode], "\n"))
-			if c.left != "" {
+			if c.left != "" || (mode == RightSemi || mode == RightAnti) && !c.noHeader {
 				wantRows-- // the header
 			}
 			if err != nil || out.String() != c.want[mode] || rows != wantRows {

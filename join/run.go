@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/csvidx/csvidx/scan"
 )
@@ -22,12 +23,17 @@ type joinRun struct {
 	ctx        context.Context
 	cancel     context.CancelCauseFunc
 	out        *bufio.Writer
-	rows       int64    // data rows written
-	leftFields int      // in LEFT's header, or its first record
-	null       []byte   // the key whose fields are all empty
-	emptyLeft  []byte   // LEFT's fields, empty
-	emptyRight []byte   // RIGHT's fields, empty
-	matched    *rowBits // the RIGHT rows a LEFT row matched, for Right and Full
+	rows       atomic.Int64 // data rows written
+	leftRead   atomic.Int64 // LEFT's bytes read, through the last record handed to the workers
+	leftRows   atomic.Int64 // LEFT's data records handed to the workers
+	rightRead  atomic.Int64 // RIGHT's bytes gone through after LEFT's end (see rightAfterLeft)
+	rightTotal atomic.Int64 // of these many; 0 until then
+	leftFields int          // in LEFT's header, or its first record
+	null       []byte       // the key whose fields are all empty
+	emptyLeft  []byte       // LEFT's fields, empty
+	emptyRight []byte       // RIGHT's fields in the output, empty
+	co         coalescing   // printing the key once (Options.Coalesce)
+	matched    *rowBits     // the RIGHT rows a LEFT row matched, for the modes that keep them (keepsRight)
 	workers    int
 	ahead      int64     // each worker's lookups after which RIGHT is read ahead, or 0 for never
 	aheadOnce  sync.Once // reads RIGHT ahead once, whichever worker gets there first
@@ -68,7 +74,7 @@ func (r *joinRun) run() error {
 	if err != nil {
 		return err
 	}
-	if r.first != nil {
+	if r.first != nil || (r.opts.Mode == RightSemi || r.opts.Mode == RightAnti) && !r.opts.NoHeader {
 		w.writeHeader(r.first, r.firstEnd, r.names)
 		if err := w.flush(); err != nil {
 			return err
@@ -80,22 +86,29 @@ func (r *joinRun) run() error {
 		}
 	}
 	if r.matched != nil {
-		return r.matched.guard(w.unmatchedRight)
+		return r.matched.guard(w.rightAfterLeft)
 	}
 	return nil
 }
 
 // setUp makes what every row takes: the empty sides, the null key and, for
-// Right and Full, the bitmap.
+// the modes that print RIGHT's rows after LEFT's (keepsRight), the bitmap.
 func (r *joinRun) setUp() error {
+	rightFields := r.right.fields
+	if r.opts.Coalesce && r.cols != nil { // an empty LEFT has no key columns to hold RIGHT's key
+		r.co, rightFields = newCoalescing(r.ix.KeyColumns(), r.cols, r.leftFields, r.right.fields)
+	}
 	r.emptyLeft = bytes.Repeat([]byte{r.delim}, max(r.leftFields, 1)-1)
-	r.emptyRight = bytes.Repeat([]byte{r.delim}, max(r.right.fields, 1)-1)
+	r.emptyRight = bytes.Repeat([]byte{r.delim}, max(rightFields, 1)-1)
+	if rightFields == 0 {
+		r.emptyRight = nil // no RIGHT field at all: its key's alone, printed once (see writeLine)
+	}
 	if len(r.cols) > 1 {
 		r.null = scan.AppendComposite(nil, make([][]byte, len(r.cols)))
 	} else {
 		r.null = []byte{}
 	}
-	if r.opts.Mode == Right || r.opts.Mode == Full {
+	if r.opts.Mode.keepsRight() {
 		res := r.opts.Resources
 		dir := res.TmpDir
 		if dir == "" {
@@ -169,6 +182,7 @@ func (r *joinRun) readBatches(work, free chan *joinBatch) error {
 			return nil
 		}
 		b.reset(prev)
+		var end int64 // where the batch's last record ends in LEFT
 		for b.room() {
 			more, err := r.rs.Next()
 			if err != nil {
@@ -180,13 +194,17 @@ func (r *joinRun) readBatches(work, free chan *joinBatch) error {
 				break
 			}
 			key, has := r.rs.Scanner().Key()
-			b.add(r.rs.Record(), key, has)
+			rec := r.rs.Record()
+			b.add(rec, key, has)
 			b.open = !r.rs.Scanner().Terminated() // only LEFT's last record can be
+			end = r.rs.Offset() + int64(len(rec))
 		}
 		if len(b.ends) == 0 { // LEFT ended
 			free <- b
 			return nil
 		}
+		r.leftRead.Store(end)
+		r.leftRows.Add(int64(len(b.ends)))
 		prev = b.done
 		select { // the workers may all have stopped on an error: none takes b then
 		case work <- b:

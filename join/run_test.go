@@ -32,8 +32,8 @@ func TestJoinRightTruncated(t *testing.T) {
 	}
 	// The hang took the reader picking a free batch over the cancellation
 	// in a select three times running: one join in eight.
-	for i := range 60 {
-		mode := Mode(i % 6)
+	for i := range 64 {
+		mode := Mode(i % 8)
 		rp := writeCSV(t, rb.String())
 		build(t, rp, &index.BuildOptions{Key: "k"})
 		left := &truncatingReader{r: strings.NewReader(lb.String()), after: 400 << 10, path: rp}
@@ -79,7 +79,7 @@ func (t *truncatingReader) Read(p []byte) (int, error) {
 }
 
 // TestJoinRightGrown: a RIGHT that grew to 8 TiB (sparse) since it was
-// indexed joins as far as indexed: the bitmap of --right and --full, and
+// indexed joins as far as indexed: the bitmap of RIGHT's rows, and
 // the read-ahead, follow the part the index covers, not the file's size
 // (issue 38, A3: out of memory before).
 func TestJoinRightGrown(t *testing.T) {
@@ -89,7 +89,7 @@ func TestJoinRightGrown(t *testing.T) {
 		t.Skipf("this file system takes no sparse file of 8 TiB: %v", err)
 	}
 	for _, ahead := range []ReadAhead{ReadAheadAuto, ReadAheadAlways} {
-		for _, mode := range []Mode{Right, Full} {
+		for mode, want := range map[Mode]string{Right: "k,k,v\n2,2,b\n,1,a\n", Full: "k,k,v\n2,2,b\n,1,a\n", RightSemi: "k,v\n2,b\n", RightAnti: "k,v\n1,a\n"} {
 			j, err := New(strings.NewReader("k\n2\n"), rp, &Options{Mode: mode, Key: "k", ReadAhead: ahead})
 			if err != nil {
 				t.Fatal(err)
@@ -97,7 +97,7 @@ func TestJoinRightGrown(t *testing.T) {
 			var out bytes.Buffer
 			_, err = j.Run(context.Background(), &out)
 			j.Close()
-			if want := "k,k,v\n2,2,b\n,1,a\n"; err != nil || out.String() != want {
+			if err != nil || out.String() != want {
 				t.Fatalf("mode %d, read-ahead %d: %q, %v; want %q", mode, ahead, out.String(), err, want)
 			}
 		}
@@ -116,7 +116,7 @@ func TestJoinLeftReadError(t *testing.T) {
 	for i := range 100000 {
 		fmt.Fprintf(&lb, "%d\n", i%3)
 	}
-	for mode := Inner; mode <= Full; mode++ {
+	for mode := Inner; mode <= RightAnti; mode++ {
 		left := io.MultiReader(strings.NewReader(lb.String()), iotestErr{errRead})
 		j, err := New(left, rp, &Options{Mode: mode, Key: "k"})
 		if err != nil {
@@ -126,6 +126,69 @@ func TestJoinLeftReadError(t *testing.T) {
 		j.Close()
 		if !errors.Is(err, errRead) || !strings.HasPrefix(err.Error(), "the left file: ") {
 			t.Errorf("mode %d: Run with LEFT failing: %v, want the read error, naming the left file", mode, err)
+		}
+	}
+}
+
+// TestJoinProgress: Progress, read from another goroutine while a join
+// runs, never goes back; at the end it counts LEFT's bytes (a BOM and the
+// header included) and data records, the rows written, and for the modes
+// that go through RIGHT after LEFT, all of RIGHT's bytes after its header.
+func TestJoinProgress(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var rb, lb strings.Builder
+	rb.WriteString("k,w\n")
+	for i := range 5000 {
+		fmt.Fprintf(&rb, "%d,%d\n", i, i)
+	}
+	lb.WriteString("\xef\xbb\xbfk\n")
+	for i := range 100000 {
+		fmt.Fprintf(&lb, "%d\n", 2+i%7000) // RIGHT's 0 and 1 unmatched
+	}
+	lb.WriteString("3") // an unterminated last record
+	rp := writeCSV(t, rb.String())
+	build(t, rp, &index.BuildOptions{Key: "k"})
+	for _, mode := range []Mode{Inner, Full, RightAnti} {
+		j, err := New(strings.NewReader(lb.String()), rp, &Options{Mode: mode, Key: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		seen := make(chan error, 1)
+		go func() {
+			var last Progress
+			for {
+				p := j.Progress()
+				if p.LeftBytes < last.LeftBytes || p.LeftRows < last.LeftRows || p.Rows < last.Rows || p.RightBytes < last.RightBytes || p.RightTotal < last.RightTotal {
+					seen <- fmt.Errorf("%+v after %+v", p, last)
+					return
+				}
+				last = p
+				select {
+				case <-done:
+					seen <- nil
+					return
+				default:
+				}
+			}
+		}()
+		rows, err := j.Run(context.Background(), io.Discard)
+		close(done)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-seen; err != nil {
+			t.Errorf("mode %d: the progress went back: %v", mode, err)
+		}
+		p := j.Progress()
+		j.Close()
+		want := Progress{LeftBytes: int64(lb.Len()), LeftRows: 100001, Rows: rows}
+		if mode != Inner {
+			want.RightBytes = int64(rb.Len() - len("k,w\n"))
+			want.RightTotal = want.RightBytes
+		}
+		if p != want || rows == 0 {
+			t.Errorf("mode %d: progress at the end %+v, want %+v", mode, p, want)
 		}
 	}
 }

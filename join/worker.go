@@ -61,6 +61,10 @@ type joinWorker struct {
 	prev      chan struct{} // closed when it has
 	rightRows *index.Rows   // finds RIGHT's rows
 	lines     [2][]byte     // the sides of a row, when re-encoded (see side)
+	bounds    []int         // a RIGHT row's fields, printing the key once (see dropKey)
+	kept      [][]byte      // a RIGHT row's fields but the key's, when re-encoded
+	keyVals   [][]byte      // the key's fields of a RIGHT row no LEFT row matched
+	keyBuf    []byte        // those fields, when re-encoded
 	keys      [][]byte      // the batch's keys to look up
 	from, to  int           // the keys whose rows the last Find found
 }
@@ -166,6 +170,12 @@ func (w *joinWorker) record(rec []byte, terminated bool, key []byte, probe bool,
 	if probe {
 		w.probed()
 	}
+	if w.opts.Mode == RightSemi || w.opts.Mode == RightAnti { // rows are printed after LEFT ends
+		if !probe {
+			return nil
+		}
+		return w.each(key, n, func(sp index.Span) error { w.matched.set(sp.Start); return nil })
+	}
 	if w.opts.Mode == Semi || w.opts.Mode == Anti {
 		found := false
 		if probe {
@@ -188,7 +198,7 @@ func (w *joinWorker) record(rec []byte, terminated bool, key []byte, probe bool,
 			if w.matched != nil {
 				w.matched.set(sp.Start)
 			}
-			w.writeRow(left, w.side(sp.Bytes, sp.Terminated, w.right.delim, rightSide))
+			w.writeRow(left, w.rightPart(sp.Bytes, sp.Terminated))
 			return w.spill() // a heavy key streams its rows
 		})
 		if err != nil {
@@ -227,27 +237,49 @@ func (w *joinWorker) flush() error {
 	if _, err := w.out.Write(w.buf); err != nil { // the reader went away (head), or the disk is full
 		return err
 	}
-	w.joinRun.rows += w.rows
+	w.joinRun.rows.Add(w.rows)
 	w.buf, w.rows = w.buf[:0], 0
 	return nil
 }
 
-// unmatchedRight writes the RIGHT rows no LEFT row matched, in RIGHT's
-// order, with LEFT's fields empty: those that start in the part of RIGHT
+// progressEvery is how many of RIGHT's records the pass through it after
+// LEFT's end goes through between two updates of its progress.
+const progressEvery = 1024
+
+// rightAfterLeft writes, once LEFT has ended, the RIGHT rows the bitmap
+// selects, in RIGHT's order: for RightSemi those a LEFT row matched, each
+// once and verbatim (see writeRight); for RightAnti those no LEFT row
+// matched, verbatim; for Right and Full those no LEFT row matched, with
+// LEFT's fields empty. The rows are those that start in the part of RIGHT
 // its index covers, as they are now (a last row the index saw without its
 // terminator may have been completed since, as get prints it). A row
 // without the key was never matched.
-func (w *joinWorker) unmatchedRight() error {
+func (w *joinWorker) rightAfterLeft() error {
+	semi := w.opts.Mode == RightSemi
+	w.rightTotal.Store(max(1, int64(w.ix.Covered()-w.right.start)))
+	n := 0
 	err := w.ix.EachRecord(w.ctx, w.right.start, func(sp index.Span, has bool) error {
-		if has && w.matched.get(sp.Start) {
+		if n++; n%progressEvery == 0 {
+			w.rightRead.Store(int64(sp.End - w.right.start))
+		}
+		if (has && w.matched.get(sp.Start)) != semi {
 			return nil
 		}
-		w.writeRow(w.emptyLeft, w.side(sp.Bytes, sp.Terminated, w.right.delim, rightSide))
+		switch {
+		case w.opts.Mode.oneSide():
+			w.writeRight(sp.Bytes, sp.Terminated)
+			w.rows++
+		case w.co.on:
+			w.writeRow(w.coalesced(sp.Bytes, sp.Terminated))
+		default:
+			w.writeRow(w.emptyLeft, w.side(sp.Bytes, sp.Terminated, w.right.delim, rightSide))
+		}
 		return w.spill()
 	})
 	if err != nil {
 		return err
 	}
+	w.rightRead.Store(w.rightTotal.Load())
 	return w.flush()
 }
 
@@ -262,12 +294,19 @@ func (w *joinWorker) side(rec []byte, terminated bool, delim byte, which int) []
 	if terminated {
 		rec = trimTerminator(rec)
 	}
-	if delim == w.delim && (len(rec) == 0 || rec[len(rec)-1] != '\r') && (terminated || !scan.Unclosed(rec, 0, delim)) {
+	if w.asWritten(rec, terminated, delim) {
 		return rec
 	}
 	fields, _, _ := scan.Fields(rec, 0, delim)
 	w.lines[which] = scan.AppendRecord(w.lines[which][:0], fields, w.delim)
 	return w.lines[which]
+}
+
+// asWritten reports whether rec, a record without its terminator of a file
+// of delimiter delim, terminated or not, is valid as written in the
+// output's dialect, as the output's row or its last fields (see side).
+func (w *joinWorker) asWritten(rec []byte, terminated bool, delim byte) bool {
+	return delim == w.delim && !endsCR(rec) && (terminated || !scan.Unclosed(rec, 0, delim))
 }
 
 // The sides of a row, for side's buffers.
@@ -284,11 +323,17 @@ func (w *joinWorker) writeRow(left, right []byte) {
 
 // writeLine adds a line of the output to the buffer: left's fields, then
 // right's. With no LEFT fields at all (an empty LEFT), a line is right's
-// fields alone.
+// fields alone. Printing the key once, right is nil when the RIGHT row (or
+// header) has no field but its key's: the line is left's fields alone.
 func (w *joinWorker) writeLine(left, right []byte) {
 	if w.leftFields > 0 {
+		if len(left) == 0 && right == nil && w.co.on {
+			left = []byte(`""`) // one empty field, not a blank line, which is no record
+		}
 		w.buf = append(w.buf, left...)
-		w.buf = append(w.buf, w.delim)
+		if right != nil || !w.co.on {
+			w.buf = append(w.buf, w.delim)
+		}
 	}
 	w.buf = append(w.buf, right...)
 	w.buf = append(w.buf, '\n')
@@ -307,10 +352,31 @@ func (w *joinWorker) writeRecord(rec []byte, terminated bool) {
 	}
 }
 
+// writeRight adds RIGHT's record rec as writeRecord adds LEFT's: as it
+// is, with a '\n' after an unterminated last record, re-encoded when it ends
+// inside a quoted field that never closes; and re-encoded, with a '\n', when
+// RIGHT's delimiter is not the output's.
+func (w *joinWorker) writeRight(rec []byte, terminated bool) {
+	if w.right.delim == w.delim {
+		w.writeRecord(rec, terminated)
+		return
+	}
+	w.buf = append(w.buf, w.side(rec, terminated, w.right.delim, rightSide)...)
+	w.buf = append(w.buf, '\n')
+}
+
 // writeHeader adds the output's header: LEFT's header record first, whose
-// names are names, verbatim for Semi and Anti; else its names then
-// RIGHT's (its column numbers when it has no header), with their prefixes.
+// names are names, verbatim for Semi and Anti; RIGHT's header alone for
+// RightSemi and RightAnti, as writeRight adds its rows (nothing when RIGHT
+// has none); else LEFT's names then RIGHT's (its column numbers when it
+// has no header), with their prefixes.
 func (w *joinWorker) writeHeader(first []byte, firstTerminated bool, names [][]byte) {
+	if w.opts.Mode == RightSemi || w.opts.Mode == RightAnti {
+		if w.right.header != nil {
+			w.writeRight(w.right.header, w.right.headerTerminated)
+		}
+		return
+	}
 	if w.opts.Mode == Semi || w.opts.Mode == Anti {
 		w.writeRecord(first, firstTerminated)
 		return
@@ -322,11 +388,11 @@ func (w *joinWorker) writeHeader(first []byte, firstTerminated bool, names [][]b
 	var right []byte
 	switch {
 	case w.right.names == nil:
-		right = scan.AppendRecord(nil, prefixed(w.opts.PrefixRight, columnNames(w.right.fields)), w.delim)
+		right = w.rightNames(prefixed(w.opts.PrefixRight, columnNames(w.right.fields)))
 	case w.opts.PrefixRight != "":
-		right = scan.AppendRecord(nil, prefixed(w.opts.PrefixRight, w.right.names), w.delim)
+		right = w.rightNames(prefixed(w.opts.PrefixRight, w.right.names))
 	default:
-		right = w.side(w.right.header, w.right.headerTerminated, w.right.delim, rightSide)
+		right = w.rightPart(w.right.header, w.right.headerTerminated)
 	}
 	w.writeLine(left, right)
 }

@@ -243,6 +243,24 @@ func Fields(data []byte, start int, delim byte) (fields [][]byte, end int, termi
 	}
 }
 
+// FieldBounds appends to dst where each of the first n fields of rec, one
+// record without its terminator, lies in rec as written, quotes and all:
+// its start, then its end (the index of the delimiter after it, or
+// len(rec)). A record of fewer fields gives fewer pairs. It reads rec only
+// up to the end of field n-1, and decodes nothing: a join that leaves some
+// columns out copies the others' bytes from these bounds.
+func FieldBounds(dst []int, rec []byte, delim byte, n int) []int {
+	for i := 0; n > 0; n-- {
+		e := skipField(rec, i, delim)
+		dst = append(dst, i, e)
+		if e >= len(rec) {
+			break
+		}
+		i = e + 1
+	}
+	return dst
+}
+
 // LoneCR returns the index of the first carriage return of the record
 // data[start:end] that is outside quotes and not followed by a newline, or
 // -1 if it has none. Such a CR is data in this dialect, but a file whose

@@ -4,13 +4,17 @@ with Python's csv module (a dict of lists over RIGHT).
 
 Files are written with ``csv.writer`` (their rows' exact bytes recorded) and
 read back with ``csv.reader``; the reference joins the parsed rows. For every
-mode (inner, left, semi, anti, right, full) and every case below, csvidx's
-output is parsed with ``csv.reader`` and compared, row for row and field for
-field, with the reference; ``--semi`` and ``--anti`` rows, which csvidx
-prints verbatim, are compared byte for byte with the rows as written, and so
+mode (inner, left, semi, anti, right, full, right-semi, right-anti) and every
+case below, csvidx's output is parsed with ``csv.reader`` and compared, row
+for row and field for field, with the reference; ``--semi`` and ``--anti``
+rows, which csvidx prints verbatim, are compared byte for byte with the rows
+as written, so are ``--right-semi`` and ``--right-anti``'s output with
+RIGHT's header and rows as written when both files share a delimiter, and so
 are whole rows when both files share a dialect (fields are copied as
 written). The exit status (0 when a data row was printed, 1 when none) is
-checked too.
+checked too. Each case runs again with ``--coalesce`` (the key printed once)
+in the modes that print both sides, against a reference of its own, byte for
+byte for ``--inner`` rows when both files share a delimiter.
 
 Cases: nasty keys (quotes, the delimiter, newlines, a carriage return,
 unicode, the empty key, ``007`` and ``7``), short rows, an absent key, a heavy
@@ -50,7 +54,7 @@ import rangeserver  # scripts/rangeserver.py, next to this script
 SEED = 20261204
 BOM = b"\xef\xbb\xbf"
 NASTY = ["1", "007", "7", "", 'a"b', "a,b", "a;b", "x\ny", "c\r\nd", "ü", " sp ", "tab\tx", '"q"']
-MODES = ["inner", "left", "semi", "anti", "right", "full"]
+MODES = ["inner", "left", "semi", "anti", "right", "full", "right-semi", "right-anti"]
 
 
 class Fail(Exception):
@@ -113,7 +117,7 @@ class CSVFile:
 
 def reference(mode, left, right, lcols, rcols, nulls, pl="", pr=""):
     """The rows a join must print, as field lists, and for semi and anti the
-    bytes of LEFT's rows."""
+    bytes of LEFT's rows, for right-semi and right-anti RIGHT's."""
     index = {}
     for i, (r, _) in enumerate(right.rows):
         if len(r) > max(rcols):
@@ -121,9 +125,12 @@ def reference(mode, left, right, lcols, rcols, nulls, pl="", pr=""):
     nleft = len(left.header) if left.header is not None else len(left.rows[0][0])
     nright = len(right.header) if right.header is not None else len(right.rows[0][0])
     out, raw, matched = [], [], set()
-    if left.header is not None:
+    if left.header is not None:  # (else --no-header: no header is printed)
         if mode in ("semi", "anti"):
             out.append(left.header)
+        elif mode in ("right-semi", "right-anti"):
+            if right.header is not None:
+                out.append(right.header)
         else:
             rnames = right.header if right.header is not None else [str(i) for i in range(nright)]
             out.append([pl + n for n in left.header] + [pr + n for n in rnames])
@@ -131,6 +138,9 @@ def reference(mode, left, right, lcols, rcols, nulls, pl="", pr=""):
         key = tuple(fields[c] for c in lcols) if len(fields) > max(lcols) else None
         probe = key is not None and (nulls or any(k != "" for k in key))
         found = index.get(key, []) if probe else []
+        if mode in ("right-semi", "right-anti"):
+            matched.update(found)
+            continue
         if mode in ("semi", "anti"):
             if bool(found) == (mode == "semi"):
                 out.append(fields)
@@ -145,7 +155,90 @@ def reference(mode, left, right, lcols, rcols, nulls, pl="", pr=""):
         for i, (r, _) in enumerate(right.rows):
             if i not in matched:
                 out.append([""] * nleft + r)
+    if mode in ("right-semi", "right-anti"):
+        for i, (r, rawrow) in enumerate(right.rows):
+            if (i in matched) == (mode == "right-semi"):
+                out.append(r)
+                raw.append(rawrow)
     return out, raw
+
+
+def reference_coalesced(mode, left, right, lcols, rcols, nulls, pl="", pr=""):
+    """The rows a join that prints the key once (--coalesce) must print, as
+    field lists: RIGHT's key columns left out; an unmatched RIGHT row's key
+    in LEFT's key columns (those of its key columns it has)."""
+    index = {}
+    for i, (r, _) in enumerate(right.rows):
+        if len(r) > max(rcols):
+            index.setdefault(tuple(r[c] for c in rcols), []).append(i)
+    nleft = len(left.header) if left.header is not None else len(left.rows[0][0])
+    nright = len(right.header) if right.header is not None else len(right.rows[0][0])
+
+    def cut(r):
+        return [f for c, f in enumerate(r) if c not in rcols]
+
+    out, matched = [], set()
+    if left.header is not None:
+        rnames = right.header if right.header is not None else [str(i) for i in range(nright)]
+        out.append([pl + n for n in left.header] + [pr + n for n in cut(rnames)])
+    for fields, _ in left.rows:
+        key = tuple(fields[c] for c in lcols) if len(fields) > max(lcols) else None
+        probe = key is not None and (nulls or any(k != "" for k in key))
+        found = index.get(key, []) if probe else []
+        for i in found:
+            matched.add(i)
+            out.append(fields + cut(right.rows[i][0]))
+        if not found and mode in ("left", "full"):
+            out.append(fields + [""] * len(cut([""] * nright)))
+    if mode in ("right", "full"):
+        for i, (r, _) in enumerate(right.rows):
+            if i not in matched:
+                lf = [""] * nleft
+                for p, c in enumerate(rcols):
+                    if c < len(r):
+                        lf[lcols[p]] = r[c]
+                out.append(lf + cut(r))
+    return out
+
+
+def check_coalesced(csvidx, name, left, right, lcols, rcols, args, nulls=False, pl="", pr="", stdin=False):
+    """--coalesce in the modes that print both sides: the output parses to
+    reference_coalesced's; with both files in one delimiter and no prefix,
+    each --inner row is LEFT's row as written, then RIGHT's fields as
+    written but its key's."""
+    for mode in ("inner", "left", "right", "full"):
+        p = run_join(csvidx, mode, left, right, args + ["--coalesce"], stdin)
+        want = reference_coalesced(mode, left, right, lcols, rcols, nulls, pl, pr)
+        got = list(csv.reader(io.StringIO(p.stdout.decode(), newline=""), delimiter=left.delim))
+        if got != want:
+            for i, (g, w) in enumerate(zip(got, want)):
+                if g != w:
+                    raise Fail(f"{name}, --{mode} --coalesce: row {i}: {g!r}, want {w!r}")
+            raise Fail(f"{name}, --{mode} --coalesce: {len(got)} rows, want {len(want)}")
+        data_rows = len(want) - (1 if left.header is not None else 0)
+        if p.returncode != (0 if data_rows else 1):
+            raise Fail(f"{name}, --{mode} --coalesce: exit {p.returncode} for {data_rows} rows")
+        if mode == "inner" and left.delim == right.delim and not pl and not pr:
+            d = left.delim.encode()
+            lines = set()
+            for _, lraw in left.rows:
+                for r, _ in right.rows:
+                    rest = [encode_field(f, right.delim) for c, f in enumerate(r) if c not in rcols]
+                    lines.add(strip(lraw) + b"".join(d + f for f in rest) + b"\n")
+            cut = split_rows(p.stdout, got, left.delim)
+            for line in cut[1:] if left.header is not None else cut:
+                if line not in lines:
+                    raise Fail(f"{name}, --inner --coalesce: {line!r} is not LEFT's row and RIGHT's as written")
+    print(f"ok: {name}, --coalesce")
+
+
+def encode_field(f, delim):
+    """One field as csv.writer writes it in a row of several."""
+    if f == "":
+        return b""
+    s = io.StringIO()
+    csv.writer(s, delimiter=delim, lineterminator="\n").writerow([f])
+    return s.getvalue()[:-1].encode()
 
 
 def run_join(csvidx, mode, left, right, args, stdin=False):
@@ -168,7 +261,8 @@ def check(csvidx, name, left, right, lcols, rcols, args, nulls=False, pl="", pr=
                 if g != w:
                     raise Fail(f"{name}, --{mode}: row {i}: {g!r}, want {w!r}")
             raise Fail(f"{name}, --{mode}: {len(got)} rows, want {len(want)}")
-        data_rows = len(want) - (1 if left.header is not None else 0)
+        headed = left.header is not None and (right.header is not None or mode not in ("right-semi", "right-anti"))
+        data_rows = len(want) - (1 if headed else 0)
         if p.returncode != (0 if data_rows else 1):
             raise Fail(f"{name}, --{mode}: exit {p.returncode} for {data_rows} rows")
         if not p.stdout.endswith(b"\n") and p.stdout:
@@ -181,6 +275,11 @@ def check(csvidx, name, left, right, lcols, rcols, args, nulls=False, pl="", pr=
                     raise Fail(f"{name}, --{mode}: the header is not LEFT's, verbatim")
             if body != b"".join(raw):
                 raise Fail(f"{name}, --{mode}: the rows are not LEFT's, verbatim")
+        elif mode in ("right-semi", "right-anti") and left.delim == right.delim:
+            # RIGHT's header and rows as written; re-encoded in another delimiter.
+            head = right.header_raw if headed else b""
+            if p.stdout != head + b"".join(raw):
+                raise Fail(f"{name}, --{mode}: the header and rows are not RIGHT's, verbatim")
         elif mode == "inner" and left.delim == right.delim and not pl and not pr:
             # Fields copied as written: each row is LEFT's bytes, the delimiter, RIGHT's.
             lines = set()
@@ -192,6 +291,7 @@ def check(csvidx, name, left, right, lcols, rcols, args, nulls=False, pl="", pr=
                 if line not in lines:
                     raise Fail(f"{name}, --inner: {line!r} is not LEFT's row and RIGHT's as written")
     print(f"ok: {name}")
+    check_coalesced(csvidx, name, left, right, lcols, rcols, args, nulls, pl, pr, stdin)
 
 
 def strip(raw):

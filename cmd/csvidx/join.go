@@ -14,12 +14,14 @@ import (
 )
 
 type joinOptions struct {
-	modes       [6]bool // --inner ... --full, in join.Mode's order
+	modes       [len(joinModes)]bool // --inner ... --right-anti, in join.Mode's order
 	key         string
 	rightKey    string
 	delimiter   string
 	noHeader    bool
 	nulls       bool
+	coalesce    bool
+	quiet       bool
 	prefixLeft  string
 	prefixRight string
 	readAhead   string
@@ -28,13 +30,15 @@ type joinOptions struct {
 }
 
 // joinModes are the mode flags, in join.Mode's order.
-var joinModes = [6]struct{ name, usage string }{
+var joinModes = [...]struct{ name, usage string }{
 	{"inner", "print each LEFT row with each RIGHT row of its key (the default)"},
 	{"left", "also print the LEFT rows without a match, with RIGHT's fields empty"},
 	{"semi", "print the LEFT rows that have a match, as they are"},
 	{"anti", "print the LEFT rows that have no match, as they are"},
 	{"right", "inner, then the RIGHT rows no LEFT row matched, with LEFT's fields empty"},
 	{"full", "left, then the RIGHT rows no LEFT row matched"},
+	{"right-semi", "print each RIGHT row some LEFT row matched, once and as it is, after LEFT ends"},
+	{"right-anti", "print the RIGHT rows no LEFT row matched, as they are, after LEFT ends"},
 }
 
 func newJoinCommand(g *globals, s streams) *cobra.Command {
@@ -55,13 +59,33 @@ with \n, and the header is printed even when nothing matches. With
 --no-header, LEFT's first record is data and no header is printed; a RIGHT
 without a header gives its column numbers as names.
 
+--coalesce prints the key once, as SQL's USING and csvjoin do: RIGHT's key
+columns are left out of the header and of every row. A RIGHT row no LEFT
+row matched (--right, --full) keeps its key in LEFT's key columns, as
+COALESCE(left.key, right.key) would, LEFT's other fields empty. Fields are
+still copied as written: a RIGHT row is only cut around its key's fields.
+
+--semi and --anti print LEFT's header and rows alone, as written (an
+unterminated last row gets a \n). --right-semi and --right-anti print
+RIGHT's header and rows alone, each row once, in RIGHT's order, after LEFT
+ends: as written when RIGHT's delimiter is LEFT's, else re-encoded in
+LEFT's, as --right prints them. Their header is RIGHT's, even for an empty
+LEFT; none with --no-header, or when RIGHT has none.
+
 Keys are compared byte for byte, as get compares them; a composite key is
 matched field by field. A LEFT row whose key fields are all empty matches
-nothing, unless --nulls. --right and --full print the unmatched RIGHT rows
-after LEFT ends, keeping a bitmap of RIGHT's rows: a bit per (key's last
-column + 1) bytes of RIGHT, 2 at least (1/16 of RIGHT for a key in its
-first column), in memory up to --mem-limit-mib, else in a temporary file
-in --tmp-dir that vanishes when the join ends.
+nothing, unless --nulls; a RIGHT row too short for the key matches nothing.
+--right, --full, --right-semi and --right-anti print RIGHT's rows after
+LEFT ends, keeping a bitmap of the RIGHT rows LEFT's matched: a bit per
+(key's last column + 1) bytes of RIGHT, 2 at least (1/16 of RIGHT for a
+key in its first column), in memory up to --mem-limit-mib, else in a
+temporary file in --tmp-dir that vanishes when the join ends.
+
+On a terminal, a join that runs for more than a second shows its progress
+on standard error: how far LEFT has been read (of its size when it is a
+file), the rows written and the rate; then, for the modes that print
+RIGHT's rows after LEFT's, how far they have got through RIGHT. Not when
+standard output is the terminal too, nor with --quiet.
 
 On a cold cache each lookup reads a page of RIGHT at random. Once the
 lookups reach 2.5% of RIGHT's pages (its CSV's and its index's), the join
@@ -75,7 +99,9 @@ error.`,
   csvidx join orders.csv users.csv --key user_id > orders-with-users.csv
   csvidx join --left orders.csv users.csv --key user_id -r user_
   csvidx get orders.csv --header 1198 | csvidx join - users.csv --key user_id
-  csvidx join --anti a.tsv b.csv --key id     # a .tsv LEFT is tab-separated`,
+  csvidx join --anti a.tsv b.csv --key id     # a .tsv LEFT is tab-separated
+  csvidx join --right-anti orders.csv users.csv --key user_id   # users without orders
+  csvidx join --full --coalesce a.csv b.csv --key id            # one id column`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return fmt.Errorf("join needs LEFT and RIGHT, two files (LEFT may be - for standard input); got %d arguments (see csvidx join --help)", len(args))
@@ -90,14 +116,20 @@ error.`,
 	for i, m := range joinModes {
 		f.BoolVar(&o.modes[i], m.name, false, m.usage)
 	}
-	cmd.MarkFlagsMutuallyExclusive("inner", "left", "semi", "anti", "right", "full")
+	names := make([]string, len(joinModes))
+	for i, m := range joinModes {
+		names[i] = m.name
+	}
+	cmd.MarkFlagsMutuallyExclusive(names...)
 	f.StringVar(&o.key, "key", "", "LEFT's key `COLUMNS`: a header name or 0-based number, or several for a composite key (user_id,status)")
 	f.StringVar(&o.rightKey, "right-key", "", "RIGHT's key `COLUMNS`, which picks its index (default: --key)")
 	f.StringVarP(&o.delimiter, "delimiter", "d", "", "LEFT's field separator, one byte ('\\t' for TSV); the output's too (default: a tab for a .tsv or .tab LEFT, else ,)")
 	f.BoolVar(&o.noHeader, "no-header", false, "LEFT has no header record: its first record is data")
 	f.BoolVar(&o.nulls, "nulls", false, "let a LEFT key whose fields are all empty match")
+	f.BoolVar(&o.coalesce, "coalesce", false, "print the key once: leave RIGHT's key columns out (an unmatched RIGHT row's key goes in LEFT's)")
 	f.StringVarP(&o.prefixLeft, "prefix-left", "l", "", "put `TEXT` before each of LEFT's header names")
 	f.StringVarP(&o.prefixRight, "prefix-right", "r", "", "put `TEXT` before each of RIGHT's header names")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "draw no progress bar (warnings and errors are still printed)")
 	f.Int64Var(&o.gapKiB, "gap-kib", 0, "for a RIGHT at a URL: read its rows less than `KiB` apart by one GET (default 64, 1024 for s3)")
 	f.StringVar(&o.readAhead, "read-ahead", "auto", "read RIGHT and its index whole, in order: `auto` (once the lookups reach 2.5% of their pages), always, never")
 	o.res.addJoinFlags(f)
@@ -140,8 +172,12 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	for i, on := range o.modes {
 		if on {
 			opts.Mode = join.Mode(i)
+			if o.coalesce && i != int(join.Inner) && i != int(join.Left) && i != int(join.Right) && i != int(join.Full) {
+				return fmt.Errorf("--coalesce does not go with --%s, which prints one side's rows alone: there is no second key to leave out", joinModes[i].name)
+			}
 		}
 	}
+	opts.Coalesce = o.coalesce
 	var left io.Reader
 	if leftPath == "-" {
 		if err := beforeStdin(rightPath); err != nil {
@@ -188,7 +224,12 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 	if n := j.RightBehind(); n > 0 {
 		fmt.Fprintf(s.err, "csvidx: warning: %d bytes at the end of %s are not indexed and take no part in the join; csvidx update will add them\n", n, oneLine(rightPath))
 	}
+	stopBar := func() {}
+	if joinBarOn(s.out, s.err, o.quiet) {
+		stopBar = startJoinBar(s.err, j, regularSize(left))
+	}
 	rows, err := j.Run(cmd.Context(), s.out)
+	stopBar() // before any message: the bar is gone
 	if remoteJoinNote != nil && err == nil {
 		if note := remoteJoinNote(rightPath); note != "" {
 			fmt.Fprintf(s.err, "csvidx: note: %s\n", note)
@@ -203,6 +244,19 @@ func (o *joinOptions) run(cmd *cobra.Command, leftPath, rightPath string, g *glo
 		return errNoMatch
 	}
 	return nil
+}
+
+// regularSize returns the size of r when it is a regular file, else 0.
+func regularSize(r io.Reader) int64 {
+	f, ok := r.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	return st.Size()
 }
 
 // openRight, set by the remote build, opens the index of a RIGHT at a URL

@@ -31,7 +31,7 @@ func (r *resourceFlags) addFlags(f *pflag.FlagSet) {
 // addJoinFlags adds the same flags to join, in its words: the memory is
 // that of the bitmap --right and --full keep.
 func (r *resourceFlags) addJoinFlags(f *pflag.FlagSet) {
-	f.IntVar(&r.memLimitMiB, "mem-limit-mib", defaultMemLimitMiB, "memory the bitmap of RIGHT's rows (--right, --full) may take, in MiB; beyond it the bitmap lives in a temporary file")
+	f.IntVar(&r.memLimitMiB, "mem-limit-mib", defaultMemLimitMiB, "memory the bitmap of RIGHT's rows (--right, --full, --right-semi, --right-anti) may take, in MiB; beyond it the bitmap lives in a temporary file")
 	f.StringVar(&r.tmpDir, "tmp-dir", "", "`DIR` for that file (default: next to RIGHT's index)")
 	f.IntVarP(&r.threads, "threads", "j", 0, "threads that join: 0 for all cores")
 }

@@ -269,7 +269,7 @@ type verifyJSON struct {
 }
 
 // joinModes are csvidx_join's mode names, in join.Mode's order.
-var joinModes = []string{"inner", "left", "semi", "anti", "right", "full"}
+var joinModes = []string{"inner", "left", "semi", "anti", "right", "full", "right_semi", "right_anti"}
 
 //export csvidx_join
 func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delimiter *C.char, nulls C.int,

@@ -263,15 +263,19 @@ def join(left, right, key, out, *, how="inner", right_key=None, no_header=False,
     before left is read; left, right and right's index files (through any
     link) before the join starts.
 
-    how is "inner", "left", "semi", "anti", "right" or "full". key is left's
-    key, as build takes it (a tuple for a composite key); right must be
-    indexed by right_key, by default the names left's header gives key's
-    columns, in index_dir as build takes it. delimiter and no_header are
-    left's. Memory does not grow with either file; read the result with
-    pandas as any CSV. how="right" and "full" keep a bitmap of right's rows
-    (1/16 of right's indexed bytes at most), in memory up to mem_limit_mib,
-    else in a temporary file in tmp_dir (next to right's index by default)
-    that vanishes with the join; threads is the workers, 0 for all cores.
+    how is "inner", "left", "semi", "anti", "right", "full", "right_semi"
+    or "right_anti" (right's header and rows alone: those some row of left
+    matched, each once, or those none did, in right's order, as written
+    when right's delimiter is left's). key is left's key, as build takes it
+    (a tuple for a composite key); right must be indexed by right_key, by
+    default the names left's header gives key's columns, in index_dir as
+    build takes it. delimiter and no_header are left's. Memory does not
+    grow with either file; read the result with pandas as any CSV.
+    how="right", "full", "right_semi" and "right_anti" keep a bitmap of
+    right's rows (1/16 of right's indexed bytes at most), in memory up to
+    mem_limit_mib, else in a temporary file in tmp_dir (next to right's
+    index by default) that vanishes with the join; threads is the workers,
+    0 for all cores.
     The GIL is released during the join."""
     rows = _n.ctypes.c_int64()
     err = _n.out_ptr()

@@ -39,21 +39,25 @@ def reference(how, left, right):
     out, matched = [], set()
     for row in left:
         found = by.get(row[1], []) if row[1] != "" else []
+        matched.update(found)
         if how in ("semi", "anti"):
             if bool(found) == (how == "semi"):
                 out.append(tuple(row))
             continue
+        if how in ("right_semi", "right_anti"):
+            continue
         for i in found:
-            matched.add(i)
             out.append(tuple(row + right[i]))
         if not found and how in ("left", "full"):
             out.append(tuple(row + ["", ""]))
     if how in ("right", "full"):
         out += [tuple(["", "", ""] + r) for i, r in enumerate(right) if i not in matched]
+    if how in ("right_semi", "right_anti"):
+        out += [tuple(r) for i, r in enumerate(right) if (i in matched) == (how == "right_semi")]
     return out
 
 
-@pytest.mark.parametrize("how", ["inner", "left", "semi", "anti", "right", "full"])
+@pytest.mark.parametrize("how", ["inner", "left", "semi", "anti", "right", "full", "right_semi", "right_anti"])
 def test_join_equals_reference(files, how):
     orders, users, tmp = files
     out = str(tmp / f"{how}.csv")
@@ -63,7 +67,12 @@ def test_join_equals_reference(files, how):
     assert rows == len(got)
     assert list(map(tuple, got.values.tolist())) == want  # in LEFT's order, then RIGHT's
     header = open(out, encoding="utf-8").readline().rstrip("\n")
-    assert header == ("oid,uid,note" if how in ("semi", "anti") else "oid,uid,note,u.uid,u.name")
+    want_header = {"semi": "oid,uid,note", "anti": "oid,uid,note", "right_semi": "uid,name", "right_anti": "uid,name"}
+    assert header == want_header.get(how, "oid,uid,note,u.uid,u.name")
+    if how in ("right_semi", "right_anti"):  # right's header and rows as written
+        picked = {tuple(r) for r in want}
+        raw = b"uid,name\n" + b"".join(b for fields, b in users.rows if tuple(fields) in picked)
+        assert open(out, "rb").read() == raw
 
 
 def test_join_in_left_order_and_composite(files):

@@ -30,7 +30,7 @@ func TestPages(t *testing.T) {
 		"csvidx.1":                       {"csvidx", "--index", "csvidx-build(1)", "csvidx-get(1)", "csvidx-completion(1)", "EXAMPLE"},
 		"csvidx-build.1":                 {"csvidx build FILE --key COLUMNS", "Build reads FILE once", "--key", "--no-header", "--mem-limit-mib", "--threads", "--index", "EXAMPLE"},
 		"csvidx-get.1":                   {"csvidx get FILE KEY", "--keys-file", "--count", "--header"},
-		"csvidx-join.1":                  {"csvidx join LEFT RIGHT", "--semi", "--right-key", "--nulls"},
+		"csvidx-join.1":                  {"csvidx join LEFT RIGHT", "--semi", "--right-semi", "--right-key", "--nulls"},
 		"csvidx-update.1":                {"--no-compact"},
 		"csvidx-compact.1":               {"--no-wait"},
 		"csvidx-info.1":                  {"--json"},
