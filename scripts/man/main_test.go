@@ -28,7 +28,7 @@ func TestPages(t *testing.T) {
 	_, pages := renderTree(t)
 	want := map[string][]string{
 		"csvidx.1":                       {"csvidx", "--index", "csvidx-build(1)", "csvidx-get(1)", "csvidx-completion(1)", "EXAMPLE"},
-		"csvidx-build.1":                 {"csvidx build FILE --key COLUMNS", "Build reads FILE once", "--key", "--no-header", "--mem-limit-mib", "--threads", "--index", "EXAMPLE"},
+		"csvidx-build.1":                 {"csvidx build FILE... --key COLUMNS", "Build reads FILE once", "--key", "--no-header", "--mem-limit-mib", "--threads", "--index", "EXAMPLE"},
 		"csvidx-get.1":                   {"csvidx get FILE KEY", "--keys-file", "--count", "--header"},
 		"csvidx-join.1":                  {"csvidx join LEFT RIGHT", "--semi", "--right-semi", "--right-key", "--nulls"},
 		"csvidx-update.1":                {"--no-compact"},
@@ -38,6 +38,10 @@ func TestPages(t *testing.T) {
 		"csvidx-drop.1":                  {"Drop removes"},
 		"csvidx-compress.1":              {"--frame-kib", "seekable"},
 		"csvidx-bench.1":                 {"--rounds", "--cold"},
+		"csvidx-plan.1":                  {"csvidx plan FILE...", "--index"},
+		"csvidx-map.1":                   {"csvidx map --plan PLAN --task I"},
+		"csvidx-reduce.1":                {"csvidx reduce --plan PLAN --partition J"},
+		"csvidx-commit.1":                {"csvidx commit --plan PLAN"},
 		"csvidx-completion.1":            {"csvidx-completion-bash(1)"},
 		"csvidx-completion-bash.1":       {"bash-completion"},
 		"csvidx-completion-zsh.1":        {"zsh"},
