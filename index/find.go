@@ -147,6 +147,9 @@ func (r *Rows) gatherKey(ha hashAt, limit int) error {
 	ix, f := r.ix, &r.find
 	before := len(f.cands)
 	err := ix.eachPart(func(p *part, _ uint64) error {
+		if p.filter != nil && !p.filter.may(p.searchKey(ha.h)) {
+			return nil // no record of it in p
+		}
 		tail := p != ix.main
 		c := &f.cursors[0]
 		if tail {

@@ -21,6 +21,7 @@ type part struct {
 	h       *format.Header
 	fence   *fence.Fence   // for a main index, when it has a usable one
 	r       *format.Reader // reads the record pages, through the fence
+	filter  *keyFilter     // when set (Index.UseFilters), the runs it holds
 }
 
 // openPart maps the index file at path and validates its header and size.

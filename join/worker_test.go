@@ -79,7 +79,8 @@ func joinRef(mode Mode, once bool, left [][2]string, right [][2]string) []string
 // rows overflow a worker's buffer, and every mode, the join's output is the
 // reference's, line for line and in order: with the batch's rows found
 // at once, and with a limit on them that the heavy key's rows exceed
-// (they stream) and one that takes a key at a time.
+// (they stream) and one that takes a key at a time; and with the keys
+// filtered through a bitmap of RIGHT's fingerprints.
 func TestJoinWorkers(t *testing.T) {
 	for _, limit := range []int{findRows, 1000, 1} {
 		t.Run(fmt.Sprint(limit), func(t *testing.T) {
@@ -88,6 +89,11 @@ func TestJoinWorkers(t *testing.T) {
 			testJoinWorkers(t)
 		})
 	}
+	t.Run("filtered", func(t *testing.T) { // RIGHT's fingerprints in a filter, whatever LEFT's size
+		defer func(n int64) { filterRows = n }(filterRows)
+		filterRows = 0
+		testJoinWorkers(t)
+	})
 }
 
 func testJoinWorkers(t *testing.T) {
