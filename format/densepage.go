@@ -225,9 +225,12 @@ func (d *DensePage) Lookup(fp uint64, dst []uint64) (_ []uint64, more bool, _ er
 		case n == 1: // a run before fp's: past its offset
 			r.skip(d.width)
 		default:
-			if _, err := d.readOffsets(r, i, n, dst); err != nil {
+			out, err := d.readOffsets(r, i, n, dst)
+			if err != nil {
 				return dst, false, err
 			}
+			dst = out[:len(dst)] // read past; its room kept for the next run's
+
 		}
 		prev = got
 	}

@@ -162,3 +162,35 @@ func TestReadHeadFast(t *testing.T) {
 		t.Errorf("readHeadFast read %d of %d runs", fast, runs)
 	}
 }
+
+// TestLookupAllocs: a lookup whose buffer has room allocates nothing, and
+// one without grows its buffer a few times, not for each run, though the runs it reads
+// past hold many offsets each (the first draft of readOffsets's split from
+// the run's head grew a new buffer for each run read past: in-process
+// lookups 10% slower).
+func TestLookupAllocs(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 45))
+	recs := denseRecords(r, 4000, 1<<30, FingerprintBits(4000), 300) // about 13 rows a key
+	sink, p := packDense(t, recs, 1<<30)
+	d, err := OpenDensePage(sink.pages[0], 0, p.fpBits, p.width)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fps []uint64
+	d.Each(func(fp uint64, _ []uint64) error { fps = append(fps, fp); return nil })
+	for _, c := range []struct {
+		buf  []uint64
+		most float64
+	}{{make([]uint64, 0, 4096), 0}, {nil, 6}} {
+		for _, fp := range []uint64{fps[restartEvery-2], fps[len(fps)/2], fps[len(fps)-1] + 1} {
+			allocs := testing.AllocsPerRun(20, func() {
+				if _, _, err := d.Lookup(fp, c.buf[:0]); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs > c.most {
+				t.Errorf("Lookup(%#x) with a buffer of room for %d: %v allocations, want %v at most", fp, cap(c.buf), allocs, c.most)
+			}
+		}
+	}
+}
