@@ -33,7 +33,7 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 		}
 		keys = distinct(keys)
 		if len(keys) == 1 { // a run is in file order already
-			return ix.rows(&s, keys[0], func(r Span) error { return ix.emit(r, fn) })
+			return ix.rows(&s, keys[0], true, func(r Span) error { return ix.emit(r, fn) })
 		}
 		ix.prefetch(keys)
 		// Every key's candidates, then their rows in file order: each
@@ -52,9 +52,10 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 		}
 		slices.SortFunc(order, func(a, b offsetAt) int { return cmp.Compare(a.off, b.off) })
 		var rel releaser
+		var rr rowReader
 		ahead := make([]uint64, 0, prefetchRows)
 		for k, o := range order {
-			if k%prefetchRows == 0 { // the next rows' first bytes, loaded together
+			if k%prefetchRows == 0 && !rel.preads() { // the next rows' first bytes, loaded together
 				ahead = ahead[:0]
 				for _, n := range order[k:min(len(order), k+prefetchRows)] {
 					ahead = append(ahead, n.off)
@@ -62,8 +63,7 @@ func (ix *Index) Get(keys [][]byte, fn func(row []byte) error) error {
 				ix.touchRows(ahead)
 			}
 			c := &cs[o.i]
-			rel.next(ix, c.off)
-			err := ix.candidate(&s, c.p, c.off, c.h, c.key, c.shd, func(r Span) error { return ix.emit(r, fn) })
+			err := ix.readCandidateRow(&rel, &rr, &s, c.p, c.off, c.h, c.key, c.shd, func(r Span) error { return ix.emit(r, fn) })
 			if err != nil {
 				return err
 			}
@@ -93,12 +93,12 @@ func (ix *Index) Count(key []byte) (n int64, err error) {
 		count := func(Span) error { n++; return nil }
 		return ix.eachPart(func(p *part, shadow uint64) error {
 			var rel releaser
+			var rr rowReader
 			return p.offsets(h, p.locate(h), func(offs []uint64) error {
 				for _, off := range offs {
 					switch {
 					case p.h.Dense():
-						rel.next(ix, off)
-						if err := ix.candidate(&s, p, off, h, key, shadow, count); err != nil {
+						if err := ix.readCandidateRow(&rel, &rr, &s, p, off, h, key, shadow, count); err != nil {
 							return err
 						}
 					case off < shadow && ix.still(p, off, key):
@@ -150,10 +150,12 @@ type Span struct {
 // candidates of the key's hash in the main index, then in the tail (whose
 // rows all come later in the file), read and compared. Main records at or
 // past the tail's base are shadowed by the tail, which rescanned them.
-func (ix *Index) rows(s *scan.Scanner, key []byte, fn func(Span) error) error {
+// With pread, a heavy key's rows past the first preadAfter are read by
+// pread (see readCandidateRow), their spans' bytes valid during fn only.
+func (ix *Index) rows(s *scan.Scanner, key []byte, pread bool, fn func(Span) error) error {
 	h := ix.hash(key)
 	return ix.eachPart(func(p *part, shadow uint64) error {
-		return ix.partRows(s, p, h, key, shadow, fn)
+		return ix.partRows(s, p, h, key, shadow, pread, fn)
 	})
 }
 
@@ -173,7 +175,7 @@ func (ix *Index) eachPart(fn func(p *part, shadow uint64) error) error {
 }
 
 // partRows is rows in one index file: the candidates below shadow.
-func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow uint64, fn func(Span) error) error {
+func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow uint64, pread bool, fn func(Span) error) error {
 	// An index search that took long read from storage: the rows are
 	// likely not in memory either, so ask for them ahead. (Only the
 	// search is timed: walking a long run takes long from memory too.)
@@ -182,6 +184,10 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 	cold := time.Since(start) > coldSearch
 	batches := 0
 	var rel releaser
+	var rr rowReader
+	if !pread {
+		rel.mappedOnly = true
+	}
 	return p.offsets(h, at, func(offs []uint64) error {
 		batches++
 		ask := cold && (len(offs) > 1 || batches > 1) // a single row: reading it asks as much
@@ -191,10 +197,11 @@ func (ix *Index) partRows(s *scan.Scanner, p *part, h uint64, key []byte, shadow
 				if ask {
 					asked = ix.askRows(offs, asked, min(len(offs), i+coldAhead))
 				}
-				ix.touchRows(offs[i:min(len(offs), i+prefetchRows)])
+				if !rel.preads() {
+					ix.touchRows(offs[i:min(len(offs), i+prefetchRows)])
+				}
 			}
-			rel.next(ix, off)
-			if err := ix.candidate(s, p, off, h, key, shadow, fn); err != nil {
+			if err := ix.readCandidateRow(&rel, &rr, s, p, off, h, key, shadow, fn); err != nil {
 				return err
 			}
 		}
@@ -220,9 +227,14 @@ const releaseRows = 128
 // the mapping's pages behind the row about to be read (mapping.Release).
 // A light key's lookup never releases anything.
 type releaser struct {
-	rows int
-	from int // the first byte not released: the first row's, at first
+	rows       int
+	from       int  // the first byte not released: the first row's, at first
+	mappedOnly bool // never read by pread: the spans must be of Data (Rows.Each)
 }
+
+// preads reports whether the lookup reads its next rows by pread (see
+// readCandidateRow).
+func (r *releaser) preads() bool { return !r.mappedOnly && r.rows >= preadAfter }
 
 // next counts the row at off, about to be read, and releases the pages
 // behind it when it is time.
@@ -234,6 +246,17 @@ func (r *releaser) next(ix *Index, off uint64) {
 		ix.csv.mapping().Release(r.from, int(off))
 		r.from = int(off)
 	}
+}
+
+// readCandidateRow reads the candidate row at off as candidate does, from
+// the mapping for a lookup's first preadAfter rows (counted by rel, which
+// releases the pages behind them), by pread after (candidateRead).
+func (ix *Index) readCandidateRow(rel *releaser, rr *rowReader, s *scan.Scanner, p *part, off, h uint64, key []byte, shadow uint64, fn func(Span) error) error {
+	if rel.preads() {
+		return ix.candidateRead(rr, s, p, off, h, key, shadow, fn)
+	}
+	rel.next(ix, off)
+	return ix.candidate(s, p, off, h, key, shadow, fn)
 }
 
 // candidate reads the row at off, a candidate of p for key (whose hash is
@@ -330,7 +353,7 @@ func (ix *Index) movedRow(p *part, off uint64) error {
 // emit passes a found row to fn, adding the newline an unterminated last row
 // lacks.
 func (ix *Index) emit(r Span, fn func([]byte) error) error {
-	row := ix.csv.data[r.Start:r.End]
+	row := r.Bytes
 	if !r.Terminated {
 		row = append(bytes.Clone(row), '\n')
 	}

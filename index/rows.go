@@ -44,7 +44,7 @@ func (r *Rows) Each(key []byte, fn func(Span) error) error {
 	if r.ix.csv.mem == nil {
 		return r.ix.eachRead([][]byte{key}, fn)
 	}
-	return r.ix.rows(&r.s, key, fn)
+	return r.ix.rows(&r.s, key, false, fn) // spans of Data, as documented
 }
 
 // Prefetch makes the lookups of keys to come (Each of each) cheap to

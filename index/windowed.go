@@ -125,7 +125,21 @@ func (ix *Index) readCandidate(c probe) (sp Span, ok bool, err error) {
 		return Span{}, false, err
 	}
 	var s scan.Scanner
-	if err := p.h.InitScanner(&s, w); err != nil {
+	return ix.windowRow(&s, p, off, c.h, c.key, w, base, true)
+}
+
+// errPastWindow means a row read from a window of the CSV may go on past
+// it.
+var errPastWindow = errors.New("the row goes on past the bytes read")
+
+// windowRow reads the record at off from w, the CSV's bytes from base,
+// which hold the byte before off (all from the CSV's first byte when off
+// is within its byte order mark's length), with s, a candidate of p for
+// key (whose hash is h), and returns its span, of w's bytes, and ok if its
+// key is key. whole says the record ends within w, or w where the CSV
+// does; without, a record that reaches w's end is errPastWindow.
+func (ix *Index) windowRow(s *scan.Scanner, p *part, off, h uint64, key []byte, w []byte, base int, whole bool) (Span, bool, error) {
+	if err := p.h.InitScanner(s, w); err != nil {
 		return Span{}, false, err
 	}
 	at := int(off) - base
@@ -133,8 +147,11 @@ func (ix *Index) readCandidate(c probe) (sp Span, ok bool, err error) {
 	if !lineStart || !s.At(at) || s.Start() != at {
 		return Span{}, false, ix.movedRow(p, off)
 	}
+	if !whole && s.End() >= len(w) {
+		return Span{}, false, errPastWindow
+	}
 	k, has := s.Key()
-	if match, err := ix.judgeKey(p, off, c.h, c.key, k, has); !match {
+	if match, err := ix.judgeKey(p, off, h, key, k, has); !match {
 		return Span{}, false, err
 	}
 	return Span{base + s.Start(), base + s.End(), s.Terminated(), w[s.Start():s.End():s.End()]}, true, nil

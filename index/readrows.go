@@ -1,0 +1,61 @@
+package index
+
+import (
+	"context"
+	"errors"
+
+	"github.com/csvidx/csvidx/scan"
+)
+
+// Reading a heavy key's rows by pread. Each row of a key of thousands lies
+// on a page of its own, and the first touch of a mapped page costs about
+// 2.8 µs on this project's VM (the page-table entry, under nested paging;
+// MADV_POPULATE_READ costs the same); a pread of a row's first KiB costs
+// about 1.0 µs (scripts/heavy's floors). So a lookup reads its first
+// preadAfter candidate rows from the mapping, and the others by pread,
+// into a buffer of its own.
+
+// preadAfter is how many candidate rows a lookup reads from the mapping
+// before it reads the others by pread. A variable, for tests.
+var preadAfter = 256
+
+// A rowReader reads candidate rows by pread: a buffer and a scanner over
+// it. The zero value is ready.
+type rowReader struct {
+	buf []byte
+	s   scan.Scanner
+}
+
+// candidateRead is candidate, reading the row at off by pread: from the
+// byte before it (the line start), rowWindowBytes from it. A row that may
+// go on past them, or a read that comes short (the file shrank), is left
+// to candidate, which reads the mapping. The span passed to fn holds
+// bytes of rr's buffer, valid during the call.
+func (ix *Index) candidateRead(rr *rowReader, s *scan.Scanner, p *part, off, h uint64, key []byte, shadow uint64, fn func(Span) error) error {
+	if skip, err := inPart(p, off, shadow); skip || err != nil {
+		return err
+	}
+	base := max(0, int(off)-1)
+	if off <= uint64(len(scan.BOM)) {
+		base = 0
+	}
+	end := min(ix.csv.size, int(off)+rowWindowBytes)
+	if base >= end {
+		return ix.candidate(s, p, off, h, key, shadow, fn)
+	}
+	if cap(rr.buf) < end-base {
+		rr.buf = make([]byte, end-base)
+	}
+	w := rr.buf[:end-base]
+	if n, _ := ix.csv.src.ReadAt(context.Background(), w, int64(base)); n < len(w) {
+		return ix.candidate(s, p, off, h, key, shadow, fn)
+	}
+	sp, ok, err := ix.windowRow(&rr.s, p, off, h, key, w, base, end == ix.csv.size)
+	switch {
+	case errors.Is(err, errPastWindow):
+		return ix.candidate(s, p, off, h, key, shadow, fn)
+	case err != nil || !ok:
+		return err
+	}
+	return fn(sp)
+}
