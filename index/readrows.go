@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"os"
 
 	"github.com/csvidx/csvidx/scan"
 )
@@ -18,6 +19,14 @@ import (
 // preadAfter is how many candidate rows a lookup reads from the mapping
 // before it reads the others by pread. A variable, for tests.
 var preadAfter = 256
+
+// pageSize is the page cache's page; a row read by pread that starts at
+// least rowInPage bytes before its page's end is read up to that end only,
+// so that on a cold cache the read brings no other page in (a row that
+// goes on past it is read from the mapping, as before).
+var pageSize = os.Getpagesize()
+
+const rowInPage = 128
 
 // A rowReader reads candidate rows by pread: a buffer and a scanner over
 // it. The zero value is ready.
@@ -40,6 +49,9 @@ func (ix *Index) candidateRead(rr *rowReader, s *scan.Scanner, p *part, off, h u
 		base = 0
 	}
 	end := min(ix.csv.size, int(off)+rowWindowBytes)
+	if pageEnd := (int(off)/pageSize + 1) * pageSize; pageEnd-int(off) >= rowInPage {
+		end = min(end, pageEnd) // no page more than the mapping would read, cold
+	}
 	if base >= end {
 		return ix.candidate(s, p, off, h, key, shadow, fn)
 	}
