@@ -41,7 +41,7 @@
 //	int csvidx_update(path, no_compact, mem_limit_mib, threads, tmp_dir, index_path, index_dir, by, no_wait, char **result_json, char **err)
 //	int csvidx_compact(path, index_path, index_dir, by, no_wait, char **info_json, char **err)
 //	int csvidx_verify(path, mem_limit_mib, threads, tmp_dir, index_path, index_dir, by, char **result_json, char **err)
-//	int csvidx_join(left, right, key, right_key, mode, no_header, delimiter, nulls, prefix_left, prefix_right, mem_limit_mib, threads, tmp_dir, index_dir, out, int64_t *rows, char **err)
+//	int csvidx_join(left, right, key, right_key, mode, no_header, delimiter, nulls, coalesce, prefix_left, prefix_right, mem_limit_mib, threads, tmp_dir, index_dir, out, int64_t *rows, char **err)
 //	int csvidx_open(path, index_path, index_dir, by, int64_t *handle, char **err)
 //	int csvidx_info(handle, char **info_json, char **err)
 //	int csvidx_get(handle, keys, keys_len, nkeys, with_header, char **rows, int64_t *rows_len, char **err)
@@ -114,7 +114,7 @@ import (
 
 // abiVersion changes whenever a function's signature or meaning does, so the
 // Python package refuses a stale library instead of calling it wrongly.
-const abiVersion = 9
+const abiVersion = 10
 
 func main() {}
 
@@ -272,7 +272,7 @@ type verifyJSON struct {
 var joinModes = []string{"inner", "left", "semi", "anti", "right", "full", "right_semi", "right_anti"}
 
 //export csvidx_join
-func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delimiter *C.char, nulls C.int,
+func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delimiter *C.char, nulls, coalesce C.int,
 	prefixLeft, prefixRight *C.char, memLimitMiB C.int64_t, threads C.int, tmpDir, indexDir, out *C.char,
 	rows *C.int64_t, errOut **C.char) C.int {
 	return call(errOut, func() error {
@@ -301,7 +301,7 @@ func csvidx_join(left, right, key, rightKey, mode *C.char, noHeader C.int, delim
 		defer lf.Close()
 		j, err := join.New(lf, goString(right), &join.Options{
 			Mode: join.Mode(m), Key: goString(key), RightKey: goString(rightKey), RightIndexDir: goString(indexDir),
-			Delimiter: delim, NoHeader: noHeader != 0, Nulls: nulls != 0,
+			Delimiter: delim, NoHeader: noHeader != 0, Nulls: nulls != 0, Coalesce: coalesce != 0,
 			PrefixLeft: goString(prefixLeft), PrefixRight: goString(prefixRight),
 			Resources: res,
 		})

@@ -248,8 +248,8 @@ def verify(path, *, mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None
 
 
 def join(left, right, key, out, *, how="inner", right_key=None, no_header=False, delimiter=",", nulls=False,
-         prefix_left="", prefix_right="", mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0, tmp_dir=None,
-         index_dir=None):
+         coalesce=False, prefix_left="", prefix_right="", mem_limit_mib=DEFAULT_MEM_LIMIT_MIB, threads=0,
+         tmp_dir=None, index_dir=None):
     """Join the CSV at left with the indexed CSV at right, as ``csvidx join``
     does, and write the result to the file out. Returns the number of data
     rows written.
@@ -269,8 +269,11 @@ def join(left, right, key, out, *, how="inner", right_key=None, no_header=False,
     when right's delimiter is left's). key is left's key, as build takes it
     (a tuple for a composite key); right must be indexed by right_key, by
     default the names left's header gives key's columns, in index_dir as
-    build takes it. delimiter and no_header are left's. Memory does not
-    grow with either file; read the result with pandas as any CSV.
+    build takes it. delimiter and no_header are left's. coalesce prints the
+    key once, as SQL's USING and ``csvidx join --coalesce`` do: right's key
+    columns are left out, and a right row no left row matched keeps its key
+    in left's key columns (not with the semi and anti joins). Memory does
+    not grow with either file; read the result with pandas as any CSV.
     how="right", "full", "right_semi" and "right_anti" keep a bitmap of
     right's rows (1/16 of right's indexed bytes at most), in memory up to
     mem_limit_mib, else in a temporary file in tmp_dir (next to right's
@@ -283,7 +286,7 @@ def join(left, right, key, out, *, how="inner", right_key=None, no_header=False,
     mem, thr = _resources(mem_limit_mib, threads)
     _n.check(_n.lib.csvidx_join(_path(left, "left"), _path(right, "right"), _keys.key_spec(key), rk,
                                 _text(how, "how"), bool(no_header), _text(delimiter, "delimiter"), bool(nulls),
-                                _text(prefix_left, "prefix_left"), _text(prefix_right, "prefix_right"), mem, thr,
+                                bool(coalesce), _text(prefix_left, "prefix_left"), _text(prefix_right, "prefix_right"), mem, thr,
                                 _path(tmp_dir, "tmp_dir"), _index_dir(index_dir), _path(out, "out"), _n.byref(rows),
                                 _n.byref(err)), err)
     return rows.value

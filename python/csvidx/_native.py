@@ -16,7 +16,7 @@ import struct
 from ._errors import CsvIdxError
 
 LIBRARY_NAME = "_libcsvidx.so"
-ABI_VERSION = 9  # must equal abiVersion in python/capi/main.go
+ABI_VERSION = 10  # must equal abiVersion in python/capi/main.go
 
 _c_int = ctypes.c_int
 _c_i64 = ctypes.c_int64
@@ -36,7 +36,7 @@ _SIGNATURES = {
                                _out_ptr]),
     "csvidx_compact": (_c_int, [_c_str, _c_str, _c_str, _c_str, _c_int, _out_ptr, _out_ptr]),
     "csvidx_verify": (_c_int, [_c_str, _c_i64, _c_int, _c_str, _c_str, _c_str, _c_str, _out_ptr, _out_ptr]),
-    "csvidx_join": (_c_int, [_c_str, _c_str, _c_str, _c_str, _c_str, _c_int, _c_str, _c_int, _c_str, _c_str, _c_i64,
+    "csvidx_join": (_c_int, [_c_str, _c_str, _c_str, _c_str, _c_str, _c_int, _c_str, _c_int, _c_int, _c_str, _c_str, _c_i64,
                              _c_int, _c_str, _c_str, _c_str, _out_i64, _out_ptr]),
     "csvidx_open": (_c_int, [_c_str, _c_str, _c_str, _c_str, _out_i64, _out_ptr]),
     "csvidx_info": (_c_int, [_c_i64, _out_ptr, _out_ptr]),

@@ -86,6 +86,32 @@ def test_join_in_left_order_and_composite(files):
     assert n == len(got) and list(got["oid"]) == sorted(got["oid"], key=int)
 
 
+@pytest.mark.parametrize("how", ["inner", "left", "right", "full"])
+def test_join_coalesce_prints_the_key_once(files, how):
+    """coalesce=True: right's key column is left out, and a right row no
+    left row matched keeps its key in left's key column, as pandas' merge
+    on one column name keeps the key once."""
+    orders, users, tmp = files
+    out = str(tmp / f"co-{how}.csv")
+    rows = csvidx.join(orders.path, users.path, "uid", out, how=how, coalesce=True)
+    got = read(out)
+    assert list(got.columns) == ["oid", "uid", "note", "name"]
+    want = []
+    for r in reference(how, read(orders.path).values.tolist(), read(users.path).values.tolist()):
+        if r[0] == "":  # a right row alone: its key in left's key column
+            want.append(("", r[3], "", r[4]))
+        else:
+            want.append(r[:3] + r[4:])
+    assert rows == len(got)
+    assert list(map(tuple, got.values.tolist())) == want
+
+
+def test_join_coalesce_refused_with_one_side(files):
+    orders, users, tmp = files
+    msg = one_line_error(lambda: csvidx.join(orders.path, users.path, "uid", str(tmp / "x.csv"), how="semi", coalesce=True))
+    assert "coalesce" in msg.lower()
+
+
 def snapshot(d):
     """Every name in d with its kind and bytes (a FIFO's or a device's are not read)."""
     out = {}
