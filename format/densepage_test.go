@@ -3,6 +3,7 @@ package format
 import (
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -193,4 +194,189 @@ func TestLookupAllocs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzDenseLookup holds a dense page's Lookup, with its guessed restart
+// (restartBefore), its one-load run heads (readHeadFast) and its cached
+// last restart, to the plain implementations: on any page, its CRC
+// forged, with fingerprints of 32 to 64 bits, readHeadFast reads every run
+// head readHead reads, or declines; on a page Each reads whole, Lookup of
+// any fingerprint gives Each's offsets for it, as the binary search over
+// the restarts does, however often the page is looked up; on any other, a
+// lookup is an error or an answer, never a panic or a hang.
+func FuzzDenseLookup(f *testing.F) {
+	r := rand.New(rand.NewPCG(43, 7))
+	for _, c := range []struct {
+		fpBits, n, keys int
+		size            uint64
+	}{{32, 3000, 300, 1 << 30}, {40, 2000, 2000, 1 << 16}, {64, 3000, 3000, 1 << 40}, {64, 500, 20, 1 << 20}} {
+		recs := fullRecords(r, c.n, c.fpBits, c.keys, c.size)
+		sink := &pagesSink{}
+		p := NewDensePacker(sink, nil, c.fpBits, uint64(len(recs)), c.size)
+		for _, rc := range recs {
+			if err := p.add(rc.fp<<p.Shift, rc.off); err != nil {
+				f.Fatal(err)
+			}
+		}
+		if err := p.flush(); err != nil {
+			f.Fatal(err)
+		}
+		for _, pg := range sink.pages {
+			f.Add(pg, uint8(c.fpBits-32), uint8(p.width-1), recs[r.IntN(len(recs))].fp)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, fpBits, width uint8, fp uint64) {
+		page := make([]byte, PageSize)
+		copy(page, data)
+		crcpage.Seal(page)
+		F, w := 32+int(fpBits)%33, 1+int(width)%63
+		d, err := OpenDensePage(page, uint64(binary.LittleEndian.Uint32(page[densePageNo:])), F, w)
+		if err != nil {
+			return
+		}
+		checkHeads(t, d)
+		type run struct {
+			fp   uint64
+			offs []uint64
+		}
+		var runs []run
+		whole := d.Each(func(fp uint64, offs []uint64) error {
+			runs = append(runs, run{fp, slices.Clone(offs)})
+			return nil
+		}) == nil
+		mask := ^uint64(0) >> uint(64-F)
+		probes := []uint64{fp & mask, 0, mask, d.first, d.first - 1}
+		for _, rn := range runs {
+			probes = append(probes, rn.fp-1, rn.fp, rn.fp+1)
+		}
+		cached := d // looked up again and again: its last restart read once
+		for _, x := range probes {
+			x &= mask
+			fresh := d
+			got, more, err := fresh.Lookup(x, nil)
+			again, amore, aerr := cached.Lookup(x, nil)
+			if !slices.Equal(got, again) || more != amore || (err == nil) != (aerr == nil) {
+				t.Fatalf("Lookup(%#x) = %v, %v, %v on a fresh page, %v, %v, %v on one looked up before", x, got, more, err, again, amore, aerr)
+			}
+			if !whole {
+				continue
+			}
+			var want []uint64
+			wantMore := len(runs) > 0 && x > runs[len(runs)-1].fp
+			for i, rn := range runs {
+				if rn.fp == x {
+					want, wantMore = rn.offs, i == len(runs)-1 && d.more
+				}
+			}
+			if err != nil || !slices.Equal(got, want) || more != wantMore {
+				t.Fatalf("Lookup(%#x) = %v, %v, %v; the page read whole has %v, %v", x, got, more, err, want, wantMore)
+			}
+			pgot, pmore, perr := plainLookup(&d, x, nil)
+			if perr != nil || !slices.Equal(pgot, want) || pmore != wantMore {
+				t.Fatalf("plain Lookup(%#x) = %v, %v, %v; the page read whole has %v, %v", x, pgot, pmore, perr, want, wantMore)
+			}
+			if j, err := d.restartBefore(d.reader(), x); err != nil || j != binaryRestart(d, x) {
+				t.Fatalf("restartBefore(%#x) = %d, %v; a binary search finds %d", x, j, err, binaryRestart(d, x))
+			}
+		}
+	})
+}
+
+// fullRecords returns n records of fingerprints of fpBits bits (64
+// included) spread over their whole range, over keys of which some are
+// heavy, sorted, at distinct offsets below size.
+func fullRecords(r *rand.Rand, n, fpBits, keys int, size uint64) []denseRec {
+	fps := make([]uint64, keys)
+	for i := range fps {
+		fps[i] = r.Uint64() >> uint(64-fpBits)
+	}
+	fps[0] = ^uint64(0) >> uint(64-fpBits) // the largest
+	seen := map[uint64]bool{}
+	recs := make([]denseRec, 0, n)
+	for len(recs) < n {
+		off := r.Uint64N(size)
+		if seen[off] {
+			continue
+		}
+		seen[off] = true
+		k := r.IntN(keys)
+		if r.IntN(5) == 0 {
+			k = r.IntN(3)
+		}
+		recs = append(recs, denseRec{fps[k], off})
+	}
+	slices.SortFunc(recs, func(a, b denseRec) int { return cmp.Or(cmp.Compare(a.fp, b.fp), cmp.Compare(a.off, b.off)) })
+	return recs
+}
+
+// checkHeads walks d's runs as Each does, up to the first error, and
+// checks readHeadFast against readHead at every run that is neither the
+// first nor a restart: the same fingerprint, count and position when it
+// reads the head, the reader unmoved when it declines.
+func checkHeads(t *testing.T, d DensePage) {
+	t.Helper()
+	r := d.reader()
+	var prev uint64
+	for i := range d.runs {
+		if i%restartEvery != 0 {
+			fast, slow := *r, *r
+			fp, n, ok := d.readHeadFast(&fast, prev)
+			wfp, wn, err := d.readHead(&slow, i, prev)
+			switch {
+			case !ok && fast.pos != r.pos:
+				t.Fatalf("run %d: readHeadFast declined and moved the reader", i)
+			case ok && (err != nil || fp != wfp || n != wn || fast.pos != slow.pos):
+				t.Fatalf("run %d: readHeadFast %#x, %d at bit %d; readHead %#x, %d at bit %d, %v", i, fp, n, fast.pos, wfp, wn, slow.pos, err)
+			}
+		}
+		var err error
+		if prev, _, err = d.readRun(r, i, prev, nil); err != nil {
+			return
+		}
+	}
+}
+
+// plainLookup is Lookup as it was before restartBefore and readHeadFast:
+// a binary search over the restarts, then every run read whole.
+func plainLookup(d *DensePage, fp uint64, dst []uint64) (_ []uint64, more bool, _ error) {
+	r := d.reader()
+	lo, hi := 0, d.restarts()
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		r.pos = d.restartPos(mid)
+		if f := r.raw(d.fpBits); r.bad {
+			return dst, false, fmt.Errorf("restart %d beyond the stream", mid)
+		} else if f <= fp {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	start, end := lo*restartEvery, min((lo+1)*restartEvery, d.runs)
+	r = d.reader()
+	if lo > 0 {
+		r.pos = d.restartPos(lo)
+	}
+	var prev uint64
+	for i := start; i < end; i++ {
+		n := len(dst)
+		got, out, err := d.readRun(r, i, prev, dst)
+		if err != nil {
+			return dst[:n], false, err
+		}
+		switch {
+		case got == fp:
+			return out, i == d.runs-1 && d.more, nil
+		case got > fp:
+			return dst[:n], false, nil
+		}
+		dst, prev = out[:n], got
+	}
+	if end < d.runs {
+		if r.pos != d.restartPos(lo+1) {
+			return dst, false, fmt.Errorf("restart %d misplaced", lo+1)
+		}
+		return dst, false, nil
+	}
+	return dst, true, nil
 }

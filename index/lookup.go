@@ -249,11 +249,15 @@ func (r *releaser) next(ix *Index, off uint64) {
 }
 
 // readCandidateRow reads the candidate row at off as candidate does, from
-// the mapping for a lookup's first preadAfter rows (counted by rel, which
-// releases the pages behind them), by pread after (candidateRead).
+// the mapping for a lookup's first preadAfter rows, by pread after
+// (candidateRead). Every row read from the mapping, a row too long for
+// pread's window included, is counted by rel, which releases the pages
+// behind them.
 func (ix *Index) readCandidateRow(rel *releaser, rr *rowReader, s *scan.Scanner, p *part, off, h uint64, key []byte, shadow uint64, fn func(Span) error) error {
 	if rel.preads() {
-		return ix.candidateRead(rr, s, p, off, h, key, shadow, fn)
+		if done, err := ix.candidateRead(rr, p, off, h, key, shadow, fn); done || err != nil {
+			return err
+		}
 	}
 	rel.next(ix, off)
 	return ix.candidate(s, p, off, h, key, shadow, fn)

@@ -38,11 +38,11 @@ type rowReader struct {
 // candidateRead is candidate, reading the row at off by pread: from the
 // byte before it (the line start), rowWindowBytes from it. A row that may
 // go on past them, or a read that comes short (the file shrank), is left
-// to candidate, which reads the mapping. The span passed to fn holds
-// bytes of rr's buffer, valid during the call.
-func (ix *Index) candidateRead(rr *rowReader, s *scan.Scanner, p *part, off, h uint64, key []byte, shadow uint64, fn func(Span) error) error {
+// to the caller to read from the mapping: done is false. The span passed
+// to fn holds bytes of rr's buffer, valid during the call.
+func (ix *Index) candidateRead(rr *rowReader, p *part, off, h uint64, key []byte, shadow uint64, fn func(Span) error) (done bool, _ error) {
 	if skip, err := inPart(p, off, shadow); skip || err != nil {
-		return err
+		return true, err
 	}
 	base := max(0, int(off)-1)
 	if off <= uint64(len(scan.BOM)) {
@@ -53,21 +53,21 @@ func (ix *Index) candidateRead(rr *rowReader, s *scan.Scanner, p *part, off, h u
 		end = min(end, pageEnd) // no page more than the mapping would read, cold
 	}
 	if base >= end {
-		return ix.candidate(s, p, off, h, key, shadow, fn)
+		return false, nil
 	}
 	if cap(rr.buf) < end-base {
 		rr.buf = make([]byte, end-base)
 	}
 	w := rr.buf[:end-base]
 	if n, _ := ix.csv.src.ReadAt(context.Background(), w, int64(base)); n < len(w) {
-		return ix.candidate(s, p, off, h, key, shadow, fn)
+		return false, nil
 	}
 	sp, ok, err := ix.windowRow(&rr.s, p, off, h, key, w, base, end == ix.csv.size)
 	switch {
 	case errors.Is(err, errPastWindow):
-		return ix.candidate(s, p, off, h, key, shadow, fn)
+		return false, nil
 	case err != nil || !ok:
-		return err
+		return true, err
 	}
-	return fn(sp)
+	return true, fn(sp)
 }
