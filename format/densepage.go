@@ -24,8 +24,8 @@ type DensePage struct {
 	rice   int
 	more   bool // the last run goes on on the next page
 	nbits  int
-	last   uint64 // the last restart's fingerprint, once read (lastRead)
-	lastOK bool
+	last   uint64 // the last restart's fingerprint, once read (see restartBefore)
+	lastOK bool   // last has been read
 }
 
 // OpenDensePage checks the fields of record page no (its CRC checked) and
@@ -230,7 +230,6 @@ func (d *DensePage) Lookup(fp uint64, dst []uint64) (_ []uint64, more bool, _ er
 				return dst, false, err
 			}
 			dst = out[:len(dst)] // read past; its room kept for the next run's
-
 		}
 		prev = got
 	}

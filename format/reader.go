@@ -260,13 +260,14 @@ func (r *Reader) DensePageAt(pg uint64) (DensePage, error) {
 // a page that says it does not go on, or the next page begins above it. A
 // start the fence named that is not bracketed so is searched for again.
 func (r *Reader) denseOffsets(h, start uint64, fn func([]uint64) error) error {
-	return r.denseOffsetsOn(h, start, nil, nil, fn)
+	var buf []uint64
+	return r.denseOffsetsOn(h, start, nil, &buf, fn)
 }
 
 // denseOffsetsOn is denseOffsets, with record page start opened already
-// when open is not nil (a Cursor's), and buf to hold the offsets passed to
-// fn.
-func (r *Reader) denseOffsetsOn(h, start uint64, open *DensePage, buf []uint64, fn func([]uint64) error) error {
+// when open is not nil (a Cursor's), and *buf to hold the offsets passed
+// to fn, grown as they need and kept so.
+func (r *Reader) denseOffsetsOn(h, start uint64, open *DensePage, buf *[]uint64, fn func([]uint64) error) error {
 	key := r.SearchKey(h)
 	fp := key >> uint(64-r.h.FPBits)
 	if r.h.Pages == 0 {
@@ -305,7 +306,7 @@ func (r *Reader) denseOffsetsOn(h, start uint64, open *DensePage, buf []uint64, 
 		case !found && pg > from && k > key:
 			return nil // beyond the last run of the page before, and below this page: absent
 		}
-		offs, more, err := d.Lookup(fp, buf[:0])
+		offs, more, err := d.Lookup(fp, (*buf)[:0])
 		if err != nil {
 			return r.corrupt("record page %d: %v", pg, err)
 		}
@@ -317,7 +318,7 @@ func (r *Reader) denseOffsetsOn(h, start uint64, open *DensePage, buf []uint64, 
 			if err := fn(offs); err != nil {
 				return err
 			}
-			buf = offs
+			*buf = offs
 		} else if found {
 			return r.corrupt("record page %d does not go on with the run of the page before", pg)
 		}
@@ -367,7 +368,7 @@ type Cursor struct {
 	r      *Reader
 	d      DensePage
 	pg     uint64
-	lo, hi uint64 // Locate names page pg for the keys in (lo, hi]
+	lo, hi uint64 // a search of the pages' first keys names pg for the keys in (lo, hi] (a wrong fence may not: denseOffsetsOn checks the bracket)
 	open   bool
 	buf    []uint64
 }
@@ -405,7 +406,7 @@ func (c *Cursor) Offsets(h uint64, fn func([]uint64) error) error {
 			return r.denseOffsets(h, pg, fn)
 		}
 	}
-	return r.denseOffsetsOn(h, c.pg, &c.d, c.buf[:0], fn)
+	return r.denseOffsetsOn(h, c.pg, &c.d, &c.buf, fn)
 }
 
 // EachRunKey calls fn with the key of each run of a format 2 index's

@@ -57,7 +57,8 @@ var errTooMany = errors.New("too many candidates")
 // more (look it up with Each then, which streams its rows). Key i's rows
 // are then [Rows.Found](i), in file order, until the next Find. It
 // finds the rows of a CSV that is mapped ([Index.Data]); otherwise it
-// returns 0. Call it inside [Index.Guard].
+// returns 0 too: either way, look the first key up with Each. Call it
+// inside [Index.Guard].
 func (r *Rows) Find(keys [][]byte, limit int) (int, error) {
 	ix, f := r.ix, &r.find
 	if ix.csv.mem == nil || len(keys) == 0 {
@@ -122,8 +123,10 @@ func (r *Rows) gather(limit int) (int, error) {
 		}
 		err := r.gatherKey(ha, limit)
 		if errors.Is(err, errTooMany) {
-			// This key and those after it wait, but for the first: the
-			// others make way for it.
+			// Past the limit: the batch ends before this key, which
+			// waits for the next Find with the keys after it; when it is
+			// the batch's first, the others are dropped and it is
+			// gathered alone.
 			n = max(ha.i, 1)
 			f.cands = slices.DeleteFunc(f.cands, func(c findCandidate) bool { return int(c.key) >= n })
 			err = nil
