@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 
 	"github.com/csvidx/csvidx/scan"
@@ -37,8 +39,10 @@ type rowReader struct {
 
 // candidateRead is candidate, reading the row at off by pread: from the
 // byte before it (the line start), rowWindowBytes from it. A row that may
-// go on past them, or a read that comes short (the file shrank), is left
-// to the caller to read from the mapping: done is false. The span passed
+// go on past them, or a read that fails, is left to the caller to read
+// from the mapping: done is false. A read that ends early, the CSV cut
+// short since it was opened, is ErrChanged: the mapping would show zeros
+// there, within the last page, not fault. The span passed
 // to fn holds bytes of rr's buffer, valid during the call.
 func (ix *Index) candidateRead(rr *rowReader, p *part, off, h uint64, key []byte, shadow uint64, fn func(Span) error) (done bool, _ error) {
 	if skip, err := inPart(p, off, shadow); skip || err != nil {
@@ -59,7 +63,10 @@ func (ix *Index) candidateRead(rr *rowReader, p *part, off, h uint64, key []byte
 		rr.buf = make([]byte, end-base)
 	}
 	w := rr.buf[:end-base]
-	if n, _ := ix.csv.src.ReadAt(context.Background(), w, int64(base)); n < len(w) {
+	if n, err := ix.csv.src.ReadAt(context.Background(), w, int64(base)); n < len(w) {
+		if errors.Is(err, io.EOF) { // what the index covers is no longer there
+			return true, fmt.Errorf("%s: %w: it ends before byte %d", ix.csvPath, ErrChanged, end)
+		}
 		return false, nil
 	}
 	sp, ok, err := ix.windowRow(&rr.s, p, off, h, key, w, base, end == ix.csv.size)

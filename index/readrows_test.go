@@ -2,7 +2,10 @@ package index
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -86,5 +89,28 @@ func TestPreadRows(t *testing.T) {
 				t.Fatalf("round %d, window %d: Get of every key by pread differs from the mapping's", round, window)
 			}
 		}
+	}
+}
+
+// TestPreadShrunk: a CSV cut short after its index was opened, within the
+// last page of a heavy key's rows read by pread, is ErrChanged at once (the
+// file shrank), as a fault on the mapping is. (Read from the mapping, the
+// cut bytes of the last page read as zeros, and Get hands out the row with
+// them: Check, which get calls before it prints, reports the change.)
+func TestPreadShrunk(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,k\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "%d,heavy,%s\n", i, strings.Repeat("x", i%50))
+	}
+	p := writeCSV(t, b.String())
+	build(t, p, &BuildOptions{Key: "k"})
+	ix := openIndex(t, p, nil)
+	if err := os.Truncate(p, int64(b.Len()-30)); err != nil {
+		t.Fatal(err)
+	}
+	err := ix.Get([][]byte{[]byte("heavy")}, func([]byte) error { return nil })
+	if !errors.Is(err, ErrChanged) {
+		t.Fatalf("Get of a key whose last rows were cut off: %v; want ErrChanged", err)
 	}
 }
