@@ -276,7 +276,28 @@ func (ix *Index) candidate(s *scan.Scanner, p *part, off, h uint64, key []byte, 
 	if match, err := ix.judgeKey(p, off, h, key, k, ok); !match {
 		return err
 	}
+	if !s.Terminated() && s.End() == len(ix.csv.data) {
+		if err := ix.stillWhole(); err != nil {
+			return err
+		}
+	}
 	return fn(Span{s.Start(), s.End(), s.Terminated(), ix.csv.data[s.Start():s.End()]})
+}
+
+// stillWhole returns an error wrapping ErrChanged when the CSV is now
+// shorter than its mapping. A row read up to the mapping's end without a
+// terminator may hold zeros where its bytes were cut off: a mapping shows
+// zeros past the end of a file cut short within its last page, where a
+// read past that page faults (see Guard). One stat, for that row alone.
+func (ix *Index) stillWhole() error {
+	now, err := ix.csv.src.Current()
+	if err != nil {
+		return err
+	}
+	if mapped := int64(len(ix.csv.data)); now.Size < mapped {
+		return fmt.Errorf("%s: %w: it shrank from %d to %d bytes", ix.csvPath, ErrChanged, mapped, now.Size)
+	}
+	return nil
 }
 
 // inPart reports whether the record of p at off is to be skipped (at or

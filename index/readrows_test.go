@@ -93,11 +93,20 @@ func TestPreadRows(t *testing.T) {
 }
 
 // TestPreadShrunk: a CSV cut short after its index was opened, within the
-// last page of a heavy key's rows read by pread, is ErrChanged at once (the
-// file shrank), as a fault on the mapping is. (Read from the mapping, the
-// cut bytes of the last page read as zeros, and Get hands out the row with
-// them: Check, which get calls before it prints, reports the change.)
+// last page of a heavy key's rows, is ErrChanged (the file shrank), as a
+// fault on the mapping is: read by pread, the read ends early; read from
+// the mapping, the cut bytes of the last page read as zeros, up to the
+// mapping's end (Get handed out the last row with 30 NUL bytes and no
+// error before stillWhole).
 func TestPreadShrunk(t *testing.T) {
+	defer func(n int) { preadAfter = n }(preadAfter)
+	for _, after := range []int{256, 1 << 30} {
+		preadAfter = after
+		testShrunk(t)
+	}
+}
+
+func testShrunk(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("id,k\n")
 	for i := range 2000 {
@@ -111,6 +120,6 @@ func TestPreadShrunk(t *testing.T) {
 	}
 	err := ix.Get([][]byte{[]byte("heavy")}, func([]byte) error { return nil })
 	if !errors.Is(err, ErrChanged) {
-		t.Fatalf("Get of a key whose last rows were cut off: %v; want ErrChanged", err)
+		t.Fatalf("preadAfter %d: Get of a key whose last rows were cut off: %v; want ErrChanged", preadAfter, err)
 	}
 }
