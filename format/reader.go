@@ -2,7 +2,6 @@ package format
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/csvidx/csvidx/internal/crcpage"
@@ -407,24 +406,4 @@ func (c *Cursor) Offsets(h uint64, fn func([]uint64) error) error {
 		}
 	}
 	return r.denseOffsetsOn(h, c.pg, &c.d, &c.buf, fn)
-}
-
-// EachRunKey calls fn with the key of each run of a format 2 index's
-// records (its fingerprint as a masked hash, as SearchKey makes them), in
-// order, the pages checked as a lookup checks them.
-func (r *Reader) EachRunKey(fn func(key uint64)) error {
-	if !r.h.Dense() {
-		return errors.New("EachRunKey: a format 1 index")
-	}
-	for pg := range r.h.Pages {
-		d, err := r.DensePageAt(pg)
-		if err != nil {
-			return err
-		}
-		err = d.Each(func(fp uint64, _ []uint64) error { fn(fp << d.shift); return nil })
-		if err != nil {
-			return r.corrupt("record page %d: %v", pg, err)
-		}
-	}
-	return nil
 }

@@ -2,11 +2,14 @@ package index
 
 import (
 	"math/bits"
+
+	"github.com/csvidx/csvidx/format"
 )
 
 // A keyFilter says of a hash whether an index file may hold records of
-// it: a bit per fingerprint, set for each run of the file's records
-// (their fingerprints' top bits, as many as the bitmap takes). It has no
+// it: a bit per value of the top bits of the keys the file's records hold
+// (fingerprints as masked hashes in format 2, whole hashes in format 1),
+// as many bits as the bitmap takes. It has no
 // false negatives; a hash whose bit is clear has no candidate row, and
 // its lookup reads no page. A join whose LEFT keys are mostly absent from
 // RIGHT looks them up for the price of one memory read each.
@@ -23,29 +26,36 @@ const (
 	filterMinBits    = 4
 )
 
-// newKeyFilter builds the filter of p within maxBytes, or returns nil when
-// p is a format 1 index or the bitmap would give its runs fewer than
-// filterMinBits each.
+// newKeyFilter builds the filter of p within maxBytes, reading its records
+// as compact does (format.NewDenseCursor, NewMaskedCursor), or returns nil
+// when the bitmap would give its runs fewer than filterMinBits each.
 func newKeyFilter(p *part, maxBytes int64) (*keyFilter, error) {
-	if !p.h.Dense() {
-		return nil, nil
-	}
 	runs := max(p.h.Records, 1) // runs are at most the records
+	keyBits := uint(64)         // a format 1 file's keys are whole hashes
+	recs := format.NewMaskedCursor(p.r, ^uint64(0))
+	if p.h.Dense() {
+		keyBits, recs = uint(p.h.FPBits), format.NewDenseCursor(p.r)
+	}
 	want := uint(bits.Len64(runs*filterBitsPerRun - 1))
 	have := uint(bits.Len64(uint64(max(maxBytes, 8))*8) - 1) // a power of two within maxBytes
-	logBits := min(want, have, uint(p.h.FPBits))
+	logBits := min(want, have, keyBits)
 	if uint64(1)<<logBits < runs*filterMinBits || logBits < 6 {
 		return nil, nil
 	}
 	f := &keyFilter{bits: make([]uint64, 1<<(logBits-6)), shift: 64 - logBits}
-	err := p.r.EachRunKey(func(key uint64) {
-		b := key >> f.shift
-		f.bits[b>>6] |= 1 << (b & 63)
-	})
-	if err != nil {
-		return nil, p.reading(err)
+	for {
+		batch, err := recs.Batch()
+		if err != nil {
+			return nil, p.reading(err)
+		}
+		if batch == nil {
+			return f, nil
+		}
+		for _, rec := range batch {
+			b := rec.Hash >> f.shift
+			f.bits[b>>6] |= 1 << (b & 63)
+		}
 	}
-	return f, nil
 }
 
 // may reports whether key (a masked hash, p.searchKey) may have records.
@@ -59,7 +69,7 @@ func (f *keyFilter) may(key uint64) bool {
 // files), and skip the keys it says the file has no records of: cheaper
 // lookups of absent keys, for a join of many keys of which many are
 // absent. Call it before any Find, not while lookups run; it may build no
-// filter (a format 1 index, or too little memory for one to be worth it).
+// filter (too little memory for one to be worth it).
 func (ix *Index) UseFilters(maxBytes int64) error {
 	return ix.Guard(func() error {
 		parts := []*part{ix.main}

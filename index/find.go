@@ -183,15 +183,6 @@ func (r *Rows) Found(i int) []Found {
 	return r.find.found[run[0]:run[1]]
 }
 
-// shadow returns the offset from which the main index's records are
-// shadowed by the tail's (see eachPart).
-func (ix *Index) shadow() uint64 {
-	if ix.tail != nil {
-		return ix.tail.h.Base
-	}
-	return ^uint64(0)
-}
-
 // sortByHash sorts a by the top 16 bits of its hashes, which is order
 // enough for lookups one after the other to read the same index pages or
 // their neighbours, in two passes of a radix sort through tmp; it returns

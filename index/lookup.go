@@ -164,14 +164,19 @@ func (ix *Index) rows(s *scan.Scanner, key []byte, pread bool, fn func(Span) err
 // records are shadowed: the tail's base for the main index (the tail
 // rescanned those rows), none for the tail.
 func (ix *Index) eachPart(fn func(p *part, shadow uint64) error) error {
-	shadow := uint64(math.MaxUint64)
-	if ix.tail != nil {
-		shadow = ix.tail.h.Base
-	}
-	if err := fn(ix.main, shadow); err != nil || ix.tail == nil {
+	if err := fn(ix.main, ix.shadow()); err != nil || ix.tail == nil {
 		return err
 	}
 	return fn(ix.tail, math.MaxUint64)
+}
+
+// shadow returns the offset from which the main index's records are
+// shadowed by the tail's, which rescanned them: its base, or none.
+func (ix *Index) shadow() uint64 {
+	if ix.tail != nil {
+		return ix.tail.h.Base
+	}
+	return math.MaxUint64
 }
 
 // partRows is rows in one index file: the candidates below shadow.

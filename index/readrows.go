@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/csvidx/csvidx/scan"
 )
@@ -22,12 +21,10 @@ import (
 // before it reads the others by pread. A variable, for tests.
 var preadAfter = 256
 
-// pageSize is the page cache's page; a row read by pread that starts at
-// least rowInPage bytes before its page's end is read up to that end only,
-// so that on a cold cache the read brings no other page in (a row that
-// goes on past it is read from the mapping, as before).
-var pageSize = os.Getpagesize()
-
+// rowInPage: a row read by pread that starts at least rowInPage bytes
+// before its page's end is read up to that end only, so that on a cold
+// cache the read brings no other page in (a row that goes on past it is
+// read from the mapping, as before).
 const rowInPage = 128
 
 // A rowReader reads candidate rows by pread: a buffer and a scanner over
@@ -48,12 +45,9 @@ func (ix *Index) candidateRead(rr *rowReader, p *part, off, h uint64, key []byte
 	if skip, err := inPart(p, off, shadow); skip || err != nil {
 		return true, err
 	}
-	base := max(0, int(off)-1)
-	if off <= uint64(len(scan.BOM)) {
-		base = 0
-	}
+	base := windowBase(off)
 	end := min(ix.csv.size, int(off)+rowWindowBytes)
-	if pageEnd := (int(off)/pageSize + 1) * pageSize; pageEnd-int(off) >= rowInPage {
+	if pageEnd := int((off/osPage + 1) * osPage); pageEnd-int(off) >= rowInPage {
 		end = min(end, pageEnd) // no page more than the mapping would read, cold
 	}
 	if base >= end {

@@ -157,14 +157,21 @@ func (ix *Index) windowRow(s *scan.Scanner, p *part, off, h uint64, key []byte, 
 	return Span{base + s.Start(), base + s.End(), s.Terminated(), w[s.Start():s.End():s.End()]}, true, nil
 }
 
+// windowBase returns where a window of the CSV that holds the row at off
+// starts: at the byte before it, for the line start, or at the CSV's first
+// byte when off is within its byte order mark's length.
+func windowBase(off uint64) int {
+	if off <= uint64(len(scan.BOM)) {
+		return 0
+	}
+	return int(off) - 1
+}
+
 // rowWindow reads the CSV from the byte before off (from 0 near its start,
 // for the byte order mark) until the record at off ends inside what was
 // read, or the CSV does, and returns the bytes and where they start.
 func (ix *Index) rowWindow(p *part, off uint64) ([]byte, int, error) {
-	base := max(0, int(off)-1)
-	if off <= uint64(len(scan.BOM)) {
-		base = 0
-	}
+	base := windowBase(off)
 	for n := rowWindowBytes; ; n *= 2 {
 		end := min(ix.csv.size, base+n)
 		w := make([]byte, end-base)
