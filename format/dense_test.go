@@ -26,6 +26,13 @@ type denseRec struct{ fp, off uint64 }
 // denseRecords returns n records of a CSV of size bytes, sorted by
 // (fingerprint, offset), over keys of which some are heavy.
 func denseRecords(r *rand.Rand, n int, size uint64, fpBits int, keys int) []denseRec {
+	return keyRecords(r, n, size, keys, func(k int) uint64 { return uint64(k*2654435761) % (1 << uint(fpBits)) })
+}
+
+// keyRecords returns n records at distinct offsets below size, sorted by
+// (fingerprint, offset), of keys 0 to keys-1 whose fingerprints fp gives,
+// a fifth of them on the three heavy keys 0, 1 and 2.
+func keyRecords(r *rand.Rand, n int, size uint64, keys int, fp func(k int) uint64) []denseRec {
 	recs := make([]denseRec, 0, n)
 	seen := map[uint64]bool{}
 	for len(recs) < n {
@@ -38,8 +45,7 @@ func denseRecords(r *rand.Rand, n int, size uint64, fpBits int, keys int) []dens
 		if r.IntN(5) == 0 {
 			k = r.IntN(3) // heavy keys
 		}
-		fp := uint64(k*2654435761) % (1 << uint(fpBits))
-		recs = append(recs, denseRec{fp, off})
+		recs = append(recs, denseRec{fp(k), off})
 	}
 	slices.SortFunc(recs, func(a, b denseRec) int { return cmp.Or(cmp.Compare(a.fp, b.fp), cmp.Compare(a.off, b.off)) })
 	return recs

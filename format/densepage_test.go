@@ -121,8 +121,8 @@ func binaryRestart(d DensePage, fp uint64) int {
 // pages of every shape the packer writes, it reads nearly all of them.
 func TestReadHeadFast(t *testing.T) {
 	r := rand.New(rand.NewPCG(44, 44))
-	fast, runs := 0, 0
-	for round := range 30 {
+	fast, heads := 0, 0
+	for range 30 {
 		n := 100 + r.IntN(6000)
 		size := uint64(1) << (16 + r.IntN(30))
 		recs := denseRecords(r, n, size, FingerprintBits(uint64(n)), 1+r.IntN(n))
@@ -132,35 +132,15 @@ func TestReadHeadFast(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rd := d.reader()
-			var prev uint64
-			for i := range d.runs {
-				at := *rd
-				if i%restartEvery != 0 {
-					runs++
-					fp, c, ok := d.readHeadFast(rd, prev)
-					if !ok && rd.pos != at.pos {
-						t.Fatalf("round %d, page %d, run %d: declined, and moved the reader %d bits", round, pg, i, rd.pos-at.pos)
-					}
-					if ok {
-						fast++
-						slow := at
-						wantFP, wantC, err := d.readHead(&slow, i, prev)
-						if err != nil || fp != wantFP || c != wantC || rd.pos != slow.pos {
-							t.Fatalf("round %d, page %d, run %d: fast %#x, %d rows, at bit %d; readHead %#x, %d, at %d, %v",
-								round, pg, i, fp, c, rd.pos, wantFP, wantC, slow.pos, err)
-						}
-					}
-					*rd = at
-				}
-				if prev, _, err = d.readRun(rd, i, prev, nil); err != nil {
-					t.Fatal(err)
-				}
+			f, h, err := checkHeads(t, d)
+			if err != nil {
+				t.Fatalf("page %d: %v", pg, err)
 			}
+			fast, heads = fast+f, heads+h
 		}
 	}
-	if fast < runs*9/10 {
-		t.Errorf("readHeadFast read %d of %d runs", fast, runs)
+	if fast < heads*9/10 {
+		t.Errorf("readHeadFast read %d of %d runs", fast, heads)
 	}
 }
 
@@ -234,7 +214,7 @@ func FuzzDenseLookup(f *testing.F) {
 		if err != nil {
 			return
 		}
-		checkHeads(t, d)
+		checkHeads(t, d) // pages of any bytes: a run may be bad
 		type run struct {
 			fp   uint64
 			offs []uint64
@@ -291,49 +271,39 @@ func fullRecords(r *rand.Rand, n, fpBits, keys int, size uint64) []denseRec {
 		fps[i] = r.Uint64() >> uint(64-fpBits)
 	}
 	fps[0] = ^uint64(0) >> uint(64-fpBits) // the largest
-	seen := map[uint64]bool{}
-	recs := make([]denseRec, 0, n)
-	for len(recs) < n {
-		off := r.Uint64N(size)
-		if seen[off] {
-			continue
-		}
-		seen[off] = true
-		k := r.IntN(keys)
-		if r.IntN(5) == 0 {
-			k = r.IntN(3)
-		}
-		recs = append(recs, denseRec{fps[k], off})
-	}
-	slices.SortFunc(recs, func(a, b denseRec) int { return cmp.Or(cmp.Compare(a.fp, b.fp), cmp.Compare(a.off, b.off)) })
-	return recs
+	return keyRecords(r, n, size, keys, func(k int) uint64 { return fps[k] })
 }
 
-// checkHeads walks d's runs as Each does, up to the first error, and
-// checks readHeadFast against readHead at every run that is neither the
-// first nor a restart: the same fingerprint, count and position when it
-// reads the head, the reader unmoved when it declines.
-func checkHeads(t *testing.T, d DensePage) {
+// checkHeads walks d's runs as Each does, up to the first error, which it
+// returns, and checks readHeadFast against readHead at every run that is
+// neither the first nor a restart: the same fingerprint, count and
+// position when it reads the head, the reader unmoved when it declines. It
+// returns how many heads readHeadFast read, of how many.
+func checkHeads(t *testing.T, d DensePage) (fast, heads int, _ error) {
 	t.Helper()
 	r := d.reader()
 	var prev uint64
 	for i := range d.runs {
 		if i%restartEvery != 0 {
-			fast, slow := *r, *r
-			fp, n, ok := d.readHeadFast(&fast, prev)
+			heads++
+			f, slow := *r, *r
+			fp, n, ok := d.readHeadFast(&f, prev)
 			wfp, wn, err := d.readHead(&slow, i, prev)
 			switch {
-			case !ok && fast.pos != r.pos:
+			case !ok && f.pos != r.pos:
 				t.Fatalf("run %d: readHeadFast declined and moved the reader", i)
-			case ok && (err != nil || fp != wfp || n != wn || fast.pos != slow.pos):
-				t.Fatalf("run %d: readHeadFast %#x, %d at bit %d; readHead %#x, %d at bit %d, %v", i, fp, n, fast.pos, wfp, wn, slow.pos, err)
+			case ok && (err != nil || fp != wfp || n != wn || f.pos != slow.pos):
+				t.Fatalf("run %d: readHeadFast %#x, %d at bit %d; readHead %#x, %d at bit %d, %v", i, fp, n, f.pos, wfp, wn, slow.pos, err)
+			case ok:
+				fast++
 			}
 		}
 		var err error
 		if prev, _, err = d.readRun(r, i, prev, nil); err != nil {
-			return
+			return fast, heads, err
 		}
 	}
+	return fast, heads, nil
 }
 
 // plainLookup is Lookup as it was before restartBefore and readHeadFast:

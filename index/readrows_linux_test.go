@@ -1,13 +1,9 @@
 package index
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
-	"unsafe"
 )
 
 // TestPreadLongRowsReleased: a heavy key's rows too long for a pread's
@@ -35,38 +31,12 @@ func TestPreadLongRowsReleased(t *testing.T) {
 		if err := look(ix); err != nil {
 			t.Fatal(err)
 		}
-		if kib := mappedKiB(t, ix.Data()); kib > 2<<10 {
+		kib, err := ix.csv.mapping().MappedKiB()
+		if err != nil {
+			t.Skip(err)
+		}
+		if kib > 2<<10 {
 			t.Errorf("%s: %d KiB of the CSV's %d mapped in after the lookup", name, kib, len(ix.Data())>>10)
 		}
 	}
-}
-
-// mappedKiB returns the resident KiB of the mapping that starts at b's
-// first byte, as /proc/self/smaps gives them.
-func mappedKiB(t *testing.T, b []byte) int {
-	t.Helper()
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		t.Skip(err)
-	}
-	defer f.Close()
-	start := fmt.Sprintf("%x-", uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-	in := false
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 {
-			continue
-		}
-		if !strings.HasSuffix(fields[0], ":") {
-			in = strings.HasPrefix(fields[0], start)
-		} else if in && fields[0] == "Rss:" {
-			n, err := strconv.Atoi(fields[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatalf("no mapping at %s in /proc/self/smaps", start)
-	return 0
 }

@@ -1,49 +1,24 @@
 package mapping
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"testing"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// rssKiB returns how much of the mapping at b this process has mapped in,
-// from /proc/self/smaps.
-func rssKiB(t *testing.T, b []byte) int {
+// rssKiB returns how much of m this process has mapped in (MappedKiB).
+func rssKiB(t *testing.T, m *Map) int {
 	t.Helper()
-	f, err := os.Open("/proc/self/smaps")
+	kib, err := m.MappedKiB()
 	if err != nil {
 		t.Skip(err)
 	}
-	defer f.Close()
-	start := fmt.Sprintf("%x-", uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-	in := false
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 {
-			continue
-		}
-		if !strings.HasSuffix(fields[0], ":") { // a mapping's first line: its address range, then more
-			in = strings.HasPrefix(fields[0], start)
-		} else if in && fields[0] == "Rss:" {
-			n, err := strconv.Atoi(fields[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatalf("no mapping at %s in /proc/self/smaps", start)
-	return 0
+	return kib
 }
 
 // mappedFile writes data to a file and maps it with advice a; the file and
@@ -80,14 +55,14 @@ func TestPopulate(t *testing.T) {
 	if errors.Is(err, unix.EINVAL) {
 		t.Skip("the kernel has no MADV_POPULATE_READ (Linux 5.14)")
 	}
-	if rss := rssKiB(t, m.Bytes()); rss != 0 {
+	if rss := rssKiB(t, m); rss != 0 {
 		t.Fatalf("%d KiB mapped in before Populate", rss)
 	}
 	// From the middle of a page, a third of the file: all of it mapped in
 	// (more may be, a large folio at a time), not the whole file.
 	from, to := 100_000, 100_000+len(want)/3
 	m.Populate(from, to)
-	if rss := rssKiB(t, m.Bytes()); rss < (to-from)/1024 {
+	if rss := rssKiB(t, m); rss < (to-from)/1024 {
 		t.Errorf("%d KiB mapped in after Populate of %d KiB", rss, (to-from)/1024)
 	}
 	m.Populate(-1, 10)           // out of range: nothing
@@ -119,13 +94,13 @@ func TestRelease(t *testing.T) {
 		sum += m.Bytes()[off] // every page mapped in
 	}
 	runtime.KeepAlive(sum)
-	before := rssKiB(t, m.Bytes())
+	before := rssKiB(t, m)
 	if before < len(want)/1024*9/10 {
 		t.Skipf("only %d KiB of %d mapped in after reading every page", before, len(want)/1024)
 	}
 	from, to := 1000, len(want)-1000 // partial pages at both ends: kept
 	m.Release(from, to)
-	after := rssKiB(t, m.Bytes())
+	after := rssKiB(t, m)
 	if after > 2*ps/1024+4 {
 		t.Errorf("%d KiB mapped in after releasing all but the ends (%d KiB before)", after, before)
 	}
